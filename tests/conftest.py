@@ -1,0 +1,32 @@
+"""Shared fixtures: every test gets its own data dir; no network, no API key."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch) -> Path:
+    """A fresh data dir for the app, also exported for sub-processes."""
+    folder = tmp_path / "data"
+    monkeypatch.setenv("TUTOR_APP_DATA_DIR", str(folder))
+    monkeypatch.delenv("TUTOR_APP_PROFILE", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip("shared/data is not beside the checkout")
+    return SHARED_DATA

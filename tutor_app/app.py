@@ -1,0 +1,114 @@
+"""Composition root: builds settings and the services from them, lazily, once.
+
+No logic lives here: each service comes from its own package's `load_*` function, and
+heavy libraries are imported only when a command first needs that service.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import threading
+from functools import cached_property
+from typing import Any
+
+from tutor_app.logs import setup_logging
+from tutor_app.paths import AppPaths
+from tutor_app.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class App:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._lock = threading.RLock()
+        self._closers: list[Any] = []
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> "App":
+        paths = AppPaths.resolve(getattr(args, "data_dir", None))
+        debug = bool(getattr(args, "debug", False))
+        setup_logging(paths.log_file if _writable_or_creatable(paths.data_dir) else None, debug)
+        settings = Settings.load(
+            paths, profile=getattr(args, "profile", None), llm_backend=getattr(args, "llm", None), debug=debug
+        )
+        return cls(settings)
+
+    @property
+    def paths(self) -> AppPaths:
+        return self.settings.paths
+
+    @cached_property
+    def registry(self):
+        from tutor_app.registry.manifest import ModelRegistry
+
+        return ModelRegistry.load(self.paths.models_dir)
+
+    @cached_property
+    def devices(self):
+        from tutor_app.speech.devices import select_compute
+
+        return select_compute(self.settings.speech.stt_device, self.settings.speech.stt_compute_type)
+
+    @cached_property
+    def stt(self):
+        from tutor_app.speech.stt import load_stt
+
+        return load_stt(self.settings, self.registry, self.devices, vad=self.vad)
+
+    @cached_property
+    def tts(self):
+        from tutor_app.speech.tts import load_tts
+
+        return load_tts(self.settings, self.registry)
+
+    @cached_property
+    def vad(self):
+        from tutor_app.speech.vad import load_vad
+
+        return load_vad(self.settings, self.registry)
+
+    @cached_property
+    def emotion(self):
+        from tutor_app.emotion.scorer import load_scorer
+
+        return load_scorer(self.settings, self.registry)
+
+    @cached_property
+    def embedder(self):
+        from tutor_app.memory.embedder import load_embedder
+
+        return load_embedder(self.settings, self.registry)
+
+    @cached_property
+    def memory(self):
+        from tutor_app.memory.store import open_store
+
+        self.paths.ensure_writable()
+        store = open_store(self.paths.db_dir, self.embedder, self.settings.profile)
+        self._closers.append(store)
+        return store
+
+    @cached_property
+    def chat_model(self):
+        from tutor_app.llm.factory import load_chat_model
+
+        return load_chat_model(self.settings, self.registry)
+
+    def close(self) -> None:
+        for closer in reversed(self._closers):
+            try:
+                closer.close()
+            except Exception:  # noqa: BLE001 - closing must not mask the real error
+                log.exception("error while closing %r", closer)
+        self._closers.clear()
+
+
+def _writable_or_creatable(path) -> bool:
+    probe = path
+    while not probe.exists():
+        if probe.parent == probe:
+            return False
+        probe = probe.parent
+    return os.access(probe, os.W_OK)

@@ -1,0 +1,1 @@
+"""Benchmarks behind `tutor-app bench AREA`: they print numbers, they never assert."""

@@ -1,0 +1,91 @@
+"""Command line: parses and dispatches, nothing else. The contract is in DESIGN.md.
+
+Each sub-command lives in tutor_app/commands/<name>.py with `register(subparsers,
+common)`; handlers receive the parsed args and the lazily built `App`.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import logging
+import sys
+from collections.abc import Sequence
+
+from tutor_app import __version__
+from tutor_app.errors import TutorError, UsageError
+
+# Order is the order of `--help`.
+COMMAND_MODULES = (
+    "gui", "chat", "call", "transcribe", "speak", "emotion", "memory", "models", "doctor", "bench",
+)
+
+log = logging.getLogger(__name__)
+
+
+def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    # On sub-commands the defaults are SUPPRESS so `tutor-app memory list --profile x`
+    # and `tutor-app --profile x memory list` both work without overwriting each other.
+    d = (lambda v: argparse.SUPPRESS) if suppress else (lambda v: v)
+    parser.add_argument("--data-dir", default=d(None), metavar="DIR",
+                        help="where memories, calls, settings and logs live (env TUTOR_APP_DATA_DIR)")
+    parser.add_argument("--profile", default=d(None), metavar="NAME",
+                        help="learner profile (env TUTOR_APP_PROFILE, default 'default')")
+    parser.add_argument("--llm", default=d(None), choices=("anthropic", "local"),
+                        help="tutor model backend (env TUTOR_APP_LLM; default anthropic when a key "
+                             "is configured, else local)")
+    parser.add_argument("--debug", action="store_true", default=d(False),
+                        help="print tracebacks and debug logs")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tutor-app",
+        description="Tutor: a private voice tutor for spoken English practice. "
+                    "Runs offline by default; with no command it opens the desktop app.",
+    )
+    parser.add_argument("--version", action="version", version=f"tutor-app {__version__}")
+    _global_options(parser, suppress=False)
+    common = argparse.ArgumentParser(add_help=False)
+    _global_options(common, suppress=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        module_name = f"tutor_app.commands.{name}"
+        if importlib.util.find_spec(module_name) is None:
+            continue
+        importlib.import_module(module_name).register(sub, common)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        args = parser.parse_args(["gui", *(argv if argv is not None else sys.argv[1:])])
+    from tutor_app.app import App
+
+    app = App.from_args(args)
+    try:
+        result = args.func(args, app)
+        return int(result or 0)
+    except UsageError as exc:
+        print(f"tutor-app: {exc}", file=sys.stderr)
+        return 2
+    except TutorError as exc:
+        log.info("error: %s", exc, exc_info=True)
+        print(f"tutor-app: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("tutor-app: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: one clear line
+        log.exception("unexpected error")
+        if args.debug:
+            raise
+        print(f"tutor-app: unexpected error: {type(exc).__name__}: {exc} "
+              f"(run with --debug for details; log: {app.paths.log_file})", file=sys.stderr)
+        return 1
+    finally:
+        app.close()

@@ -1,0 +1,1 @@
+"""Pure-Python core: value types, protocols and small helpers. No Qt, no heavy imports."""

@@ -1,0 +1,60 @@
+"""Streaming sentence splitter: feed text deltas, get whole sentences as soon as they end.
+
+Used between the LLM stream and TTS so the first sentence can be spoken while the rest
+is still being generated.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+# A sentence ends at . ! ? (or an ellipsis / closing quote after them) followed by space,
+# or at a newline. Common abbreviations and decimals must not end a sentence.
+_END = re.compile(r"([.!?…]+[\"')\]]*)(\s+)|(\n+)")
+_ABBREVIATIONS = {
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "a.m", "p.m",
+    "u.s", "u.k", "no",
+}
+MIN_CHARS = 12  # avoid speaking "Oh." alone when more is coming quickly
+
+
+class SentenceSplitter:
+    def __init__(self, min_chars: int = MIN_CHARS) -> None:
+        self._buffer = ""
+        self._min_chars = min_chars
+
+    def feed(self, delta: str) -> list[str]:
+        self._buffer += delta
+        out: list[str] = []
+        start = 0
+        for match in _END.finditer(self._buffer):
+            end = match.end()
+            candidate = self._buffer[start:end].strip()
+            if match.group(1) and _ends_with_abbreviation(self._buffer[start:match.start(1) + 1]):
+                continue
+            if len(candidate) < self._min_chars and match.group(1):
+                continue
+            if candidate:
+                out.append(candidate)
+            start = end
+        self._buffer = self._buffer[start:]
+        return out
+
+    def flush(self) -> list[str]:
+        rest, self._buffer = self._buffer.strip(), ""
+        return [rest] if rest else []
+
+
+def _ends_with_abbreviation(text: str) -> bool:
+    words = text.rstrip(".").split()
+    if not words:
+        return False
+    last = words[-1].lower().strip("(\"'")
+    return last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha() and last != "i")
+
+
+def split_stream(deltas: Iterable[str], min_chars: int = MIN_CHARS) -> Iterator[str]:
+    splitter = SentenceSplitter(min_chars)
+    for delta in deltas:
+        yield from splitter.feed(delta)
+    yield from splitter.flush()

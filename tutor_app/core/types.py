@@ -1,0 +1,74 @@
+"""Plain value types shared across the app."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+
+EMOTION_LABELS: tuple[str, ...] = (
+    "admiration", "amusement", "anger", "annoyance", "approval", "caring", "confusion",
+    "curiosity", "desire", "disappointment", "disapproval", "disgust", "embarrassment",
+    "excitement", "fear", "gratitude", "grief", "joy", "love", "nervousness", "optimism",
+    "pride", "realization", "relief", "remorse", "sadness", "surprise", "neutral",
+)  # GoEmotions order (emotions.txt)
+
+
+@dataclass(frozen=True)
+class EmotionScore:
+    label: str
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "score": round(float(self.score), 4)}
+
+
+@dataclass
+class AudioClip:
+    """Mono float32 samples in [-1, 1] at `sample_rate`."""
+
+    samples: "np.ndarray"
+    sample_rate: int
+
+    @property
+    def seconds(self) -> float:
+        return len(self.samples) / float(self.sample_rate) if self.sample_rate else 0.0
+
+
+@dataclass(frozen=True)
+class Word:
+    start: float
+    end: float
+    word: str
+    probability: float
+
+
+@dataclass(frozen=True)
+class Segment:
+    start: float
+    end: float
+    text: str
+    words: tuple[Word, ...] = ()
+
+
+@dataclass
+class Transcript:
+    text: str
+    language: str
+    seconds: float  # duration of the input audio
+    segments: list[Segment] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SpeechSpan:
+    """A stretch of speech found by the VAD, in seconds from the start of the audio."""
+
+    start: float
+    end: float
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: str  # "user" | "assistant"
+    content: str

@@ -1,0 +1,1 @@
+"""Emotion scoring (GoEmotions) and the care guardrail."""

@@ -1,0 +1,1 @@
+"""Tutor model backends: Anthropic (cloud) and transformers (local)."""

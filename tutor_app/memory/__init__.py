@@ -1,0 +1,1 @@
+"""Long-term memory (LanceDB), short-term session memory, recall, merge, deletion."""

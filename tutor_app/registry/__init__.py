@@ -1,0 +1,1 @@
+"""Model registry: the manifest in models/models.toml, install, verify, resolve."""

@@ -1,0 +1,165 @@
+"""Typed settings with defaults, stored as TOML in the config folder.
+
+Built once (by the CLI or the GUI) and passed down; nothing else re-reads the file.
+Unknown keys in the file are ignored with a warning so an older app can open a newer
+file; values of the wrong type fall back to the default with a warning.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import tomllib
+from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from tutor_app.paths import AppPaths
+
+log = logging.getLogger(__name__)
+
+ACCENTS = ("us", "uk", "au")
+LEVELS = ("beginner", "intermediate", "advanced")
+LLM_BACKENDS = ("anthropic", "local")
+ENV_PROFILE = "TUTOR_APP_PROFILE"
+ENV_LLM = "TUTOR_APP_LLM"
+ENV_ANTHROPIC_MODEL = "TUTOR_APP_ANTHROPIC_MODEL"
+
+
+@dataclass
+class TutorSettings:
+    accent: str = "us"
+    level: str = "intermediate"
+    topic: str = "daily"
+
+
+@dataclass
+class SpeechSettings:
+    stt_model: str = "whisper-tiny.en"
+    stt_device: str = "auto"  # auto | cpu | cuda
+    stt_compute_type: str = "auto"  # auto -> float16 on cuda, int8 on cpu
+    language: str = "en"
+    word_timestamps: bool = False
+    tts_voice: str = "piper-en_US-joe-medium"
+    input_device: str = ""  # "" = system default
+    output_device: str = ""
+    audio_mode: str = "headset"  # headset (barge-in on) | speaker (mic gated while speaking)
+    silence_ms: int = 600
+    min_speech_ms: int = 250
+    preroll_ms: int = 300
+    barge_in: bool = True
+
+
+@dataclass
+class LLMSettings:
+    backend: str = ""  # "" = anthropic when a key is configured, else local
+    anthropic_model: str = "claude-haiku-4-5"
+    local_model: str = "smollm2-135m-instruct"
+    timeout_s: float = 30.0
+    max_retries: int = 2
+    max_tokens: int = 300
+    fallback_to_local: bool = True
+
+
+@dataclass
+class MemorySettings:
+    enabled: bool = True
+    embedder: str = "all-minilm-l6-v2"
+    recall_top_k: int = 3
+    stm_ttl_hours: float = 24.0
+    cleanup_days: int = 30
+    followup_similarity: float = 0.5
+
+
+@dataclass
+class EmotionSettings:
+    model: str = "builtin"  # builtin | a transformers classifier folder name in models/
+    checkin_enabled: bool = True
+    crisis_enabled: bool = True
+
+
+@dataclass
+class Settings:
+    paths: AppPaths
+    profile: str = "default"
+    debug: bool = False
+    tutor: TutorSettings = field(default_factory=TutorSettings)
+    speech: SpeechSettings = field(default_factory=SpeechSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    memory: MemorySettings = field(default_factory=MemorySettings)
+    emotion: EmotionSettings = field(default_factory=EmotionSettings)
+
+    # Sections stored in the settings file (paths, profile and debug come from the command line).
+    SECTIONS = ("tutor", "speech", "llm", "memory", "emotion")
+
+    @classmethod
+    def load(
+        cls,
+        paths: AppPaths,
+        profile: str | None = None,
+        llm_backend: str | None = None,
+        debug: bool = False,
+    ) -> "Settings":
+        settings = cls(paths=paths, debug=debug)
+        if paths.settings_file.is_file():
+            try:
+                data = tomllib.loads(paths.settings_file.read_text(encoding="utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+                log.warning("ignoring unreadable settings file %s: %s", paths.settings_file, exc)
+                data = {}
+            settings = settings._with_file_values(data)
+        settings.profile = profile or os.environ.get(ENV_PROFILE) or data_profile(settings) or "default"
+        backend = llm_backend or os.environ.get(ENV_LLM)
+        if backend:
+            settings.llm.backend = backend
+        model = os.environ.get(ENV_ANTHROPIC_MODEL)
+        if model:
+            settings.llm.anthropic_model = model
+        return settings
+
+    def _with_file_values(self, data: dict[str, Any]) -> "Settings":
+        updated = self
+        for name in self.SECTIONS:
+            section = data.get(name)
+            if isinstance(section, dict):
+                updated = replace(updated, **{name: _merge(getattr(self, name), section, name)})
+        if isinstance(data.get("profile"), str):
+            updated._file_profile = data["profile"]  # type: ignore[attr-defined]
+        return updated
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"profile": self.profile}
+        for name in self.SECTIONS:
+            out[name] = asdict(getattr(self, name))
+        return out
+
+    def save(self) -> Path:
+        import tomli_w
+
+        target = self.paths.settings_file
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(".tmp")
+        tmp.write_bytes(tomli_w.dumps(self.to_dict()).encode("utf-8"))
+        os.replace(tmp, target)  # atomic: a crash never leaves half a settings file
+        return target
+
+
+def data_profile(settings: Settings) -> str | None:
+    return getattr(settings, "_file_profile", None)
+
+
+def _merge(current: Any, values: dict[str, Any], section: str) -> Any:
+    assert is_dataclass(current)
+    known = {f.name: f for f in fields(current)}
+    changes: dict[str, Any] = {}
+    for key, value in values.items():
+        if key not in known:
+            log.warning("settings: unknown key %s.%s ignored", section, key)
+            continue
+        default = getattr(current, key)
+        if isinstance(default, bool) != isinstance(value, bool) or (
+            not isinstance(value, type(default)) and not (isinstance(default, float) and isinstance(value, int))
+        ):
+            log.warning("settings: %s.%s has the wrong type, default kept", section, key)
+            continue
+        changes[key] = float(value) if isinstance(default, float) else value
+    return replace(current, **changes)

@@ -1,0 +1,1 @@
+"""Speech engines: STT (faster-whisper), TTS (Piper), VAD (Silero), audio I/O."""

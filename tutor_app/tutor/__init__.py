@@ -1,0 +1,1 @@
+"""The tutor: prompts, turn pipeline, call lifecycle, call report."""

@@ -1,0 +1,1 @@
+"""Qt desktop UI: the only package that imports Qt."""
