@@ -81,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:  # noqa: BLE001 - the last line of defence: one clear line
-        log.exception("unexpected error")
+        log.info("unexpected error", exc_info=True)  # to the log file only
         if args.debug:
             raise
         print(f"tutor-app: unexpected error: {type(exc).__name__}: {exc} "

