@@ -292,7 +292,7 @@ def export(data_dir: Path, work_dir: Path, out_dir: Path) -> dict:
                     "cross-fitted = thresholds tuned on one half of dev, scored on the other",
         },
         "runtime_dev_seconds": round(dev_seconds, 1),
-    }
+    })
     (out_dir / META_FILE).write_text(json.dumps(provenance, indent=2))
     return provenance
 

@@ -1,0 +1,128 @@
+"""Model registry: install from a package into a temp models dir, detect corruption."""
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tutor_app.errors import ModelMissingError, TutorError, UsageError
+from tutor_app.registry.install import install
+from tutor_app.registry.manifest import ModelRegistry
+
+PAYLOAD = b"weights" * 1000
+
+
+def _fake_package(tmp_path: Path, monkeypatch, payload: bytes = PAYLOAD) -> None:
+    pkg = tmp_path / "site" / "fake_model_pkg"
+    (pkg / "data").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("raise RuntimeError('model packages are located, never imported')\n")
+    (pkg / "data" / "weights.bin").write_bytes(payload)
+    (pkg / "data" / "config.json").write_text('{"dim": 4}')
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+
+
+def _manifest(tmp_path: Path, sha: str | None = None) -> Path:
+    sha = sha or hashlib.sha256(PAYLOAD).hexdigest()
+    cfg = hashlib.sha256(b'{"dim": 4}').hexdigest()
+    text = f"""
+[[model]]
+name = "fake-model"
+role = "stt"
+default = true
+source = "package"
+package = "fake-model-pkg==1.0"
+module = "fake_model_pkg"
+subdir = "data"
+license = "MIT"
+size_mb = 0.01
+[model.files]
+"weights.bin" = "{sha}"
+"config.json" = "{cfg}"
+
+[[model]]
+name = "fake-online"
+role = "tts"
+source = "hub"
+hub_id = "nobody/nothing"
+"""
+    path = tmp_path / "models.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def registry(tmp_path, monkeypatch) -> ModelRegistry:
+    _fake_package(tmp_path, monkeypatch)
+    return ModelRegistry.load(tmp_path / "models", _manifest(tmp_path))
+
+
+def test_package_model_is_usable_before_install(registry):
+    status = registry.status(registry.get("fake-model"))
+    assert status.state == "in-package" and status.usable
+    assert registry.path("fake-model").name == "data"
+
+
+def test_install_copies_verifies_and_records(registry):
+    seen = []
+    result = install(registry, "fake-model", progress=lambda d, t, w: seen.append((d, t)))
+    assert (result.path / "weights.bin").read_bytes() == PAYLOAD
+    record = json.loads((result.path / ".installed.json").read_text())
+    assert set(record["files"]) == {"weights.bin", "config.json"}
+    assert registry.status(registry.get("fake-model")).state == "installed"
+    assert seen and seen[-1][0] == seen[-1][1]  # progress reached 100 %
+    assert registry.path("fake-model") == result.path
+
+
+def test_corrupted_installed_file_is_detected(registry):
+    result = install(registry, "fake-model")
+    blob = bytearray((result.path / "weights.bin").read_bytes())
+    blob[10] ^= 0xFF  # same size, different content
+    (result.path / "weights.bin").write_bytes(bytes(blob))
+    status = registry.status(registry.get("fake-model"))
+    assert status.state == "corrupt" and "weights.bin" in status.detail
+    # Reinstalling repairs it.
+    install(registry, "fake-model")
+    assert registry.status(registry.get("fake-model")).state == "installed"
+
+
+def test_corrupt_package_file_is_refused_and_nothing_left(tmp_path, monkeypatch):
+    _fake_package(tmp_path, monkeypatch)
+    reg = ModelRegistry.load(tmp_path / "models", _manifest(tmp_path, sha="0" * 64))
+    with pytest.raises(TutorError, match="wrong checksum"):
+        install(reg, "fake-model")
+    assert not (tmp_path / "models" / "fake-model").exists()
+    assert not list((tmp_path / "models").glob(".*partial"))
+    assert reg.status(reg.get("fake-model")).state == "corrupt"
+
+
+def test_unknown_model_and_offline_hub(registry, monkeypatch):
+    with pytest.raises(UsageError, match="unknown model 'nope'"):
+        registry.get("nope")
+    assert registry.status(registry.get("fake-online")).state == "online-only"
+    with pytest.raises(ModelMissingError, match="models install fake-online"):
+        registry.path("fake-online")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(TutorError, match="cannot download fake-online"):
+        install(registry, "fake-online")
+    assert not (registry.models_dir / "fake-online").exists()
+
+
+def test_models_cli_status_and_unknown_name(tmp_path):
+    env_models = tmp_path / "m"
+    env_models.mkdir()
+    (env_models / "models.toml").write_text((Path(__file__).parents[2] / "models" / "models.toml").read_text())
+    env = {"TUTOR_APP_MODELS_DIR": str(env_models), "TUTOR_APP_DATA_DIR": str(tmp_path / "d"), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-m", "tutor_app", "models", "status", "--json", "--quick"],
+                         capture_output=True, text=True, env=env)
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert {"name", "role", "state", "usable", "size_mb", "license"} <= set(rows[0])
+    roles = {r["role"] for r in rows if r["default"]}
+    assert roles == {"stt", "tts", "embedder", "emotion", "llm-local", "vad"}
+    bad = subprocess.run([sys.executable, "-m", "tutor_app", "models", "install", "no-such-model"],
+                         capture_output=True, text=True, env=env)
+    assert bad.returncode == 2
+    assert "unknown model 'no-such-model'" in bad.stderr and "Traceback" not in bad.stderr

@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+from tutor_app.paths import AppPaths
+from tutor_app.settings import Settings
+
+
+def test_defaults_and_round_trip(tmp_path, monkeypatch):
+    monkeypatch.delenv("TUTOR_APP_PROFILE", raising=False)
+    monkeypatch.delenv("TUTOR_APP_LLM", raising=False)
+    paths = AppPaths.resolve(tmp_path)
+    s = Settings.load(paths)
+    assert (s.tutor.accent, s.tutor.level, s.tutor.topic) == ("us", "intermediate", "daily")
+    assert s.profile == "default" and s.llm.backend == ""
+    s.tutor.accent = "uk"
+    s.speech.silence_ms = 700
+    s.save()
+    again = Settings.load(paths)
+    assert again.tutor.accent == "uk" and again.speech.silence_ms == 700
+
+
+def test_env_and_arguments_override_the_file(tmp_path, monkeypatch):
+    paths = AppPaths.resolve(tmp_path)
+    monkeypatch.setenv("TUTOR_APP_PROFILE", "minji")
+    monkeypatch.setenv("TUTOR_APP_LLM", "local")
+    monkeypatch.setenv("TUTOR_APP_ANTHROPIC_MODEL", "claude-test")
+    s = Settings.load(paths)
+    assert (s.profile, s.llm.backend, s.llm.anthropic_model) == ("minji", "local", "claude-test")
+    assert Settings.load(paths, profile="kim", llm_backend="anthropic").profile == "kim"
+
+
+def test_bad_file_values_fall_back_to_defaults(tmp_path):
+    paths = AppPaths.resolve(tmp_path)
+    paths.settings_file.parent.mkdir(parents=True)
+    paths.settings_file.write_text('[tutor]\naccent = 5\nnope = "x"\n[speech]\nsilence_ms = 800\n')
+    s = Settings.load(paths)
+    assert s.tutor.accent == "us" and s.speech.silence_ms == 800
+    paths.settings_file.write_text("this is [not toml")
+    assert Settings.load(paths).tutor.accent == "us"
+
+
+def test_data_dir_env_puts_everything_under_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("TUTOR_APP_DATA_DIR", str(tmp_path / "d"))
+    paths = AppPaths.resolve()
+    assert paths.data_dir == tmp_path / "d"
+    assert paths.settings_file.is_relative_to(tmp_path / "d")
+    assert paths.log_file.is_relative_to(tmp_path / "d")

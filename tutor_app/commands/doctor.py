@@ -1,0 +1,130 @@
+"""`tutor-app doctor`: what this machine gives the app, each line OK or what to do."""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tutor_app.commands import print_json
+
+
+@dataclass
+class Check:
+    area: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("doctor", parents=[common],
+                       help="check devices, CUDA, models, audio and keyring",
+                       description="Checks what the app needs; prints OK or what to do for each.")
+    p.add_argument("--json", action="store_true", help="one JSON object per check")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, app) -> int:
+    checks: list[Check] = []
+    for probe in (_system, _data_dir, _compute, _models, _audio, _keyring):
+        try:
+            checks.extend(probe(app))
+        except Exception as exc:  # noqa: BLE001 - a failing probe is itself a finding
+            checks.append(Check(probe.__name__.strip("_"), False, f"check failed: {exc}"))
+    for c in checks:
+        if args.json:
+            print_json({"area": c.area, "ok": c.ok, "detail": c.detail, "fix": c.fix})
+        else:
+            print(f"[{'OK' if c.ok else '!!'}] {c.area:10} {c.detail}" + (f"\n      -> {c.fix}" if c.fix else ""))
+    essential = [c for c in checks if not c.ok and c.area in ("data", "models")]
+    return 1 if essential else 0
+
+
+def _system(app) -> list[Check]:
+    return [Check("system", True, f"Python {platform.python_version()} on {platform.system()} "
+                                  f"{platform.machine()}, {os.cpu_count()} CPU cores")]
+
+
+def _data_dir(app) -> list[Check]:
+    from tutor_app.errors import TutorError
+
+    try:
+        app.paths.ensure_writable()
+    except TutorError as exc:
+        return [Check("data", False, str(exc), "pass --data-dir DIR or set TUTOR_APP_DATA_DIR")]
+    return [Check("data", True, f"{app.paths.data_dir} (profile '{app.settings.profile}')")]
+
+
+def _compute(app) -> list[Check]:
+    from tutor_app.speech.devices import select_compute
+
+    speech = app.settings.speech
+    choice = select_compute(speech.stt_device, speech.stt_compute_type)
+    out = [Check("compute", True, f"speech recognition on {choice.device} ({choice.compute_type}): {choice.reason}")]
+    if choice.warning:
+        out.append(Check("cuda", False, choice.warning,
+                         "install CUDA 12 + cuDNN 9 and a CUDA build of torch (README, GPU section), "
+                         "or set stt_device = \"cpu\""))
+    return out
+
+
+def _models(app) -> list[Check]:
+    out = []
+    for status in app.registry.statuses(verify=False):
+        if not status.spec.default:
+            continue
+        fix = "" if status.usable else f"tutor-app models install {status.spec.name}"
+        out.append(Check("models", status.usable, f"{status.spec.role}: {status.spec.name} {status.state}"
+                         + (f" ({status.detail})" if status.detail else ""), fix))
+    return out
+
+
+def _audio(app) -> list[Check]:
+    try:
+        import sounddevice as sd
+    except OSError:
+        return [Check("audio", False, "PortAudio library not found",
+                      "sudo apt-get install libportaudio2 (Linux); reinstall the app elsewhere")]
+    try:
+        devices = sd.query_devices()
+    except Exception as exc:  # noqa: BLE001 - PortAudio errors vary by host API
+        return [Check("audio", False, f"cannot list audio devices: {exc}")]
+    inputs = [d for d in devices if d["max_input_channels"] > 0]
+    outputs = [d for d in devices if d["max_output_channels"] > 0]
+    out = []
+    describe: Callable[[dict], str] = lambda d: f"{d['name']} ({int(d['default_samplerate'])} Hz)"
+    if inputs:
+        default_in = _default_name(sd, 0)
+        out.append(Check("audio", True, f"microphone: {default_in or describe(inputs[0])}; {len(inputs)} input(s)"))
+    else:
+        out.append(Check("audio", False, "no microphone found", "plug in a microphone or headset; "
+                         "text input still works"))
+    if outputs:
+        default_out = _default_name(sd, 1)
+        out.append(Check("audio", True, f"speaker: {default_out or describe(outputs[0])}; {len(outputs)} output(s)"))
+    else:
+        out.append(Check("audio", False, "no speaker found", "connect speakers or headphones"))
+    return out
+
+
+def _default_name(sd, index: int) -> str:
+    try:
+        device = sd.default.device[index]
+        return sd.query_devices(device)["name"] if device is not None and device >= 0 else ""
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def _keyring(app) -> list[Check]:
+    from tutor_app.llm.keys import describe_keyring, has_api_key
+
+    backend_ok, backend = describe_keyring()
+    key = has_api_key()
+    checks = [Check("keyring", backend_ok, f"OS keyring: {backend}",
+                    "" if backend_ok else "install a keyring service (gnome-keyring / KWallet); the "
+                    "ANTHROPIC_API_KEY variable works too")]
+    checks.append(Check("llm", True, "Claude API key configured: the tutor uses Claude" if key else
+                        "no Claude API key: the tutor uses the bundled local model (offline)"))
+    return checks
