@@ -13,6 +13,9 @@ def gguf_to_transformers(gguf: Path, dest: Path) -> None:
         from transformers import AutoModelForCausalLM, AutoTokenizer
     except ImportError as exc:
         raise TutorError(f"converting {gguf.name} needs transformers, torch and gguf: {exc}") from None
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # our own progress line says what is happening
     folder, name = str(gguf.parent), gguf.name
     try:
         tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)

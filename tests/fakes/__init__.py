@@ -1,0 +1,1 @@
+"""Test doubles at the process boundary (a local fake of the Anthropic API, ...)."""

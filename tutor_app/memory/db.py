@@ -1,0 +1,215 @@
+"""The LanceDB database behind every profile: tables, schema checks, the single writer,
+re-embedding and physical purge. Only store.py uses this; nothing here is profile-aware
+except the per-profile index cache, so there is no reading API to misuse.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import warnings
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Iterator
+
+from tutor_app.errors import TutorError
+from tutor_app.memory import schema as S
+
+log = logging.getLogger(__name__)
+
+COMPACT_EVERY = 64  # small appends make many fragments; fold them now and then
+
+
+class _FileLock:
+    """Inter-process exclusive lock (the GUI and a CLI command may share a data dir)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fh = None
+        self._depth = 0
+
+    def acquire(self) -> None:
+        self._depth += 1
+        if self._depth > 1:
+            return
+        self._fh = open(self.path, "a+b")
+        if os.name == "nt":  # pragma: no cover - exercised on Windows only
+            import msvcrt
+
+            self._fh.seek(0)
+            msvcrt.locking(self._fh.fileno(), msvcrt.LK_LOCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX)
+
+    def release(self) -> None:
+        self._depth -= 1
+        if self._depth > 0 or self._fh is None:
+            return
+        try:
+            if os.name == "nt":  # pragma: no cover
+                import msvcrt
+
+                self._fh.seek(0)
+                msvcrt.locking(self._fh.fileno(), msvcrt.LK_UNLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
+        finally:
+            self._fh.close()
+            self._fh = None
+
+
+def _table_names(conn) -> list[str]:
+    try:
+        res = conn.list_tables()
+        names = getattr(res, "tables", res)
+        return list(names)
+    except AttributeError:  # older lancedb
+        return list(conn.table_names())
+
+
+class MemoryDB:
+    def __init__(self, db_dir: Path, embedder) -> None:
+        self.db_dir = Path(db_dir)
+        self.embedder = embedder
+        self.dim = int(embedder.dim)
+        self._lock = threading.RLock()
+        try:
+            self.db_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise TutorError(f"cannot create the memory folder {self.db_dir}: {exc.strerror or exc}") from None
+        self._flock = _FileLock(self.db_dir / ".writer.lock")
+        self._writes = 0
+        self.indices: dict[str, Any] = {}
+        import lancedb
+
+        try:
+            # interval 0: every read sees the latest commit, also from another process.
+            self.conn = lancedb.connect(str(self.db_dir), read_consistency_interval=timedelta(0))
+            with self.writing():
+                existing = set(_table_names(self.conn))
+                self.tables = {name: self._open(name, name in existing) for name in S.TABLES}
+        except TutorError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - an unreadable database is one clear line
+            raise TutorError(f"cannot open the memory database in {self.db_dir}: {type(exc).__name__}: {exc}") from None
+
+    # -- opening ------------------------------------------------------------------
+    def _open(self, name: str, exists: bool):
+        want = S.arrow_schema(name, self.dim, self.embedder.name)
+        if not exists:
+            return self.conn.create_table(name, schema=want, exist_ok=True)
+        table = self.conn.open_table(name)
+        meta = table.schema.metadata or {}
+        try:
+            version = int(meta.get(S.META_VERSION, b"0").decode())
+        except ValueError:
+            version = 0
+        if version > S.SCHEMA_VERSION:
+            raise S.NewerSchemaError(
+                f"the memory database in {self.db_dir} was written by a newer Tutor (schema {version}; "
+                f"this version reads up to {S.SCHEMA_VERSION}): update Tutor or use another --data-dir"
+            )
+        if version < 1 or set(want.names) - set(table.schema.names):
+            raise TutorError(f"the memory table '{name}' in {self.db_dir} is not a Tutor table (unknown layout)")
+        recorded = meta.get(S.META_EMBEDDER, b"").decode()
+        if "vector" in want.names:
+            dim = table.schema.field("vector").type.list_size
+            if recorded != self.embedder.name or dim != self.dim:
+                table = self._reembed(name, table, recorded)
+        return table
+
+    def _reembed(self, name: str, table, recorded: str):
+        """A different embedder: recompute every vector so searches never compare
+        vectors from two models (which would be silent garbage)."""
+        import numpy as np
+        import pyarrow as pa
+
+        log.warning("memory table %s: embedder changed (%s -> %s): re-embedding", name, recorded, self.embedder.name)
+        data = table.to_arrow()
+        texts = data.column("text").to_pylist()
+        if name == S.MESSAGES:
+            wanted = [r == "user" for r in data.column("role").to_pylist()]
+        else:
+            wanted = [True] * len(texts)
+        vecs: list[Any] = [None] * len(texts)
+        todo = [i for i, w in enumerate(wanted) if w and texts[i]]
+        if todo:
+            emb = self.embedder.embed([texts[i] for i in todo])
+            for j, i in enumerate(todo):
+                vecs[i] = np.asarray(emb[j], dtype=np.float32).tolist()
+        want = S.arrow_schema(name, self.dim, self.embedder.name)
+        cols = {f.name: data.column(f.name) for f in want if f.name != "vector"}
+        cols["vector"] = pa.array(vecs, type=want.field("vector").type)
+        fresh = pa.table(cols, schema=want)
+        table = self.conn.create_table(name, data=fresh, schema=want, mode="overwrite")
+        self._cleanup(table)  # old vectors are garbage now; drop their files
+        return table
+
+    # -- writing ------------------------------------------------------------------
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """The single writer: a thread lock plus an inter-process file lock."""
+        with self._lock:
+            self._flock.acquire()
+            try:
+                yield
+            finally:
+                self._flock.release()
+
+    def version(self, name: str) -> int:
+        return int(self.tables[name].version)
+
+    def add(self, name: str, data) -> None:
+        with self.writing():
+            self.tables[name].add(data)
+            self._after_write()
+
+    def delete(self, name: str, where: str) -> None:
+        with self.writing():
+            self.tables[name].delete(where)
+            self._after_write()
+
+    def update(self, name: str, where: str, values: dict[str, Any]) -> None:
+        with self.writing():
+            self.tables[name].update(where=where, values=values)
+            self._after_write()
+
+    def _after_write(self) -> None:
+        self._writes += 1
+        if self._writes % COMPACT_EVERY == 0:
+            for t in self.tables.values():
+                try:
+                    t.optimize()  # default retention: old versions stay a while (no purge here)
+                except Exception:  # noqa: BLE001 - compaction is an optimisation only
+                    log.debug("compaction skipped", exc_info=True)
+
+    def purge(self, names: tuple[str, ...] = S.TABLES) -> None:
+        """Make deletions physical: rewrite each table from its live rows and drop every
+        older version and unreferenced file. Without this, LanceDB keeps deleted rows in
+        old fragments (a deletion file only masks them)."""
+        with self.writing():
+            for name in names:
+                table = self.tables[name]
+                data = table.to_arrow()
+                fresh = self.conn.create_table(name, data=data, schema=table.schema, mode="overwrite")
+                self._cleanup(fresh)
+                self.tables[name] = fresh
+
+    def compact(self) -> None:
+        with self.writing():
+            for t in self.tables.values():
+                t.optimize()
+
+    @staticmethod
+    def _cleanup(table) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "removes every version except the latest": intended
+            table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+
+    def close(self) -> None:
+        self.indices.clear()

@@ -1,0 +1,131 @@
+"""Lexical matching (BM25) over one profile's memories.
+
+Dense MiniLM vectors miss exact names, numbers and rare words ("Jiwon", "Busan",
+"March 3rd"); BM25 catches them. Tokens are lower-cased word pieces with a light,
+symmetric suffix strip (queries and memories go through the same function, so it only
+has to be consistent, not linguistically right).
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+_WORD = re.compile(r"[\w']+", re.UNICODE)
+STOPWORDS = frozenset("""
+a an the and or but if of to in on at by for with from as is am are was were be been being do does did
+doing have has had having i me my mine myself you your yours yourself we us our he him his she her it its
+they them their this that these those what which who whom whose when where why how there here than then
+so too very can could would should will shall may might must just also not no nor only own same such
+about into over under again further once all any both each few more most other some up down out off
+tell told know remember recall say said ask asked please hey hi hello yeah yes ok okay oh um uh like
+let lets let's me? do you don't didn't dont im i'm i've ive it's its that's what's whats again anything
+something thing things really actually maybe still ever
+""".split())
+# Korean particles are left alone: whole-word matches still work for names and nouns.
+
+
+def stem(token: str) -> str:
+    t = token
+    if t.endswith("'s"):
+        t = t[:-2]
+    t = t.strip("'")
+    if len(t) > 5 and t.endswith("ing"):
+        t = t[:-3]
+    elif len(t) > 4 and t.endswith("ied"):
+        t = t[:-3] + "y"
+    elif len(t) > 4 and t.endswith("ed"):
+        t = t[:-2]
+    elif len(t) > 4 and t.endswith("ies"):
+        t = t[:-3] + "y"
+    elif len(t) > 3 and t.endswith("s") and not t.endswith("ss"):
+        t = t[:-1]
+    if len(t) > 4 and t.endswith("e"):
+        t = t[:-1]  # "hike"/"hiking" -> "hik"
+    return t
+
+
+def tokens(text: str) -> list[str]:
+    out = []
+    for raw in _WORD.findall(text.lower()):
+        if raw in STOPWORDS or len(raw) < 2:
+            continue
+        t = stem(raw)
+        if t and t not in STOPWORDS:
+            out.append(t)
+    return out
+
+
+class Bm25:
+    """Append-only inverted index; rebuilt from texts after deletions (cheap at app sizes)."""
+
+    K1 = 1.2
+    B = 0.75
+
+    def __init__(self) -> None:
+        self._post: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        self._arrays: dict[str, tuple] = {}
+        self._lengths: list[int] = []
+        self._total = 0
+
+    @property
+    def size(self) -> int:
+        return len(self._lengths)
+
+    def add(self, text: str) -> None:
+        row = len(self._lengths)
+        toks = tokens(text)
+        counts: dict[str, int] = {}
+        for t in toks:
+            counts[t] = counts.get(t, 0) + 1
+        for t, c in counts.items():
+            self._post[t].append((row, c))
+            self._arrays.pop(t, None)
+        self._lengths.append(len(toks))
+        self._total += len(toks)
+
+    def _array(self, term: str):
+        import numpy as np
+
+        arr = self._arrays.get(term)
+        if arr is None:
+            post = self._post.get(term)
+            if not post:
+                return None
+            rows = np.fromiter((p[0] for p in post), dtype=np.int64, count=len(post))
+            tfs = np.fromiter((p[1] for p in post), dtype=np.float32, count=len(post))
+            arr = self._arrays[term] = (rows, tfs)
+        return arr
+
+    def scores(self, query_terms: list[str]) -> "np.ndarray | None":
+        """BM25 per row, or None when no query term occurs at all."""
+        import numpy as np
+
+        n = len(self._lengths)
+        if n == 0 or not query_terms:
+            return None
+        avg = max(self._total / n, 1.0)
+        lengths = None
+        out = None
+        for term in dict.fromkeys(query_terms):
+            arr = self._array(term)
+            if arr is None:
+                continue
+            rows, tfs = arr
+            if lengths is None:
+                lengths = np.asarray(self._lengths, dtype=np.float32)
+                out = np.zeros(n, dtype=np.float32)
+            df = len(rows)
+            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            dl = lengths[rows]
+            out[rows] += idf * tfs * (self.K1 + 1) / (tfs + self.K1 * (1 - self.B + self.B * dl / avg))
+        return out
+
+    def idf(self, term: str) -> float:
+        n = len(self._lengths)
+        df = len(self._post.get(term, ()))
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5)) if n else 0.0

@@ -1,0 +1,371 @@
+"""Long-term memory of ONE learner profile on LanceDB.
+
+`open_store(db_dir, embedder, profile)` returns a `ProfileMemory`: every read and write
+goes through it and carries its profile in the filter, so there is no call that can
+read another profile's rows by accident. Writes go through the database's single
+writer (db.MemoryDB.writing) and are committed when the call returns.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tutor_app.errors import TutorError
+from tutor_app.memory import schema as S
+from tutor_app.memory.db import MemoryDB
+from tutor_app.memory.index import IndexRow, ProfileIndex
+from tutor_app.memory.models import CallRecord, Memory, MemoryHit, Message
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from tutor_app.core.types import EmotionScore
+
+log = logging.getLogger(__name__)
+
+_INDEX_COLUMNS = ["id", "text", "category", "emotion_label", "created_at", "importance", "superseded_by", "vector"]
+TOUCH_DELAY_S = 2.0  # accessed_at updates are batched off the turn's critical path
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+def _to_memory(row: dict[str, Any]) -> Memory:
+    return Memory(
+        id=row["id"], profile=row["profile"], text=row["text"], memory_type=row.get("memory_type") or "semantic",
+        category=row.get("category") or "", emotion_label=row.get("emotion_label") or "",
+        emotion_score=float(row.get("emotion_score") or 0.0), importance=float(row.get("importance") or 0.0),
+        source=row.get("source") or "", session_id=row.get("session_id") or "",
+        meta=S.load_meta(row.get("meta")), created_at=row.get("created_at"), updated_at=row.get("updated_at"),
+        accessed_at=row.get("accessed_at"), superseded_by=row.get("superseded_by") or "",
+    )
+
+
+class ProfileMemory:
+    """The memory of one profile (MemoryStore protocol)."""
+
+    def __init__(self, db: MemoryDB, profile: str) -> None:
+        self._db = db
+        self.profile = S.check_profile(profile)
+        self.embedder = db.embedder
+        self._where = f"profile = {S.sql_str(self.profile)}"
+        self._pending_touch: dict[str, datetime] = {}
+        self._touch_timer: threading.Timer | None = None
+        self._closed = False
+
+    # -- helpers ------------------------------------------------------------------
+    def _and(self, clause: str) -> str:
+        return f"{self._where} AND ({clause})"
+
+    def _rows(self, table: str, where: str | None = None, columns: list[str] | None = None) -> list[dict]:
+        q = self._db.tables[table].search().where(self._and(where) if where else self._where)
+        if columns:
+            q = q.select(columns)
+        return q.limit(None).to_arrow().to_pylist()
+
+    def _write(self, op, patch=None) -> None:
+        """Run a write on the memories table and keep in-process indices in step."""
+        db = self._db
+        with db.writing():
+            before = db.version(S.MEMORIES)
+            op()
+            after = db.version(S.MEMORIES)
+            for prof in list(db.indices):
+                idx = db.indices[prof]
+                if idx.version != before:
+                    del db.indices[prof]  # someone else wrote in between: rebuild on next read
+                    continue
+                if prof == self.profile and patch is not None:
+                    patch(idx)
+                idx.version = after
+
+    def index(self) -> ProfileIndex:
+        """This profile's search index, rebuilt only when the table moved under us."""
+        db = self._db
+        version = db.version(S.MEMORIES)
+        idx = db.indices.get(self.profile)
+        if idx is not None and idx.version == version:
+            return idx
+        import numpy as np
+
+        with db.writing():
+            version = db.version(S.MEMORIES)
+            data = self._db.tables[S.MEMORIES].search().where(self._where).select(_INDEX_COLUMNS).limit(None).to_arrow()
+            idx = ProfileIndex(db.dim)
+            n = data.num_rows
+            if n:
+                vec_col = data.column("vector").combine_chunks()
+                valid = np.asarray(vec_col.is_valid())
+                vecs = np.zeros((n, db.dim), dtype=np.float32)
+                if valid.any():
+                    flat = vec_col.filter(vec_col.is_valid()).flatten()
+                    vecs[valid] = np.asarray(flat, dtype=np.float32).reshape(-1, db.dim)
+                created = data.column("created_at").cast("int64").to_numpy(zero_copy_only=False) / 1e6
+                rows = [
+                    IndexRow(i, t or "", c or "", e or "", float(cr), float(imp or 0.0), bool(sb))
+                    for i, t, c, e, cr, imp, sb in zip(
+                        data.column("id").to_pylist(), data.column("text").to_pylist(),
+                        data.column("category").to_pylist(), data.column("emotion_label").to_pylist(),
+                        created, data.column("importance").to_pylist(), data.column("superseded_by").to_pylist())
+                ]
+                idx.add(rows, vecs)
+                for i, ok in enumerate(valid.tolist()):
+                    idx.has_vec[i] = ok
+            idx.version = version
+            db.indices[self.profile] = idx
+            return idx
+
+    # -- memories: write ------------------------------------------------------------
+    def add(self, text: str, *, category: str = "", memory_type: str = "semantic", importance: float = 0.5,
+            source: str = "manual", session_id: str = "", meta: dict[str, Any] | None = None,
+            emotion: "EmotionScore | None" = None, created_at: Any = None,
+            vector: "np.ndarray | None" = None) -> Memory:
+        item = {"text": text, "category": category, "memory_type": memory_type, "importance": importance,
+                "source": source, "session_id": session_id, "meta": meta, "created_at": created_at}
+        if emotion is not None:
+            item["emotion_label"], item["emotion_score"] = emotion.label, float(emotion.score)
+        return self.add_many([item], vectors=None if vector is None else vector[None, :])[0]
+
+    def add_many(self, items: Sequence[dict[str, Any]], vectors: "np.ndarray | None" = None,
+                 validate_only: bool = False) -> list[Memory]:
+        """Validate everything first, then one batched embed and one commit: all or nothing."""
+        import numpy as np
+        import pyarrow as pa
+
+        now = S.utcnow()
+        mems: list[Memory] = []
+        for n, it in enumerate(items, 1):
+            where = f"item {n}: " if len(items) > 1 else ""
+            try:
+                source = it.get("source") or "manual"
+                if source not in S.SOURCES:
+                    raise TutorError(f"source must be one of {', '.join(S.SOURCES)}")
+                created = S.parse_time(it["created_at"]) if it.get("created_at") not in (None, "") else now
+                mems.append(Memory(
+                    id=it.get("id") or new_id(), profile=self.profile, text=S.check_text(it.get("text")),
+                    memory_type=S.check_memory_type(it.get("memory_type") or "semantic"),
+                    category=S.check_category(it.get("category")),
+                    emotion_label=str(it.get("emotion_label") or ""),
+                    emotion_score=float(it.get("emotion_score") or 0.0),
+                    importance=S.check_importance(0.5 if it.get("importance") is None else it["importance"]),
+                    source=source, session_id=str(it.get("session_id") or ""),
+                    meta=S.load_meta(S.dump_meta(it.get("meta"))), created_at=created, updated_at=now,
+                    accessed_at=None, superseded_by=str(it.get("superseded_by") or ""),
+                ))
+            except TutorError as exc:
+                raise TutorError(f"{where}{exc}") from None
+        if validate_only or not mems:
+            return mems
+        if vectors is None:
+            vectors = self.embedder.embed([m.text for m in mems])
+        vectors = np.asarray(vectors, dtype=np.float32).reshape(len(mems), self._db.dim)
+        schema = self._db.tables[S.MEMORIES].schema
+        cols: dict[str, list] = {f.name: [] for f in schema}
+        for m in mems:
+            for key, value in (("id", m.id), ("profile", m.profile), ("text", m.text),
+                               ("memory_type", m.memory_type), ("category", m.category),
+                               ("emotion_label", m.emotion_label), ("emotion_score", m.emotion_score),
+                               ("importance", m.importance), ("source", m.source), ("session_id", m.session_id),
+                               ("meta", S.dump_meta(m.meta)), ("created_at", m.created_at),
+                               ("updated_at", m.updated_at), ("accessed_at", None),
+                               ("superseded_by", m.superseded_by)):
+                cols[key].append(value)
+        cols["vector"] = pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel(), pa.float32()), self._db.dim)
+        data = pa.table({k: (v if k == "vector" else pa.array(v, schema.field(k).type)) for k, v in cols.items()},
+                        schema=schema)
+
+        def patch(idx: ProfileIndex) -> None:
+            idx.add([IndexRow(m.id, m.text, m.category, m.emotion_label, m.created_at.timestamp(),
+                              m.importance, bool(m.superseded_by)) for m in mems], vectors)
+
+        self._write(lambda: self._db.add(S.MEMORIES, data), patch)
+        return mems
+
+    def supersede(self, old_id: str, new_id_: str) -> None:
+        """Keep `old_id` as history of `new_id_` (merge rule: never silently lost)."""
+        now = S.utcnow()
+        self._write(lambda: self._db.update(S.MEMORIES, self._and(f"id = {S.sql_str(old_id)}"),
+                                            {"superseded_by": new_id_, "updated_at": now}),
+                    lambda idx: idx.mark_superseded(old_id))
+
+    def touch(self, ids: Iterable[str]) -> None:
+        """Record recall time; written in a batch a moment later (or on flush/close)."""
+        now = S.utcnow()
+        for i in ids:
+            self._pending_touch[i] = now
+        if self._pending_touch and self._touch_timer is None and not self._closed:
+            self._touch_timer = threading.Timer(TOUCH_DELAY_S, self.flush)
+            self._touch_timer.daemon = True
+            self._touch_timer.start()
+
+    def flush(self) -> None:
+        pending, self._pending_touch = self._pending_touch, {}
+        self._touch_timer = None
+        if not pending:
+            return
+        latest = max(pending.values())
+        ids = ", ".join(S.sql_str(i) for i in pending)
+        try:
+            self._write(lambda: self._db.update(S.MEMORIES, self._and(f"id IN ({ids})"), {"accessed_at": latest}))
+        except Exception:  # noqa: BLE001 - a lost accessed_at must never break a turn
+            log.warning("could not record memory access times", exc_info=True)
+
+    def delete(self, mem_id: str) -> Memory:
+        """Delete one memory for real: the row, identical transcript lines of this profile,
+        and every old table version (purge)."""
+        found = self.get(mem_id)
+        if found is None:
+            raise TutorError(f"no memory with id '{mem_id}' in profile '{self.profile}'")
+        self._pending_touch.pop(mem_id, None)
+        self._write(lambda: self._db.delete(S.MEMORIES, self._and(f"id = {S.sql_str(mem_id)}")),
+                    lambda idx: idx.remove({mem_id}))
+        self._db.delete(S.MESSAGES, self._and(f"text = {S.sql_str(found.text)}"))
+        self._purge()
+        return found
+
+    def delete_many(self, ids: Sequence[str]) -> int:
+        ids = [i for i in ids if i]
+        if not ids:
+            return 0
+        for chunk_start in range(0, len(ids), 1000):
+            chunk = ids[chunk_start: chunk_start + 1000]
+            lit = ", ".join(S.sql_str(i) for i in chunk)
+            self._write(lambda: self._db.delete(S.MEMORIES, self._and(f"id IN ({lit})")),
+                        lambda idx: idx.remove(set(chunk)))
+        self._purge()
+        return len(ids)
+
+    def clear(self) -> int:
+        """Forget everything of this profile: memories, transcripts, calls; then purge."""
+        n = self.count()
+        self._pending_touch.clear()
+        self._write(lambda: self._db.delete(S.MEMORIES, self._where), lambda idx: idx.remove(set(idx.pos)))
+        self._db.delete(S.MESSAGES, self._where)
+        self._db.delete(S.CALLS, self._where)
+        self._purge()
+        return n
+
+    def _purge(self) -> None:
+        self._write(lambda: self._db.purge())
+
+    # -- memories: read -------------------------------------------------------------
+    def get(self, mem_id: str) -> Memory | None:
+        rows = self._rows(S.MEMORIES, f"id = {S.sql_str(mem_id)}")
+        return _to_memory(rows[0]) if rows else None
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, Memory]:
+        if not ids:
+            return {}
+        lit = ", ".join(S.sql_str(i) for i in ids)
+        cols = [f.name for f in self._db.tables[S.MEMORIES].schema if f.name != "vector"]
+        return {r["id"]: _to_memory(r) for r in self._rows(S.MEMORIES, f"id IN ({lit})", cols)}
+
+    def list(self, include_superseded: bool = True) -> list[Memory]:
+        """Oldest first."""
+        cols = [f.name for f in self._db.tables[S.MEMORIES].schema if f.name != "vector"]
+        mems = [_to_memory(r) for r in self._rows(S.MEMORIES, None, cols)]
+        if not include_superseded:
+            mems = [m for m in mems if m.current]
+        return sorted(mems, key=lambda m: (m.created_at or S.utcnow(), m.id))
+
+    def count(self) -> int:
+        return int(self._db.tables[S.MEMORIES].count_rows(self._where))
+
+    def search(self, query: str, k: int = 5) -> list[MemoryHit]:
+        """Hybrid (dense + BM25) search over the calibrated threshold, best first."""
+        from tutor_app.memory.recall import search
+
+        return search(self, query, k=k)
+
+    def recall(self, query: str, emotions: "Sequence[EmotionScore] | None" = None, **kwargs: Any):
+        from tutor_app.memory.recall import recall
+
+        return recall(self, query, emotions=emotions, **kwargs)
+
+    def profile_view(self) -> dict[str, Any]:
+        from tutor_app.memory.merge import profile_view
+
+        return profile_view(self.list())
+
+    # -- messages (transcript, selective history) --------------------------------------
+    def add_message(self, session_id: str, role: str, text: str, emotion: str = "",
+                    created_at: datetime | None = None, embed: bool = True) -> Message:
+        """Store a transcript line; learner lines are embedded (if embedding fails the
+        line is still stored, without a vector)."""
+        import pyarrow as pa
+
+        if role not in ("user", "assistant"):
+            raise TutorError("role must be 'user' or 'assistant'")
+        S.check_text(text, "message text")
+        msg = Message(new_id(), str(session_id), role, text, created_at or S.utcnow(), emotion or "")
+        vec = None
+        if role == "user" and embed:
+            try:
+                vec = self.embedder.embed_one(text).tolist()
+            except Exception:  # noqa: BLE001 - history then falls back to the recent window
+                log.warning("could not embed a message; stored without a vector", exc_info=True)
+        schema = self._db.tables[S.MESSAGES].schema
+        row = {"id": msg.id, "profile": self.profile, "session_id": msg.session_id, "role": role, "text": text,
+               "emotion": msg.emotion, "created_at": msg.created_at, "vector": vec}
+        self._db.add(S.MESSAGES, pa.Table.from_pylist([row], schema=schema))
+        return msg
+
+    def session_messages(self, session_id: str, with_vectors: bool = False) -> list[tuple[Message, Any]]:
+        """(message, vector or None) of one session, oldest first."""
+        cols = ["id", "session_id", "role", "text", "emotion", "created_at"] + (["vector"] if with_vectors else [])
+        rows = self._rows(S.MESSAGES, f"session_id = {S.sql_str(str(session_id))}", cols)
+        out = [(Message(r["id"], r["session_id"], r["role"], r["text"], r["created_at"], r.get("emotion") or ""),
+                r.get("vector")) for r in rows]
+        out.sort(key=lambda mv: (mv[0].created_at, mv[0].id))
+        return out
+
+    # -- calls --------------------------------------------------------------------
+    def record_call(self, session_id: str, started_at: datetime, ended_at: datetime | None = None,
+                    extracted: bool = False, report: dict[str, Any] | None = None) -> CallRecord:
+        import json
+
+        import pyarrow as pa
+
+        rec = CallRecord(new_id(), str(session_id), started_at, ended_at, extracted, dict(report or {}))
+        row = {"id": rec.id, "profile": self.profile, "session_id": rec.session_id, "started_at": started_at,
+               "ended_at": ended_at, "extracted": extracted, "report": json.dumps(rec.report, ensure_ascii=False)}
+        self._db.add(S.CALLS, pa.Table.from_pylist([row], schema=self._db.tables[S.CALLS].schema))
+        return rec
+
+    def mark_extracted(self, call_id: str) -> None:
+        self._db.update(S.CALLS, self._and(f"id = {S.sql_str(call_id)}"), {"extracted": True})
+
+    def calls(self) -> list[CallRecord]:
+        import json
+
+        rows = self._rows(S.CALLS)
+        out = []
+        for r in rows:
+            try:
+                report = json.loads(r.get("report") or "{}")
+            except ValueError:
+                report = {}
+            out.append(CallRecord(r["id"], r["session_id"], r["started_at"], r["ended_at"],
+                                  bool(r["extracted"]), report if isinstance(report, dict) else {}))
+        return sorted(out, key=lambda c: (c.started_at or S.utcnow(), c.id))
+
+    # -- lifecycle -------------------------------------------------------------------
+    def close(self) -> None:
+        if self._closed:
+            return
+        timer = self._touch_timer
+        if timer is not None:
+            timer.cancel()
+        self.flush()
+        self._closed = True
+
+
+def open_store(db_dir: Path, embedder, profile: str) -> ProfileMemory:
+    """Open (or create) the memory database in `db_dir` and bind it to `profile`."""
+    return ProfileMemory(MemoryDB(Path(db_dir), embedder), profile)

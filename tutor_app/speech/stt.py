@@ -1,0 +1,168 @@
+"""Speech to text with faster-whisper, behind `SpeechToText`.
+
+Silence and noise never reach Whisper (it invents text on them): our Silero VAD runs
+first, a clip without speech gives an empty Transcript, and Whisper sees only the speech
+spans, joined end to end, with timestamps mapped back to the original clip. We run the
+VAD ourselves rather than `vad_filter=True` because the app already holds that VAD warm
+for the live path, the file path then uses the very same rules as the microphone
+(settings.speech), and an empty result costs no Whisper call at all.
+
+The model is loaded once and reused; `transcribe` consumes faster-whisper's lazy
+segment generator itself, so all decoding happens on the caller's (worker) thread.
+"""
+from __future__ import annotations
+
+import bisect
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tutor_app.core.types import AudioClip, Segment, SpeechSpan, Transcript, Word
+from tutor_app.errors import AudioInputError, TutorError
+from tutor_app.speech.audiofile import MAX_SECONDS, SAMPLE_RATE, load_audio, to_mono_16k
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SttOptions:
+    language: str = "en"
+    beam_size: int = 2  # 1-2 keeps tiny.en fast on a CPU; 5 buys little on short turns
+    word_timestamps: bool = False
+    max_seconds: float = MAX_SECONDS
+    cpu_threads: int = 0  # 0 = CTranslate2 default (all cores)
+
+    @classmethod
+    def from_settings(cls, speech) -> "SttOptions":
+        return cls(language=speech.language or "en", word_timestamps=speech.word_timestamps)
+
+
+class WhisperStt:
+    """Satisfies `SpeechToText`."""
+
+    def __init__(self, model_dir: Path | str, vad, device: str = "cpu", compute_type: str = "int8",
+                 options: SttOptions | None = None) -> None:
+        from faster_whisper import WhisperModel
+
+        self.options = options or SttOptions()
+        self.vad = vad
+        self.device = device
+        self.compute_type = compute_type
+        started = time.perf_counter()
+        try:
+            # ctranslate2 wants a str: a Path raises a TypeError.
+            self._model = WhisperModel(str(model_dir), device=device, compute_type=compute_type,
+                                       cpu_threads=self.options.cpu_threads)
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise TutorError(f"cannot load the Whisper model from {model_dir}: {exc}") from None
+        self.load_seconds = time.perf_counter() - started
+        self._lock = threading.Lock()  # one decode at a time: the cores are the limit anyway
+
+    def transcribe(self, audio: AudioClip | Path | str) -> Transcript:
+        """Transcribe a clip (any rate, mono) or a file; silence/noise -> empty text."""
+        samples = self._samples(audio)
+        seconds = len(samples) / SAMPLE_RATE
+        spans = self.vad.speech_spans(AudioClip(samples, SAMPLE_RATE))
+        if not spans:
+            return Transcript("", self.options.language, seconds)
+        speech, offsets = join_spans(samples, spans)
+        with self._lock:
+            segments = self._decode(speech)
+        segments = [remap_segment(s, offsets) for s in segments]
+        text = " ".join(s.text for s in segments if s.text).strip()
+        return Transcript(text, self.options.language, seconds, segments)
+
+    def warm_up(self) -> None:
+        """One tiny decode so the first real turn does not pay for lazy initialisation."""
+        with self._lock:
+            self._decode(np.zeros(SAMPLE_RATE, dtype=np.float32))
+
+    # -- internals -----------------------------------------------------------------------
+    def _samples(self, audio: AudioClip | Path | str) -> np.ndarray:
+        if isinstance(audio, (str, Path)):
+            clip = load_audio(audio, max_seconds=self.options.max_seconds)
+            return clip.samples
+        if not isinstance(audio, AudioClip):
+            raise AudioInputError(f"expected an AudioClip or a file path, got {type(audio).__name__}")
+        if audio.samples is None or np.asarray(audio.samples).size == 0:
+            raise AudioInputError("the audio is empty (0 samples)")
+        if audio.seconds > self.options.max_seconds:
+            raise AudioInputError(f"audio is {audio.seconds / 60:.1f} min long; the limit is "
+                                  f"{self.options.max_seconds / 60:.0f} min")
+        samples = to_mono_16k(audio)
+        if not np.all(np.isfinite(samples)):
+            raise AudioInputError("the audio contains NaN or infinite samples")
+        return samples
+
+    def _decode(self, speech: np.ndarray) -> list[Segment]:
+        o = self.options
+        segments, _info = self._model.transcribe(
+            speech,
+            language=o.language or None,
+            beam_size=o.beam_size,
+            word_timestamps=o.word_timestamps,
+            vad_filter=False,  # done above with our VAD
+            # Turns are short and independent: conditioning on earlier text only helps
+            # Whisper repeat itself when it goes wrong.
+            condition_on_previous_text=False,
+        )
+        out = []
+        for seg in segments:  # the generator decodes lazily: consume it here
+            words = tuple(Word(w.start, w.end, w.word, w.probability) for w in (seg.words or ()))
+            out.append(Segment(seg.start, seg.end, seg.text.strip(), words))
+        return out
+
+
+def join_spans(samples: np.ndarray, spans: list[SpeechSpan]) -> tuple[np.ndarray, list[tuple[float, float]]]:
+    """Speech spans end to end, plus (joined_start_s, original_start_s) per span."""
+    pieces, offsets, position = [], [], 0
+    for span in spans:
+        a = max(0, int(span.start * SAMPLE_RATE))
+        b = min(len(samples), int(span.end * SAMPLE_RATE))
+        if b <= a:
+            continue
+        offsets.append((position / SAMPLE_RATE, a / SAMPLE_RATE))
+        pieces.append(samples[a:b])
+        position += b - a
+    joined = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32)
+    return joined.astype(np.float32, copy=False), offsets
+
+
+def original_time(t: float, offsets: list[tuple[float, float]], is_end: bool = False) -> float:
+    """Map a time on the joined speech back to the original clip."""
+    if not offsets:
+        return t
+    starts = [joined for joined, _ in offsets]
+    # An end exactly on a join belongs to the span before it.
+    i = (bisect.bisect_left(starts, t) if is_end else bisect.bisect_right(starts, t)) - 1
+    i = max(0, i)
+    joined, original = offsets[i]
+    return round(original + (t - joined), 3)
+
+
+def remap_segment(seg: Segment, offsets: list[tuple[float, float]]) -> Segment:
+    words = tuple(Word(original_time(w.start, offsets), original_time(w.end, offsets, True),
+                       w.word, w.probability) for w in seg.words)
+    return Segment(original_time(seg.start, offsets), original_time(seg.end, offsets, True), seg.text, words)
+
+
+def load_stt(settings, registry, devices, vad=None) -> WhisperStt:
+    """The app's STT: settings.speech.stt_model on the device chosen by `select_compute`."""
+    if vad is None:
+        from tutor_app.speech.vad import load_vad
+
+        vad = load_vad(settings, registry)
+    model_dir = registry.path(settings.speech.stt_model)
+    options = SttOptions.from_settings(settings.speech)
+    try:
+        return WhisperStt(model_dir, vad, devices.device, devices.compute_type, options)
+    except TutorError:
+        if devices.device != "cuda":
+            raise
+        # A GPU that passed the probe can still fail to load the model (memory): keep working.
+        log.warning("Whisper failed on CUDA; falling back to CPU int8", exc_info=True)
+        return WhisperStt(model_dir, vad, "cpu", "int8", options)

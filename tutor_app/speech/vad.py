@@ -1,0 +1,138 @@
+"""Silero VAD v6 through ONNX Runtime: speech spans of a whole clip, and a stateful
+per-frame probability for a live 16 kHz stream.
+
+The v6 graph takes `input` (frames, 64 + 512): each 512-sample frame is prefixed with
+the last 64 samples of the frame before it (its context), and an LSTM state (h, c),
+each (1, 1, 128), carried across calls. Rows of one call are consecutive frames, so a
+whole file is one call and a live stream is one row per call; both give the same
+probabilities for the same audio.
+
+Spans of a file come from the same `Segmenter` the live path uses, so files and the
+microphone agree on what counts as speech.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from tutor_app.core.types import AudioClip, SpeechSpan
+from tutor_app.speech.segmenter import FRAME_SAMPLES, SAMPLE_RATE, Segmenter, SegmenterOptions, UtteranceEnded
+
+log = logging.getLogger(__name__)
+
+MODEL_FILE = "silero_vad_v6.onnx"
+CONTEXT_SAMPLES = 64
+STATE_SHAPE = (1, 1, 128)
+
+
+@dataclass(frozen=True)
+class FileVadOptions:
+    """How a whole file is cut into speech spans (for STT, not for turn-taking)."""
+
+    threshold: float = 0.5
+    min_speech_ms: int = 250
+    silence_ms: int = 500  # gaps shorter than this stay inside a span
+    pad_ms: int = 200  # kept on both sides of a span: word onsets and tails are quiet
+
+    def segmenter_options(self) -> SegmenterOptions:
+        return SegmenterOptions(threshold=self.threshold, silence_ms=self.silence_ms,
+                                min_speech_ms=self.min_speech_ms, preroll_ms=self.pad_ms,
+                                max_utterance_ms=0)
+
+
+class SileroVad:
+    """Satisfies `VoiceActivity`. Loading takes ~50 ms; one instance serves the app."""
+
+    frame_samples = FRAME_SAMPLES
+    sample_rate = SAMPLE_RATE
+
+    def __init__(self, model_path: Path | str, options: FileVadOptions | None = None) -> None:
+        import onnxruntime
+
+        opts = onnxruntime.SessionOptions()
+        # The model is tiny: one thread is fastest and leaves the cores to Whisper.
+        opts.inter_op_num_threads = 1
+        opts.intra_op_num_threads = 1
+        opts.log_severity_level = 3
+        self.options = options or FileVadOptions()
+        self._session = onnxruntime.InferenceSession(str(model_path), sess_options=opts,
+                                                     providers=["CPUExecutionProvider"])
+        self._lock = threading.Lock()  # the live state is one stream's state
+        self.reset()
+
+    # -- live stream ---------------------------------------------------------------------
+    def reset(self) -> None:
+        """Forget the live stream (call at the start of each call / after a gap)."""
+        self._h = np.zeros(STATE_SHAPE, dtype=np.float32)
+        self._c = np.zeros(STATE_SHAPE, dtype=np.float32)
+        self._context = np.zeros(CONTEXT_SAMPLES, dtype=np.float32)
+
+    def probability(self, frame: np.ndarray) -> float:
+        """Speech probability of the next `frame_samples` samples of the live stream."""
+        frame = np.asarray(frame, dtype=np.float32).reshape(-1)
+        if frame.size != FRAME_SAMPLES:
+            raise ValueError(f"VAD frames must be {FRAME_SAMPLES} samples at 16 kHz, got {frame.size}")
+        with self._lock:
+            row = np.concatenate([self._context, frame])[None, :]
+            out, self._h, self._c = self._session.run(None, {"input": row, "h": self._h, "c": self._c})
+            self._context = frame[-CONTEXT_SAMPLES:].copy()
+        return float(out[0])
+
+    # -- whole clips ---------------------------------------------------------------------
+    def frame_probabilities(self, samples_16k: np.ndarray) -> np.ndarray:
+        """One probability per 512-sample frame (the last frame zero-padded)."""
+        samples = np.asarray(samples_16k, dtype=np.float32).reshape(-1)
+        if samples.size == 0:
+            return np.zeros(0, dtype=np.float32)
+        pad = (-samples.size) % FRAME_SAMPLES
+        frames = np.pad(samples, (0, pad)).reshape(-1, FRAME_SAMPLES)
+        context = np.zeros((len(frames), CONTEXT_SAMPLES), dtype=np.float32)
+        context[1:] = frames[:-1, -CONTEXT_SAMPLES:]
+        rows = np.concatenate([context, frames], axis=1)
+        h = np.zeros(STATE_SHAPE, dtype=np.float32)
+        c = np.zeros(STATE_SHAPE, dtype=np.float32)
+        outputs = []
+        for i in range(0, len(rows), 10_000):  # bounded memory on long files
+            out, h, c = self._session.run(None, {"input": rows[i:i + 10_000], "h": h, "c": c})
+            outputs.append(out)
+        return np.concatenate(outputs).astype(np.float32)
+
+    def speech_spans(self, audio: AudioClip, options: FileVadOptions | None = None) -> list[SpeechSpan]:
+        """Speech stretches in a whole clip, padded, in seconds; [] for silence or noise."""
+        from tutor_app.speech.audiofile import to_mono_16k
+
+        samples = to_mono_16k(audio)
+        return spans_from_probabilities(self.frame_probabilities(samples), len(samples) / SAMPLE_RATE,
+                                        options or self.options)
+
+
+def spans_from_probabilities(probabilities, total_seconds: float,
+                             options: FileVadOptions | None = None) -> list[SpeechSpan]:
+    """Pure part of `speech_spans`: per-frame probabilities -> padded, merged spans."""
+    options = options or FileVadOptions()
+    seg_options = options.segmenter_options()
+    segmenter = Segmenter(seg_options)
+    events = segmenter.feed_many(probabilities) + segmenter.flush()
+    frame_s = seg_options.frame_ms / 1000
+    pad_s = options.pad_ms / 1000
+    spans: list[SpeechSpan] = []
+    for event in events:
+        if not isinstance(event, UtteranceEnded):
+            continue
+        start = event.start_frame * frame_s  # pre-roll already is the leading pad
+        end = min(total_seconds, event.end_frame * frame_s + pad_s)
+        if spans and start <= spans[-1].end:
+            spans[-1] = replace(spans[-1], end=max(spans[-1].end, end))
+        else:
+            spans.append(SpeechSpan(round(start, 3), round(end, 3)))
+    return [SpeechSpan(s.start, round(s.end, 3)) for s in spans if s.end > s.start]
+
+
+def load_vad(settings, registry) -> SileroVad:
+    """The app's VAD from `registry.path("silero-vad")`."""
+    folder = registry.path("silero-vad")
+    return SileroVad(Path(folder) / MODEL_FILE)

@@ -1,0 +1,99 @@
+"""The call report: duration, speaking time, words per minute, corrections, new words and
+the emotion timeline. Pure computation over the call's turns; the corrections and word
+list come from the tutor model's review (tutor/review.py) when it could give one."""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+WORDS_PER_SECOND_SPOKEN = 2.5  # ~150 wpm: estimate for typed turns (no audio to measure)
+_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+
+
+@dataclass
+class TurnRecord:
+    """What the report needs from one turn."""
+
+    at: float  # seconds since the epoch
+    user_text: str
+    reply: str
+    speech_seconds: float | None = None  # measured from audio; None for typed turns
+    emotion_label: str = "neutral"
+    emotion_score: float = 0.0
+
+
+@dataclass
+class Correction:
+    original: str
+    better: str
+    why: str = ""
+
+
+@dataclass
+class CallReport:
+    session_id: str
+    started_at: float
+    ended_at: float
+    turns: int
+    duration_seconds: float
+    speaking_seconds: float
+    speaking_estimated: bool
+    words: int
+    words_per_minute: float
+    corrections: list[Correction] = field(default_factory=list)
+    new_words: list[str] = field(default_factory=list)
+    emotion_timeline: list[dict[str, Any]] = field(default_factory=list)
+    review_source: str = "none"  # model | heuristic | none
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "CallReport":
+        data = dict(data)
+        data["corrections"] = [Correction(**c) for c in data.get("corrections", [])]
+        return cls(**data)
+
+
+def words_in(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def build_report(session_id: str, started_at: float, ended_at: float, turns: list[TurnRecord],
+                 corrections: list[Correction] | None = None,
+                 new_words: list[str] | None = None, review_source: str = "none") -> CallReport:
+    words = sum(len(words_in(t.user_text)) for t in turns)
+    measured = [t.speech_seconds for t in turns if t.speech_seconds is not None]
+    estimated = len(measured) < len(turns)
+    speaking = sum(measured) + sum(
+        len(words_in(t.user_text)) / WORDS_PER_SECOND_SPOKEN for t in turns if t.speech_seconds is None
+    )
+    wpm = words / (speaking / 60.0) if speaking > 0 else 0.0
+    if new_words is None:
+        new_words, review_source = heuristic_new_words(turns), "heuristic"
+    timeline = [
+        {"t": round(t.at - started_at, 1), "label": t.emotion_label, "score": round(t.emotion_score, 3)}
+        for t in turns
+    ]
+    return CallReport(
+        session_id=session_id, started_at=started_at, ended_at=ended_at, turns=len(turns),
+        duration_seconds=round(max(0.0, ended_at - started_at), 1),
+        speaking_seconds=round(speaking, 1), speaking_estimated=estimated, words=words,
+        words_per_minute=round(wpm, 1), corrections=list(corrections or []),
+        new_words=list(new_words), emotion_timeline=timeline, review_source=review_source,
+    )
+
+
+def heuristic_new_words(turns: list[TurnRecord], limit: int = 5) -> list[str]:
+    """Longer words the tutor used that the learner did not: a rough stand-in when the
+    model gave no vocabulary list (the report says which source it used)."""
+    learner = {w.lower() for t in turns for w in words_in(t.user_text)}
+    seen: dict[str, int] = {}
+    for t in turns:
+        for w in words_in(t.reply):
+            lw = w.lower()
+            if len(lw) >= 7 and lw not in learner and "'" not in lw:
+                seen[lw] = seen.get(lw, 0) + 1
+    ranked = sorted(seen, key=lambda w: (-seen[w], w))
+    return ranked[:limit]
