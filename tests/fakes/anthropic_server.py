@@ -53,6 +53,7 @@ ERROR_MESSAGES = {
     500: "Internal server error",
     529: "Overloaded",
 }
+FAKE_API_KEY = "sk-ant-test-not-a-real-key"
 _TOKEN = re.compile(r"\s*\S+|\s+")
 
 
@@ -103,6 +104,12 @@ class RecordedRequest:
     outcome: str = ""
     deltas_sent: int = 0
     finished: threading.Event = field(default_factory=threading.Event, repr=False)
+
+    @property
+    def api_key(self) -> str:
+        """The credential sent: `x-api-key`, or a bearer token (newer SDKs send that)."""
+        bearer = self.headers.get("authorization", "")
+        return self.headers.get("x-api-key") or bearer.removeprefix("Bearer ").strip()
 
     @property
     def stream(self) -> bool:
@@ -277,7 +284,7 @@ class _Handler(BaseHTTPRequestHandler):
             record.outcome = "complete"
 
     def _validate(self, fake: FakeAnthropicServer, record: RecordedRequest) -> tuple[int, str] | None:
-        key = record.headers.get("x-api-key") or record.headers.get("authorization", "").removeprefix("Bearer ")
+        key = record.api_key
         if not key:
             return 401, "x-api-key header is required"
         if fake.valid_keys is not None and key not in fake.valid_keys:

@@ -12,9 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.fakes.anthropic_server import FakeAnthropicServer
-
-FAKE_API_KEY = "sk-ant-test-not-a-real-key"
+from tests.fakes.anthropic_server import FAKE_API_KEY, FakeAnthropicServer
 
 
 @pytest.fixture

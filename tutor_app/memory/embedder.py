@@ -58,7 +58,8 @@ class SentenceEmbedder:
                 raise ModelMissingError(
                     f"cannot load the embedder '{self.name}' from {self.folder}: {type(exc).__name__}: {exc}"
                 ) from None
-            dim = int(self._model.get_sentence_embedding_dimension() or self.dim)
+            get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+            dim = int(get_dim() or self.dim)
             self.dim = dim
         return self._model
 

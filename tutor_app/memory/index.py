@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tutor_app.memory.lexical import Bm25
+from tutor_app.memory.slots import row_tags
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,6 +41,8 @@ class ProfileIndex:
         self.has_vec: list[bool] = []
         self._created = np.zeros(0)
         self._importance = np.zeros(0, dtype=np.float32)
+        self._tags = np.zeros(0, dtype=np.int32)
+        self._current = np.zeros(0, dtype=bool)
         self._lex: Bm25 | None = None
         self.version: int | None = None
 
@@ -80,6 +83,8 @@ class ProfileIndex:
         self._n = need
         self._created = np.concatenate([self._created, np.array([r.created for r in rows])])
         self._importance = np.concatenate([self._importance, np.array([r.importance for r in rows], dtype=np.float32)])
+        self._tags = np.concatenate([self._tags, np.array([row_tags(r.text, r.category) for r in rows], dtype=np.int32)])
+        self._current = np.concatenate([self._current, np.array([not r.superseded for r in rows], dtype=bool)])
 
     def remove(self, ids: set[str]) -> None:
         import numpy as np
@@ -93,6 +98,8 @@ class ProfileIndex:
         self.has_vec = [self.has_vec[i] for i in keep]
         self._created = self._created[idx]
         self._importance = self._importance[idx]
+        self._tags = self._tags[idx]
+        self._current = self._current[idx]
         self._n = len(keep)
         self.pos = {r.id: i for i, r in enumerate(self.rows)}
         self._lex = None  # rebuilt lazily on the next lexical query
@@ -101,6 +108,7 @@ class ProfileIndex:
         i = self.pos.get(mem_id)
         if i is not None:
             self.rows[i].superseded = value
+            self._current[i] = not value
 
     # -- reading ------------------------------------------------------------------
     @property
@@ -114,6 +122,17 @@ class ProfileIndex:
     @property
     def importance(self) -> "np.ndarray":
         return self._importance
+
+    @property
+    def tags(self) -> "np.ndarray":
+        return self._tags
+
+    @property
+    def current(self) -> "np.ndarray":
+        return self._current
+
+    def rows_with_emotion(self, label: str) -> list[int]:
+        return [i for i, r in enumerate(self.rows) if r.emotion_label == label]
 
     def dense(self, query: "np.ndarray") -> "np.ndarray":
         """Cosine of every row to the (normalised) query; rows without a vector get -1."""

@@ -129,3 +129,29 @@ class Bm25:
         n = len(self._lengths)
         df = len(self._post.get(term, ()))
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5)) if n else 0.0
+
+
+def coverage(index: Bm25, query_terms: list[str]) -> "np.ndarray | None":
+    """Per row, the share of the query's idf mass that the row contains (0..1).
+    Query terms unknown to the index count against every row (the thing asked about
+    is not in memory), which is what keeps unseen topics from matching weakly."""
+    import numpy as np
+
+    n = index.size
+    terms = list(dict.fromkeys(query_terms))
+    if n == 0 or not terms:
+        return None
+    total = 0.0
+    out = None
+    for term in terms:
+        w = index.idf(term)
+        total += w
+        arr = index._array(term)
+        if arr is None:
+            continue
+        if out is None:
+            out = np.zeros(n, dtype=np.float32)
+        out[arr[0]] += w
+    if out is None or total <= 0:
+        return None
+    return out / total

@@ -272,7 +272,7 @@ class ProfileMemory:
         mems = [_to_memory(r) for r in self._rows(S.MEMORIES, None, cols)]
         if not include_superseded:
             mems = [m for m in mems if m.current]
-        return sorted(mems, key=lambda m: (m.created_at or S.utcnow(), m.id))
+        return sorted(mems, key=lambda m: m.created_at or S.utcnow())  # stable: insertion order on ties
 
     def count(self) -> int:
         return int(self._db.tables[S.MEMORIES].count_rows(self._where))

@@ -8,6 +8,7 @@ hundreds of MB of samples) for minutes.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -91,5 +92,6 @@ def _minutes(seconds: float) -> str:
 
 def _short(exc: Exception) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    # PyAV appends ": 'path'" to its messages; the caller already names the file.
+    # PyAV wraps messages as "[Errno N] message: 'path'"; the caller already names the file.
+    text = re.sub(r"^\[Errno -?\d+\]\s*", "", text)
     return text.split(": '")[0][:160]

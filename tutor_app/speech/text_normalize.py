@@ -98,7 +98,7 @@ def strip_markup(text: str) -> str:
     text = _HEADING.sub("", text)
     text = _BULLET.sub("", text)
     text = re.sub(r"^\s*[-*_]{3,}\s*$", "", text, flags=re.M)  # horizontal rules
-    return text
+    return re.sub(r"[*#~^|_]+", " ", text)  # stray markup characters (tables, lone stars)
 
 
 def strip_emoji(text: str) -> str:
@@ -195,5 +195,5 @@ def normalize_for_speech(text: str) -> str:
     text = text.replace("&", " and ")
     text = re.sub(r"[ \t]+", " ", text)
     text = re.sub(r" +([,.!?;:])", r"\1", text)
-    text = re.sub(r"\s*\n\s*", "\n", text)
-    return text.strip()
+    text = re.sub(r"\s*\n\s*", "\n", text).strip()
+    return text if any(ch.isalnum() for ch in text) else ""

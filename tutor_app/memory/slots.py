@@ -1,0 +1,77 @@
+"""Fact/slot recall (seed 001 case 2): questions about a known kind of fact ("what's my
+name?", "what do I like?", "when is my exam?") map to categories and to text cues.
+
+Each memory gets a bitmask of the cues its text carries when it enters the index, so a
+slot query is a numpy mask, not a regex over every memory.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Slot:
+    name: str
+    bit: int
+    query: re.Pattern
+    categories: frozenset[str]
+    text: re.Pattern
+
+
+def _re(p: str) -> re.Pattern:
+    return re.compile(p, re.IGNORECASE)
+
+
+_DAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|next week|next month|weekend"
+_MONTHS = r"january|february|march|april|may|june|july|august|september|october|november|december"
+
+SLOTS: tuple[Slot, ...] = (
+    Slot("name", 1, _re(r"\bwhat(?:'s| is| was)\s+my\s+name\b|\bmy\s+name\b|\bwho\s+am\s+i\b|\bwhat\s+(?:do|should)\s+you\s+call\s+me\b|내\s*이름|제\s*이름"),
+         frozenset({"name", "identity"}),
+         _re(r"\bmy\s+name\b|\bname'?s\b|\bcall\s+me\b|\bi'?m\s+called\b|\bi\s+am\s+called\b|이름|^name:")),
+    Slot("occupation", 2, _re(r"\bmy\s+(?:job|work|occupation|profession|career|company)\b|\bwhat\s+do\s+i\s+do\s+for\s+(?:a\s+)?(?:living|work)\b|\bwhere\s+do\s+i\s+work\b|\bwhat(?:'s| is)\s+my\s+job\b"),
+         frozenset({"occupation", "project"}),
+         _re(r"\bi\s+work\b|\bworking\s+(?:as|at|for|in)\b|\bmy\s+(?:job|work|boss|company|office|team)\b|\bjob\b|\bcareer\b|^occupation:")),
+    Slot("preference", 4, _re(r"\bwhat\s+(?:\w+\s+){0,2}(?:do|did)\s+i\s+(?:like|love|prefer|enjoy|hate|dislike)\b|\bmy\s+fav(?:ou)?rite\b|\bdo\s+i\s+(?:like|love|prefer|enjoy|hate)\b|\bwhat\s+i\s+(?:like|love|prefer)\b|\bpreferences?\b|좋아"),
+         frozenset({"preference", "interest"}),
+         _re(r"\b(?:like|likes|love|loves|prefer|prefers|enjoy|enjoys|favou?rite|hate|hates|can'?t\s+stand|into|fan\s+of|dislike)\b|좋아|^(?:preference|interest):")),
+    Slot("location", 8, _re(r"\bwhere\s+(?:do|did)\s+i\s+(?:live|grow\s+up|come\s+from|stay|move)\b|\bwhere\s+am\s+i\s+from\b|\bmy\s+(?:home\s*town|city|country|neighbou?rhood|address)\b"),
+         frozenset({"identity", "fact"}),
+         _re(r"\blive\s+in\b|\blived\s+in\b|\bliving\s+in\b|\bi'?m\s+from\b|\bgrew\s+up\b|\bmoved\s+to\b|\bhome\s*town\b|\bborn\s+in\b|살아")),
+    Slot("schedule", 16, _re(r"\bwhen\s+(?:is|was|are|were|do|did|will)\s+(?:my|i)\b|\bwhat\s+(?:day|date|time)\b|\bmy\s+(?:schedule|appointment|plans?)\b"),
+         frozenset({"schedule"}),
+         _re(rf"\b(?:{_DAYS}|{_MONTHS})\b|\b\d{{1,2}}(?:st|nd|rd|th)\b|\b\d{{1,2}}\s*(?:am|pm)\b|\b\d{{1,2}}:\d\d\b|\bnext\s+\w+\b|\bin\s+\d+\s+(?:days|weeks)\b")),
+    Slot("goal", 32, _re(r"\bmy\s+(?:goal|goals|dream|plan|target)\b|\bwhy\s+am\s+i\s+(?:learning|studying)\b|\bwhat\s+am\s+i\s+(?:learning|studying|preparing)\b"),
+         frozenset({"goal"}),
+         _re(r"\bgoal\b|\bwant\s+to\b|\bhope\s+to\b|\bplan\s+to\b|\bpreparing\s+for\b|\bdream\b|\bi'?m\s+studying\b|^learning goal:")),
+    Slot("people", 64, _re(r"\bmy\s+(?:sister|brother|mom|mother|dad|father|parents?|wife|husband|partner|girlfriend|boyfriend|friend|boss|son|daughter|kids?|children|grandma|grandmother|grandpa|grandfather|cousin|colleague|roommate|teacher)\b"),
+         frozenset({"contact"}),
+         _re(r"\b(?:sister|brother|mom|mother|dad|father|parents?|wife|husband|partner|girlfriend|boyfriend|friend|boss|son|daughter|kids?|children|grandma|grandmother|grandpa|grandfather|cousin|colleague|roommate|teacher)\b")),
+    Slot("pet", 128, _re(r"\bmy\s+(?:dog|cat|pet|puppy|kitten|hamster|bird|fish|rabbit)\b"),
+         frozenset({"contact", "fact"}),
+         _re(r"\b(?:dog|cat|pet|puppy|kitten|hamster|bird|fish|rabbit)s?\b")),
+)
+
+_REMEMBER_ASK = _re(r"^\s*(?:hey[\s,]+)?(?:do|did|can|could)\s+you\s+(?:still\s+)?(?:remember|recall)\s*(?:that|when|what|the|my|about)?\s*|기억\s*나(?:니|요)?\??")
+
+
+def query_slots(query: str) -> list[Slot]:
+    return [s for s in SLOTS if s.query.search(query)]
+
+
+def row_tags(text: str, category: str) -> int:
+    tags = 0
+    for s in SLOTS:
+        if category in s.categories or s.text.search(text):
+            tags |= s.bit
+    return tags
+
+
+def remember_ask(query: str) -> str:
+    """The rest of a "do you remember ...?" question, or '' when it is not one."""
+    m = _REMEMBER_ASK.search(query)
+    if not m:
+        return ""
+    rest = (query[: m.start()] + " " + query[m.end():]).strip(" ?")
+    return rest or query

@@ -1,0 +1,81 @@
+"""Events a call emits, for the UI bridge and the terminal call. Plain values, no Qt:
+the bridge turns each into a queued Qt signal on the GUI thread.
+
+Order within one turn: StateChanged(listening) -> SpeechStarted -> UserUtterance
+(final transcript) -> EmotionRead -> StateChanged(thinking) -> TutorSentence... (as each
+sentence starts playing) -> TutorTurnDone -> StateChanged(listening). A barge-in gives
+TutorTurnDone(interrupted=True, spoken=<what was actually played>)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+LISTENING, THINKING, SPEAKING, PAUSED, ENDED = "listening", "thinking", "speaking", "paused", "ended"
+
+
+@dataclass(frozen=True)
+class StateChanged:
+    state: str  # listening | thinking | speaking | paused | ended
+
+
+@dataclass(frozen=True)
+class MicLevel:
+    rms: float  # 0..1, about 20 per second
+
+
+@dataclass(frozen=True)
+class SpeechStarted:
+    pass
+
+
+@dataclass(frozen=True)
+class UserUtterance:
+    text: str
+    seconds: float | None = None  # audio length; None for typed turns
+
+
+@dataclass(frozen=True)
+class EmotionRead:
+    label: str
+    score: float
+
+
+@dataclass(frozen=True)
+class TutorSentence:
+    text: str
+
+
+@dataclass(frozen=True)
+class TutorTurnDone:
+    reply: str  # what the learner heard / saw (cut at a barge-in)
+    interrupted: bool = False
+    guardrail: str | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Problem:
+    kind: str  # no-microphone | device-lost | api-key | offline | llm | tts | other
+    message: str  # one line for a banner
+    fatal: bool = False
+
+
+@dataclass(frozen=True)
+class CallEnded:
+    session_id: str
+
+
+@dataclass(frozen=True)
+class ReportReady:
+    session_id: str
+    report: dict[str, Any]
+
+
+CallEvent = Union[StateChanged, MicLevel, SpeechStarted, UserUtterance, EmotionRead, TutorSentence,
+                  TutorTurnDone, Problem, CallEnded, ReportReady]
+EventSink = Callable[[CallEvent], None]
+
+
+def ignore(_event: CallEvent) -> None:
+    """The default sink."""
