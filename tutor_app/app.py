@@ -96,6 +96,15 @@ class App:
 
         return load_chat_model(self.settings, self.registry)
 
+    @cached_property
+    def engine(self):
+        from tutor_app.tutor.engine import EngineServices, TutorEngine
+
+        return TutorEngine(EngineServices(
+            settings=self.settings, emotion=self.emotion, memory=self.memory,
+            chat_model=lambda: self.chat_model, stt=lambda: self.stt,
+        ))
+
     def close(self) -> None:
         for closer in reversed(self._closers):
             try:

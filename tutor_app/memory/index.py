@@ -27,6 +27,11 @@ class IndexRow:
     created: float  # epoch seconds
     importance: float
     superseded: bool
+    memory_type: str = "semantic"
+    source: str = ""
+    session_id: str = ""
+    meta: str = ""
+    emotion_score: float = 0.0
 
 
 class ProfileIndex:

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_INDEX_COLUMNS = ["id", "text", "category", "emotion_label", "created_at", "importance", "superseded_by", "vector"]
+_INDEX_COLUMNS = ["id", "text", "category", "emotion_label", "created_at", "importance", "superseded_by",
+                  "memory_type", "source", "session_id", "meta", "emotion_score", "vector"]
 TOUCH_DELAY_S = 2.0  # accessed_at updates are batched off the turn's critical path
 
 
@@ -107,12 +108,15 @@ class ProfileMemory:
                     flat = vec_col.filter(vec_col.is_valid()).flatten()
                     vecs[valid] = np.asarray(flat, dtype=np.float32).reshape(-1, db.dim)
                 created = data.column("created_at").cast("int64").to_numpy(zero_copy_only=False) / 1e6
+                col = {name: data.column(name).to_pylist() for name in _INDEX_COLUMNS
+                       if name not in ("vector", "created_at")}
                 rows = [
-                    IndexRow(i, t or "", c or "", e or "", float(cr), float(imp or 0.0), bool(sb))
-                    for i, t, c, e, cr, imp, sb in zip(
-                        data.column("id").to_pylist(), data.column("text").to_pylist(),
-                        data.column("category").to_pylist(), data.column("emotion_label").to_pylist(),
-                        created, data.column("importance").to_pylist(), data.column("superseded_by").to_pylist())
+                    IndexRow(i, t or "", c or "", e or "", float(cr), float(imp or 0.0), bool(sb), mt or "semantic",
+                             src or "", sid or "", meta or "", float(es or 0.0))
+                    for i, t, c, e, cr, imp, sb, mt, src, sid, meta, es in zip(
+                        col["id"], col["text"], col["category"], col["emotion_label"], created, col["importance"],
+                        col["superseded_by"], col["memory_type"], col["source"], col["session_id"], col["meta"],
+                        col["emotion_score"])
                 ]
                 idx.add(rows, vecs)
                 for i, ok in enumerate(valid.tolist()):
@@ -182,7 +186,8 @@ class ProfileMemory:
 
         def patch(idx: ProfileIndex) -> None:
             idx.add([IndexRow(m.id, m.text, m.category, m.emotion_label, m.created_at.timestamp(),
-                              m.importance, bool(m.superseded_by)) for m in mems], vectors)
+                              m.importance, bool(m.superseded_by), m.memory_type, m.source, m.session_id,
+                              S.dump_meta(m.meta), m.emotion_score) for m in mems], vectors)
 
         self._write(lambda: self._db.add(S.MEMORIES, data), patch)
         return mems

@@ -4,7 +4,7 @@ by when they were said."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import datetime
 
 _DAY = 86400.0
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -60,5 +60,3 @@ def in_window(created: float, win: tuple[float, float]) -> bool:
     return win[0] <= created < win[1]
 
 
-def as_datetime(ts: float) -> datetime:
-    return datetime.fromtimestamp(ts) + timedelta(0)

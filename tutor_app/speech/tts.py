@@ -119,7 +119,7 @@ def write_wav(path: Path | str, samples: np.ndarray, rate: int) -> Path:
     return path
 
 
-def load_tts(settings, registry) -> PiperTts:
+def load_tts(settings, registry, options: TtsOptions | None = None) -> PiperTts:
     """The app's voice: settings.speech.tts_voice from the registry."""
     name = settings.speech.tts_voice
     folder = Path(registry.path(name))
@@ -128,4 +128,4 @@ def load_tts(settings, registry) -> PiperTts:
         raise TutorError(f"voice '{name}' has no .onnx file in {folder}: "
                          f"run `tutor-app models install {name}`")
     model = models[0]
-    return PiperTts(model, Path(f"{model}.json"))
+    return PiperTts(model, Path(f"{model}.json"), options)

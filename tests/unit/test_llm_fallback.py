@@ -1,0 +1,137 @@
+"""Cloud-to-local fallback: the real Anthropic backend against the fake API, with a
+scripted local model at the seam (the local backend has its own integration test)."""
+from __future__ import annotations
+
+import pytest
+
+from tests.fakes.anthropic_server import Reply
+from tutor_app.core.cancel import CancelToken
+from tutor_app.core.types import ChatMessage
+from tutor_app.errors import ModelMissingError
+from tutor_app.llm.anthropic_backend import AnthropicChatModel, AnthropicOptions
+from tutor_app.llm.errors import LLMAuthError, LLMStreamCutError, LLMUnavailableError
+from tutor_app.llm.fallback import FallbackChatModel
+
+pytest_plugins = ["tests.fakes.fixtures"]
+
+HI = [ChatMessage("user", "Hello")]
+
+
+class ScriptedLocal:
+    name = "local:scripted"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[object, list[ChatMessage]]] = []
+
+    def stream(self, system, messages, cancel=None):
+        self.calls.append((system, list(messages)))
+        yield from ["Local ", "reply."]
+
+    def complete_json(self, system, messages):
+        self.calls.append((system, list(messages)))
+        return {"from": "local"}
+
+
+@pytest.fixture
+def local():
+    return ScriptedLocal()
+
+
+def make(local, builds=None) -> FallbackChatModel:
+    cloud = AnthropicChatModel(AnthropicOptions(max_retries=0, timeout_s=5.0))
+
+    def make_local():
+        if builds is not None:
+            builds.append(1)
+        return local
+
+    return FallbackChatModel(cloud, make_local)
+
+
+def test_cloud_answer_needs_no_fallback(fake_anthropic, local):
+    fake_anthropic.push("Cloud reply.")
+    builds: list[int] = []
+    model = make(local, builds)
+    assert "".join(model.stream("s", HI)) == "Cloud reply."
+    assert model.last_fallback_reason is None
+    assert model.last_backend.startswith("anthropic:")
+    assert builds == []  # the local model is not even built
+
+
+def test_server_error_before_any_text_falls_back(fake_anthropic, local):
+    fake_anthropic.push(Reply(status=500))
+    model = make(local)
+    system = [("stable", True), ("turn", False)]
+    assert "".join(model.stream(system, HI)) == "Local reply."
+    assert "unavailable" in model.last_fallback_reason
+    assert model.last_backend == "local:scripted"
+    assert local.calls == [(system, HI)]  # the same turn, unchanged
+
+
+def test_next_turn_tries_the_cloud_again(fake_anthropic, local):
+    fake_anthropic.push(Reply(status=503), "Back online.")
+    builds: list[int] = []
+    model = make(local, builds)
+    assert "".join(model.stream("s", HI)) == "Local reply."
+    assert "".join(model.stream("s", HI)) == "Back online."
+    assert model.last_fallback_reason is None
+    assert len(builds) == 1
+
+
+def test_timeout_falls_back(fake_anthropic, local):
+    fake_anthropic.push(Reply("late", headers_delay=30))
+    model = FallbackChatModel(AnthropicChatModel(AnthropicOptions(max_retries=0, timeout_s=0.3)), lambda: local)
+    assert "".join(model.stream("s", HI)) == "Local reply."
+    assert "timed out" in model.last_fallback_reason
+
+
+def test_rejected_key_never_falls_back(fake_anthropic, local):
+    fake_anthropic.push(Reply(status=401))
+    model = make(local)
+    with pytest.raises(LLMAuthError, match="API key rejected"):
+        list(model.stream("s", HI))
+    assert local.calls == []
+
+
+def test_break_after_text_is_not_replayed(fake_anthropic, local):
+    fake_anthropic.push(Reply(tokens=["Half ", "a ", "sentence"], cut_after=2))
+    model = make(local)
+    got = []
+    with pytest.raises(LLMStreamCutError) as info:
+        for delta in model.stream("s", HI):
+            got.append(delta)
+    assert got == ["Half ", "a "]
+    assert info.value.partial_text == "Half a "
+    assert local.calls == []
+
+
+def test_cancelled_turn_does_not_fall_back(fake_anthropic, local):
+    token = CancelToken()
+    token.cancel()
+    assert list(make(local).stream("s", HI, cancel=token)) == []
+    assert local.calls == []
+
+
+def test_missing_local_model_raises_the_cloud_error(fake_anthropic):
+    fake_anthropic.push(Reply(status=500))
+
+    def missing():
+        raise ModelMissingError("not installed: run `tutor-app models install smollm2-135m-instruct`")
+
+    model = FallbackChatModel(AnthropicChatModel(AnthropicOptions(max_retries=0)), missing)
+    with pytest.raises(LLMUnavailableError, match="unavailable"):
+        list(model.stream("s", HI))
+
+
+def test_complete_json_falls_back(fake_anthropic, local):
+    fake_anthropic.push(Reply(status=500))
+    model = make(local)
+    assert model.complete_json("extract", HI) == {"from": "local"}
+    assert model.last_fallback_reason
+
+
+def test_complete_json_from_the_cloud(fake_anthropic, local):
+    fake_anthropic.push('{"from": "cloud"}')
+    model = make(local)
+    assert model.complete_json("extract", HI) == {"from": "cloud"}
+    assert model.last_fallback_reason is None

@@ -1,0 +1,215 @@
+"""API key storage (OS keyring) and the choice of tutor model."""
+from __future__ import annotations
+
+import json
+
+import keyring
+import keyring.backend
+import keyring.backends.fail
+import pytest
+from keyring.errors import PasswordDeleteError
+
+from tests.fakes.anthropic_server import FAKE_API_KEY
+from tutor_app.core.types import ChatMessage
+from tutor_app.errors import ModelMissingError, UsageError
+from tutor_app.llm import keys
+from tutor_app.llm.anthropic_backend import AnthropicChatModel
+from tutor_app.llm.errors import LLMAuthError
+from tutor_app.llm.factory import choose_backend, load_chat_model
+from tutor_app.llm.fallback import FallbackChatModel
+from tutor_app.llm.local_backend import LocalChatModel
+from tutor_app.paths import AppPaths, source_root
+from tutor_app.registry.manifest import ModelRegistry
+from tutor_app.settings import Settings
+
+pytest_plugins = ["tests.fakes.fixtures"]
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.store: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service, username):
+        return self.store.get((service, username))
+
+    def set_password(self, service, username, password):
+        self.store[(service, username)] = password
+
+    def delete_password(self, service, username):
+        if self.store.pop((service, username), None) is None:
+            raise PasswordDeleteError("not found")
+
+
+@pytest.fixture
+def memory_keyring():
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def no_keyring():
+    previous = keyring.get_keyring()
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    yield
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def no_env_key(data_dir, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)  # data_dir clears the rest
+
+
+@pytest.fixture
+def tiny_model_dir(tmp_path):
+    """A folder that looks like an HF model (config.json); weights are never loaded here."""
+    folder = tmp_path / "models" / "my-instruct"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    return folder
+
+
+def make_settings(data_dir, **llm) -> Settings:
+    settings = Settings(paths=AppPaths.resolve(data_dir))
+    for name, value in llm.items():
+        setattr(settings.llm, name, value)
+    return settings
+
+
+def registry_in(models_dir) -> ModelRegistry:
+    return ModelRegistry.load(models_dir, manifest=source_root() / "models" / "models.toml")
+
+
+# -- keys ------------------------------------------------------------------------------
+def test_keyring_round_trip(memory_keyring, no_env_key):
+    assert keys.get_api_key() is None and not keys.has_api_key()
+    keys.set_api_key("  sk-ant-stored  ")
+    assert memory_keyring.store[("tutor-app", "anthropic_api_key")] == "sk-ant-stored"
+    assert keys.get_api_key() == "sk-ant-stored"
+    assert keys.has_api_key() and keys.key_source() == "keyring"
+    assert keys.delete_api_key() is True
+    assert keys.delete_api_key() is False
+    assert keys.get_api_key() is None
+
+
+def test_env_key_wins_and_is_reported(memory_keyring, no_env_key, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-env")
+    assert keys.has_api_key() and keys.key_source() == "env"
+
+
+def test_no_keyring_backend_means_no_key(no_keyring, no_env_key):
+    assert keys.get_api_key() is None
+    assert not keys.has_api_key()
+    assert keys.key_source() == ""
+    with pytest.raises(keys.LLMKeyStoreError, match="no keyring backend"):
+        keys.set_api_key("sk-x")
+
+
+def test_empty_key_is_refused(memory_keyring):
+    with pytest.raises(keys.LLMKeyStoreError):
+        keys.set_api_key("   ")
+
+
+# -- factory ---------------------------------------------------------------------------
+def test_no_key_chooses_local(no_keyring, no_env_key, data_dir, tiny_model_dir):
+    settings = make_settings(data_dir, local_model=str(tiny_model_dir))
+    assert choose_backend(settings) == "local"
+    model = load_chat_model(settings, registry_in(tiny_model_dir.parent))
+    assert isinstance(model, LocalChatModel)
+    assert model.model_dir == tiny_model_dir
+    assert model.options.max_new_tokens == settings.llm.max_tokens
+
+
+def test_env_key_chooses_anthropic_with_fallback(no_keyring, data_dir, monkeypatch, tiny_model_dir):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-env")
+    settings = make_settings(data_dir, anthropic_model="claude-x", local_model=str(tiny_model_dir))
+    model = load_chat_model(settings, registry_in(tiny_model_dir.parent))
+    assert isinstance(model, FallbackChatModel)
+    assert isinstance(model.primary, AnthropicChatModel)
+    assert model.primary.options.model == "claude-x"
+    assert model.name == "anthropic:claude-x"
+
+
+def test_fallback_can_be_turned_off(no_keyring, data_dir, monkeypatch, tiny_model_dir):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-env")
+    settings = make_settings(data_dir, fallback_to_local=False, timeout_s=7.0, max_retries=5, max_tokens=99)
+    model = load_chat_model(settings, registry_in(tiny_model_dir.parent))
+    assert isinstance(model, AnthropicChatModel)
+    assert (model.options.timeout_s, model.options.max_retries, model.options.max_tokens) == (7.0, 5, 99)
+
+
+def test_keyring_key_chooses_anthropic(memory_keyring, no_env_key, data_dir, tiny_model_dir):
+    keys.set_api_key("sk-from-keyring")
+    settings = make_settings(data_dir, local_model=str(tiny_model_dir))
+    assert choose_backend(settings) == "anthropic"
+
+
+def test_llm_flag_forces_local(no_keyring, data_dir, monkeypatch, tiny_model_dir):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-env")
+    monkeypatch.delenv("TUTOR_APP_LLM", raising=False)
+    settings = Settings.load(AppPaths.resolve(data_dir), llm_backend="local")
+    settings.llm.local_model = str(tiny_model_dir)
+    assert isinstance(load_chat_model(settings, registry_in(tiny_model_dir.parent)), LocalChatModel)
+
+
+def test_env_forces_local(no_keyring, data_dir, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-env")
+    monkeypatch.setenv("TUTOR_APP_LLM", "local")
+    assert choose_backend(Settings.load(AppPaths.resolve(data_dir))) == "local"
+
+
+def test_unknown_backend_is_a_usage_error(data_dir):
+    with pytest.raises(UsageError, match="unknown LLM backend"):
+        choose_backend(make_settings(data_dir, backend="gpt"))
+
+
+def test_local_model_by_folder_name_in_models_dir(no_keyring, no_env_key, data_dir, tiny_model_dir):
+    settings = make_settings(data_dir, backend="local", local_model="my-instruct")
+    model = load_chat_model(settings, registry_in(tiny_model_dir.parent))
+    assert model.model_dir == tiny_model_dir
+
+
+def test_missing_local_model_names_the_install_command(no_keyring, no_env_key, data_dir, tmp_path):
+    empty = tmp_path / "empty-models"
+    empty.mkdir()
+    settings = make_settings(data_dir, backend="local")
+    with pytest.raises(ModelMissingError, match="tutor-app models install smollm2-135m-instruct"):
+        load_chat_model(settings, registry_in(empty))
+    settings.llm.local_model = "no-such-model"
+    with pytest.raises(ModelMissingError, match="tutor-app models install smollm2-135m-instruct"):
+        load_chat_model(settings, registry_in(empty))
+
+
+def test_non_llm_registry_model_is_refused(data_dir, tmp_path):
+    settings = make_settings(data_dir, backend="local", local_model="all-minilm-l6-v2")
+    with pytest.raises(UsageError, match="not a local LLM"):
+        load_chat_model(settings, registry_in(tmp_path))
+
+
+# -- the key actually reaches the API ---------------------------------------------------
+def test_keyring_key_is_sent_when_env_has_none(memory_keyring, fake_anthropic, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    keys.set_api_key("sk-ant-keyring-key")
+    fake_anthropic.push("hello")
+    model = AnthropicChatModel()
+    assert "".join(model.stream("s", [ChatMessage("user", "hi")])) == "hello"
+    assert fake_anthropic.last_request().api_key == "sk-ant-keyring-key"
+
+
+def test_env_key_is_sent_not_the_keyring_one(memory_keyring, fake_anthropic):
+    keys.set_api_key("sk-ant-keyring-key")
+    fake_anthropic.push("hello")
+    list(AnthropicChatModel().stream("s", [ChatMessage("user", "hi")]))
+    assert fake_anthropic.last_request().api_key == FAKE_API_KEY
+
+
+def test_no_key_anywhere_is_a_clear_auth_error(no_keyring, fake_anthropic, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    with pytest.raises(LLMAuthError, match="no Anthropic API key"):
+        list(AnthropicChatModel().stream("s", [ChatMessage("user", "hi")]))
+    assert fake_anthropic.requests == []

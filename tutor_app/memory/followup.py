@@ -1,0 +1,81 @@
+"""Follow-up or new topic (seed 002)? Explicit resets clear the carried context; short
+or follow-up-worded questions keep the previous turn's recalled memories; otherwise the
+embedding similarity to the previous question decides (settings.memory.followup_similarity).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+SHORT_CHARS = 30  # seed 002: len < 30 counts as a follow-up hint
+
+_RESET = re.compile(
+    r"\b(?:new\s+topic|change\s+(?:the\s+)?(?:topic|subject)|(?:let'?s|can\s+we|could\s+we)\s+talk\s+about\s+"
+    r"(?:something|anything)\s+(?:else|different)|something\s+(?:else|different)\s+(?:now|please)|"
+    r"different\s+topic|forget\s+(?:about\s+)?(?:that|it)|moving\s+on|start\s+over)\b|다른\s*(?:얘기|이야기|주제)|새\s*주제|주제\s*(?:를\s*)?바꾸",
+    re.IGNORECASE,
+)
+_FOLLOWUP = re.compile(
+    r"^\s*(?:and|but|so|also|then|what\s+about|how\s+about|why|really|tell\s+me\s+more|more|what\s+else|"
+    r"which\s+one|is\s+(?:it|that|she|he)|was\s+(?:it|that)|did\s+(?:it|she|he|they))\b|"
+    r"\b(?:it|that|this|those|these|them|her|him|there|the\s+same)\b\s*\??\s*$|그거|그럼|그래서|더\s*알려",
+    re.IGNORECASE,
+)
+_PRONOUN = re.compile(r"\b(?:it|that|this|those|them|her|him|she|he|they|there)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class FollowupDecision:
+    kind: str  # "reset" | "followup" | "new" | "first"
+    reason: str  # "reset_phrase" | "short" | "followup_phrase" | "similar" | "dissimilar" | "no_previous"
+    similarity: float | None = None
+
+    @property
+    def keep_context(self) -> bool:
+        return self.kind == "followup"
+
+
+def is_reset(question: str) -> bool:
+    return bool(_RESET.search(question))
+
+
+def needs_context(question: str) -> bool:
+    """Too short or pronoun-led to stand alone as a search query."""
+    q = question.strip()
+    return bool(q) and (bool(_FOLLOWUP.search(q)) or (len(q) < SHORT_CHARS and bool(_PRONOUN.search(q))))
+
+
+def classify(question: str, previous: str | None, similarity: float | None = None,
+             threshold: float = 0.5) -> FollowupDecision:
+    """`similarity` is the cosine between this and the previous question (only needed
+    when no rule decides; pass None to let the rules alone decide)."""
+    if is_reset(question):
+        return FollowupDecision("reset", "reset_phrase")
+    if not previous:
+        return FollowupDecision("first", "no_previous")
+    q = question.strip()
+    if len(q) < SHORT_CHARS:
+        return FollowupDecision("followup", "short")
+    if _FOLLOWUP.search(q):
+        return FollowupDecision("followup", "followup_phrase")
+    if similarity is None:
+        return FollowupDecision("new", "dissimilar")
+    if similarity >= threshold:
+        return FollowupDecision("followup", "similar", similarity)
+    return FollowupDecision("new", "dissimilar", similarity)
+
+
+def classify_with(embedder: Any, question: str, previous: str | None, threshold: float = 0.5,
+                  question_vector: Any = None, previous_vector: Any = None) -> FollowupDecision:
+    """classify(), embedding only when the rules do not decide."""
+    quick = classify(question, previous, None, threshold)
+    if quick.kind != "new" or not previous:
+        return quick
+    try:
+        qv = question_vector if question_vector is not None else embedder.embed_one(question)
+        pv = previous_vector if previous_vector is not None else embedder.embed_one(previous)
+        sim = float(qv @ pv)
+    except Exception:  # noqa: BLE001 - without embeddings, treat as a new topic
+        return quick
+    return classify(question, previous, sim, threshold)

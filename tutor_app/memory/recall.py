@@ -1,0 +1,224 @@
+"""Recall for a turn (seed 001): semantic, slot/fact and emotion recall, merged,
+de-duplicated and ranked; top 3 by default, each hit with why it was recalled.
+
+Relevance is hybrid: the MiniLM cosine plus a lexical term (the share of the
+question's rare words the memory contains) plus a bonus for memories from the time the
+question points at. Thresholds were calibrated on data for MiniLM, see CALIBRATION.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from tutor_app.memory import lexical, slots, timeref
+from tutor_app.memory.gate import STRONG_EMOTION, top_emotion
+from tutor_app.memory.models import Memory, MemoryHit
+from tutor_app.memory.schema import load_meta, utcnow
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from tutor_app.core.types import EmotionScore
+    from tutor_app.memory.store import ProfileMemory
+
+# CALIBRATION (all-MiniLM-L6-v2; `tutor-app bench memory --calibrate` recomputes these
+# from tutor_app/bench/data/calibration.json). LIRA's Weaviate certainty 0.7 is cosine
+# 0.4 for its Cohere model; MiniLM cosines are lower for paraphrases, so the numbers
+# are our own.
+DENSE_THRESHOLD = 0.40   # cosine alone is enough above this
+LOW_THRESHOLD = 0.20     # with lexical support (or a slot) this much cosine is enough
+LEXICAL_MIN = 0.30       # share of the question's idf mass a memory must contain
+LEXICAL_WEIGHT = 0.35    # relevance = cosine + weight * lexical coverage (+ time bonus)
+TIME_BONUS = 0.10        # a memory from the time the question points at
+SLOT_BONUS = 0.25        # a slot question ranks its slot's memories first
+EMOTION_BONUS = 0.05
+DUPLICATE_COSINE = 0.92  # two hits this close say the same thing: keep the newer
+SINGLE_VALUE = frozenset({"name", "occupation"})  # newer wins within these categories
+CANDIDATES = 48
+
+
+@dataclass
+class RecallResult:
+    hits: list[MemoryHit]
+    query_vector: Any = None  # reused by selective history and follow-up detection
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ids(self) -> list[str]:
+        return [h.id for h in self.hits]
+
+
+@dataclass
+class _Scored:
+    row: int
+    score: float
+    cosine: float
+    reason: str
+
+
+def _relevance(store: "ProfileMemory", query: str, qvec, now: datetime):
+    """(index, cosine, relevance, lexical coverage, time window) for every row."""
+    import numpy as np
+
+    idx = store.index()
+    cos = idx.dense(qvec)
+    rel = cos.copy()
+    cov = lexical.coverage(idx.lexical, lexical.tokens(query)) if len(idx) else None
+    if cov is not None:
+        rel += LEXICAL_WEIGHT * cov
+    win = timeref.window(query, now)
+    if win is not None and len(idx):
+        rel += TIME_BONUS * ((idx.created >= win[0]) & (idx.created < win[1])).astype(np.float32)
+    if len(idx):
+        rel[~idx.current] = -np.inf  # superseded values are history, not answers
+    return idx, cos, rel, cov, win
+
+
+def _passes(cos: float, cov: float, win_hit: bool) -> bool:
+    if cos >= DENSE_THRESHOLD:
+        return True
+    if cos >= LOW_THRESHOLD and (cov >= LEXICAL_MIN or win_hit):
+        return True
+    return False
+
+
+def _semantic(idx, cos, rel, cov, win, limit: int, reason: str = "semantic") -> list[_Scored]:
+    import numpy as np
+
+    n = len(idx)
+    if n == 0:
+        return []
+    k = min(CANDIDATES, n)
+    top = np.argpartition(-rel, k - 1)[:k] if n > k else np.arange(n)
+    out = []
+    for i in top[np.argsort(-rel[top])]:
+        i = int(i)
+        if not np.isfinite(rel[i]):
+            continue
+        c = float(cos[i])
+        v = float(cov[i]) if cov is not None else 0.0
+        w = win is not None and timeref.in_window(float(idx.created[i]), win)
+        if _passes(c, v, w):
+            out.append(_Scored(i, float(rel[i]), c, reason if c >= DENSE_THRESHOLD or v < LEXICAL_MIN else "lexical"))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def search(store: "ProfileMemory", query: str, k: int = 5, now: datetime | None = None) -> list[MemoryHit]:
+    """Hybrid search only (no slots/emotion); what `memory search` shows."""
+    if not query.strip():
+        return []
+    qvec = store.embedder.embed_one(query)
+    idx, cos, rel, cov, win = _relevance(store, query, qvec, now or utcnow())
+    found = _rank(idx, _semantic(idx, cos, rel, cov, win, limit=max(k * 3, k)))[:k]
+    return _hits(store, idx, found)
+
+
+def recall(store: "ProfileMemory", query: str, emotions: "Sequence[EmotionScore] | None" = None,
+           k: int = 3, now: datetime | None = None, context: str = "", touch: bool = True,
+           query_vector: "np.ndarray | None" = None) -> RecallResult:
+    """Memories for this turn. `context` (e.g. the previous learner question) is used to
+    rewrite short follow-ups ("what about her?") into a fuller query."""
+    import numpy as np
+
+    t0 = time.perf_counter()
+    timings: dict[str, float] = {}
+    if not query.strip():
+        return RecallResult([], None, timings)
+    now = now or utcnow()
+    rewritten = _rewrite(query, context)
+    qvec = query_vector if query_vector is not None and rewritten == query else store.embedder.embed_one(rewritten)
+    timings["embed"] = (time.perf_counter() - t0) * 1000
+    t1 = time.perf_counter()
+    idx, cos, rel, cov, win = _relevance(store, rewritten, qvec, now)
+    cands: list[_Scored] = _semantic(idx, cos, rel, cov, win, limit=CANDIDATES)
+    # Slot / fact recall: the question names a kind of fact.
+    for slot in slots.query_slots(query):
+        mask = (idx.tags & slot.bit) != 0
+        rows = np.nonzero(mask & idx.current)[0] if len(idx) else []
+        for i in rows[np.argsort(-rel[rows])][:k] if len(rows) else []:
+            i = int(i)
+            if cos[i] >= LOW_THRESHOLD / 2 or idx.rows[i].category in slot.categories:
+                cands.append(_Scored(i, float(rel[i]) + SLOT_BONUS, float(cos[i]), f"slot:{slot.name}"))
+    # "Do you remember ...?": a fact lookup, lower bar but still on topic.
+    rest = slots.remember_ask(query)
+    if rest and rest != query:
+        sub = store.embedder.embed_one(rest)
+        _, c2, r2, v2, w2 = _relevance(store, rest, sub, now)
+        for s in _semantic(idx, c2, r2, v2, w2, limit=k, reason="remember"):
+            cands.append(s)
+    # Emotion recall: a strong feeling brings back memories with the same feeling.
+    top = top_emotion(emotions)
+    if top is not None and top.score >= STRONG_EMOTION and len(idx):
+        rows = [i for i in idx.rows_with_emotion(top.label) if idx.current[i]]
+        rows.sort(key=lambda i: (float(rel[i]), float(idx.created[i])), reverse=True)
+        for i in rows[:2]:
+            cands.append(_Scored(i, float(rel[i]) + EMOTION_BONUS, float(cos[i]), f"emotion:{top.label}"))
+    timings["search"] = (time.perf_counter() - t1) * 1000
+    t2 = time.perf_counter()
+    ranked = _rank(idx, cands)[:k]
+    hits = _hits(store, idx, ranked)
+    if touch and hits:
+        store.touch([h.id for h in hits])
+    timings["merge"] = (time.perf_counter() - t2) * 1000
+    timings["total"] = (time.perf_counter() - t0) * 1000
+    return RecallResult(hits, qvec, timings)
+
+
+def _rewrite(query: str, context: str) -> str:
+    """Short, pronoun-led follow-ups borrow the previous question's words."""
+    if not context:
+        return query
+    from tutor_app.memory.followup import needs_context
+
+    return f"{context} {query}" if needs_context(query) else query
+
+
+def _rank(idx, cands: list[_Scored]) -> list[_Scored]:
+    """Best reason per memory; relevance first, then newer, then more important;
+    near-duplicates and older values of single-value facts dropped (newer wins)."""
+    best: dict[int, _Scored] = {}
+    for c in cands:
+        old = best.get(c.row)
+        if old is None or c.score > old.score:
+            best[c.row] = c
+    order = sorted(best.values(), key=lambda s: (round(s.score, 3), idx.created[s.row], idx.importance[s.row]),
+                   reverse=True)
+    kept: list[_Scored] = []
+    vecs = idx.vectors
+    for s in order:
+        row = idx.rows[s.row]
+        dup = False
+        for j, other in enumerate(kept):
+            orow = idx.rows[other.row]
+            same_text = " ".join(row.text.lower().split()) == " ".join(orow.text.lower().split())
+            near = idx.has_vec[s.row] and idx.has_vec[other.row] and float(vecs[s.row] @ vecs[other.row]) >= DUPLICATE_COSINE
+            same_slot = row.category in SINGLE_VALUE and row.category == orow.category
+            if same_text or near or same_slot:
+                dup = True
+                if idx.created[s.row] > idx.created[other.row]:  # newer wins, keeps the better rank
+                    kept[j] = _Scored(s.row, other.score, s.cosine, other.reason)
+                break
+        if not dup:
+            kept.append(s)
+    return kept
+
+
+def _hits(store: "ProfileMemory", idx, scored: list[_Scored]) -> list[MemoryHit]:
+    """Built from the index (no table read on the turn's path)."""
+    from datetime import timezone
+
+    out = []
+    for s in scored:
+        r = idx.rows[s.row]
+        mem = Memory(id=r.id, profile=store.profile, text=r.text, memory_type=r.memory_type, category=r.category,
+                     emotion_label=r.emotion_label, emotion_score=r.emotion_score, importance=r.importance,
+                     source=r.source, session_id=r.session_id, meta=load_meta(r.meta),
+                     created_at=datetime.fromtimestamp(r.created, timezone.utc),
+                     superseded_by="x" if r.superseded else "")
+        out.append(MemoryHit(mem, s.score, s.reason, s.cosine))
+    return out

@@ -1,0 +1,148 @@
+"""Call end, in the background: extraction of learner facts (seed 000) merged into memory,
+the review (corrections, new words) and the call report. A call whose extraction failed
+or was interrupted is finished at the next start (`finish_pending`)."""
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from tutor_app.core.types import ChatMessage
+from tutor_app.errors import TutorError
+from tutor_app.tutor import extract, review
+from tutor_app.tutor.report import CallReport, TurnRecord, build_report
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class CallOutcome:
+    session_id: str
+    extracted: dict[str, Any] = field(default_factory=dict)  # validated facts, {} if none
+    extraction: str = "skipped"  # done | skipped (too short) | failed (retried next start) | off
+    profile: dict[str, Any] = field(default_factory=dict)  # the merged profile afterwards
+    report: CallReport | None = None
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"session_id": self.session_id, "extraction": self.extraction,
+                "extracted": self.extracted, "profile": self.profile,
+                "report": self.report.to_dict() if self.report else None, "error": self.error}
+
+
+def finish_call(engine, session_id: str, turns: list[TurnRecord], started_at: float,
+                background: bool = True, on_done: Callable[[CallOutcome], None] | None = None):
+    """Mark the call ended now; run extraction + review + report (in a thread if asked)."""
+    ended_at = engine.services.clock()
+
+    def work() -> CallOutcome:
+        outcome = process_call(engine, session_id, turns, started_at, ended_at)
+        if on_done:
+            on_done(outcome)
+        return outcome
+
+    if not background:
+        return work()
+    thread = threading.Thread(target=_safe(work), name=f"call-end-{session_id}", daemon=False)
+    thread.start()
+    return thread
+
+
+def _safe(fn: Callable[[], Any]) -> Callable[[], None]:
+    def run() -> None:
+        try:
+            fn()
+        except Exception:  # noqa: BLE001 - a background failure is logged, retried next start
+            log.exception("call-end processing failed")
+    return run
+
+
+def process_call(engine, session_id: str, turns: list[TurnRecord] | None, started_at: float | None,
+                 ended_at: float) -> CallOutcome:
+    memory = engine.services.memory
+    call = _call_record(memory, session_id)
+    messages = [ChatMessage(m.role, m.text) for m, _ in memory.session_messages(session_id)]
+    if turns is None:
+        turns = _turns_from(memory, session_id)
+    if started_at is None:
+        started_at = call.started_at.timestamp() if call and call.started_at else ended_at
+    outcome = CallOutcome(session_id)
+    if len(messages) < extract.MIN_MESSAGES:
+        outcome.extraction = "skipped"
+    else:
+        try:
+            model = engine.services.chat_model()
+            system, request = extract.extraction_request(messages)
+            facts = extract.validate(model.complete_json(system, request))
+            outcome.extracted = facts.to_dict()
+            if not facts.is_empty():
+                from tutor_app.memory.merge import merge_extracted
+
+                merge_extracted(memory, facts.to_dict(), session_id=session_id)
+            outcome.extraction = "done"
+        except (TutorError, ValueError) as exc:
+            # Malformed JSON was already retried once by complete_json: retry next start.
+            outcome.extraction, outcome.error = "failed", str(exc)
+            log.warning("extraction for %s failed: %s", session_id, exc)
+    corrections, new_words, source = _review(engine, messages, turns)
+    outcome.report = build_report(session_id, started_at, ended_at, turns, corrections, new_words, source)
+    outcome.profile = memory.profile_view()
+    if call is None:
+        call = memory.record_call(session_id, _dt(started_at))
+    memory.update_call(call.id, ended_at=_dt(ended_at), report=outcome.report.to_dict(),
+                       extracted=outcome.extraction in ("done", "skipped"))
+    return outcome
+
+
+def finish_pending(engine, include_open: bool = False, exclude: str | None = None) -> list[CallOutcome]:
+    """Finish calls whose end-of-call work never completed (failed or app killed).
+    `include_open`: also calls that never ended (the GUI owns calls; the CLI doesn't)."""
+    memory = engine.services.memory
+    done = []
+    for call in memory.calls():
+        if call.extracted or call.session_id == exclude:
+            continue
+        if call.ended_at is None and not include_open:
+            continue
+        ended = call.ended_at.timestamp() if call.ended_at else engine.services.clock()
+        done.append(process_call(engine, call.session_id, None, None, ended))
+    return done
+
+
+def _review(engine, messages: list[ChatMessage], turns: list[TurnRecord]):
+    learner = [t.user_text for t in turns if t.user_text]
+    if len(messages) < 2 or not learner:
+        return [], [], "none"
+    try:
+        model = engine.services.chat_model()
+        system, request = review.review_request(messages)
+        corrections, new_words = review.parse_review(model.complete_json(system, request), learner)
+        return corrections, new_words, "model"
+    except (TutorError, ValueError) as exc:
+        log.info("review unavailable (%s): the report uses heuristics", exc)
+        return [], None, "heuristic"
+
+
+def _call_record(memory, session_id: str):
+    for call in memory.calls():
+        if call.session_id == session_id:
+            return call
+    return None
+
+
+def _turns_from(memory, session_id: str) -> list[TurnRecord]:
+    turns: list[TurnRecord] = []
+    for message, _ in memory.session_messages(session_id):
+        if message.role == "user":
+            turns.append(TurnRecord(message.created_at.timestamp(), message.text, "", None,
+                                    message.emotion or "neutral", 0.0))
+        elif turns:
+            turns[-1].reply = (turns[-1].reply + " " + message.text).strip()
+    return turns
+
+
+def _dt(ts: float) -> datetime:
+    return datetime.fromtimestamp(ts, tz=timezone.utc)

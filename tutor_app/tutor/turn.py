@@ -1,0 +1,61 @@
+"""One turn's result and its stage clock."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from tutor_app.core.types import EmotionScore
+
+
+class StageClock:
+    """Per-stage wall times in ms on the monotonic clock; `mark` ends the current stage."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self._last = self.start
+        self.timings: dict[str, float] = {}
+
+    def mark(self, stage: str) -> float:
+        now = time.perf_counter()
+        self.timings[stage] = round((now - self._last) * 1000, 2)
+        self._last = now
+        return self.timings[stage]
+
+    def since_start(self, name: str) -> float:
+        self.timings[name] = round((time.perf_counter() - self.start) * 1000, 2)
+        return self.timings[name]
+
+    def skip(self) -> None:
+        self._last = time.perf_counter()
+
+
+@dataclass
+class TurnResult:
+    user_text: str
+    reply: str
+    emotion: list[EmotionScore] = field(default_factory=list)  # top 3
+    recalled: list[dict[str, Any]] = field(default_factory=list)  # {id, text, score, reason}
+    stored: list[str] = field(default_factory=list)
+    guardrail: str | None = None  # None | "checkin" | "crisis"
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    transcript: str | None = None  # voice turns: what STT heard
+    interrupted: bool = False
+    error: str | None = None  # one line when the tutor model failed this turn
+    backend: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "user_text": self.user_text, "reply": self.reply,
+            "emotion": [e.to_dict() for e in self.emotion], "recalled": self.recalled,
+            "stored": self.stored, "guardrail": self.guardrail, "timings_ms": self.timings_ms,
+        }
+        if self.transcript is not None:
+            out["transcript"] = self.transcript
+        if self.interrupted:
+            out["interrupted"] = True
+        if self.error:
+            out["error"] = self.error
+        if self.backend:
+            out["backend"] = self.backend
+        return out
