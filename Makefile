@@ -52,3 +52,8 @@ package: setup
 
 clean:
 	rm -rf $(STAMP) build dist
+
+# Rebuild the built-in emotion model in assets/emotion/ from GoEmotions train.tsv (dev.tsv
+# for epoch choice and thresholds); GOEMOTIONS=DIR points at the data (see train.py).
+train-emotion: $(STAMP)/deps
+	$(PY) -m tutor_app.emotion.train $(if $(GOEMOTIONS),--data $(GOEMOTIONS))

@@ -299,6 +299,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return 400, f"{name}: Field required"
         if not body["messages"]:
             return 400, "messages: at least one message is required"
+        if not isinstance(body["messages"], list) or body["messages"][0].get("role") != "user":
+            return 400, 'messages: first message must use the "user" role'
         return None
 
     # -- responses --------------------------------------------------------------------

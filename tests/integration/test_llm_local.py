@@ -22,7 +22,7 @@ HI = [ChatMessage("user", "Hello! How are you today?")]
 def model() -> LocalChatModel:
     registry = ModelRegistry.load(default_models_dir())
     folder = resolve_model_dir("smollm2-135m-instruct", registry)
-    chat = LocalChatModel(folder, LocalOptions(max_new_tokens=6, json_max_new_tokens=24, device="cpu"))
+    chat = LocalChatModel(folder, LocalOptions(max_new_tokens=6, json_max_new_tokens=16, device="cpu"))
     chat.load()
     return chat
 
@@ -59,3 +59,17 @@ def test_complete_json_returns_an_object_or_says_it_cannot(model):
         assert "did not return a valid JSON object" in str(exc)
     else:
         assert isinstance(result, dict)
+
+
+def test_prompt_uses_the_chat_template_and_drops_the_oldest_turns(model):
+    from tutor_app.llm.local_backend import chat_prompt
+
+    _, tokenizer, _ = model.load()
+    history = [ChatMessage("user", f"old message number {i} " * 20) for i in range(10)]
+    history.append(ChatMessage("user", "the latest question"))
+    full = chat_prompt(tokenizer, SYSTEM, history)
+    assert full.startswith("<|im_start|>system\nYou are a friendly English tutor.")
+    assert "The learner is happy." in full and full.endswith("<|im_start|>assistant\n")
+    short = chat_prompt(tokenizer, SYSTEM, history, max_prompt_tokens=120)
+    assert "the latest question" in short and "old message number 0" not in short
+    assert len(tokenizer(short, add_special_tokens=False)["input_ids"]) <= 120

@@ -265,3 +265,21 @@ def test_complete_json_maps_errors(fake_anthropic):
     fake_anthropic.push(Reply(status=401))
     with pytest.raises(LLMAuthError):
         make_model().complete_json("x", HI)
+
+
+def test_history_opening_with_the_tutor_gets_a_user_turn_first(fake_anthropic):
+    fake_anthropic.push("Great to hear!")
+    history = [ChatMessage("assistant", "Hi Minji, how did the interview go?"), ChatMessage("user", "Well!")]
+    assert "".join(make_model().stream("s", history)) == "Great to hear!"
+    sent = fake_anthropic.last_request().messages
+    assert sent[0]["role"] == "user"
+    assert sent[1:] == [{"role": "assistant", "content": "Hi Minji, how did the interview go?"},
+                        {"role": "user", "content": "Well!"}]
+
+
+def test_warm_up_builds_the_client_without_a_request(fake_anthropic):
+    model = make_model()
+    model.warm_up()
+    assert fake_anthropic.requests == []
+    fake_anthropic.push("ready")
+    assert "".join(model.stream("s", HI)) == "ready"

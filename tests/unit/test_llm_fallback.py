@@ -135,3 +135,17 @@ def test_complete_json_from_the_cloud(fake_anthropic, local):
     model = make(local)
     assert model.complete_json("extract", HI) == {"from": "cloud"}
     assert model.last_fallback_reason is None
+
+
+def test_fallback_reason_is_per_thread(fake_anthropic, local):
+    import threading
+
+    fake_anthropic.push(Reply(status=500))
+    model = make(local)
+    assert "".join(model.stream("s", HI)) == "Local reply."
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(model.last_fallback_reason))
+    worker.start()
+    worker.join()
+    assert seen == [None]  # another thread's call did not fall back
+    assert model.last_fallback_reason

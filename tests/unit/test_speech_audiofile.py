@@ -92,3 +92,25 @@ def test_write_wav_failure_leaves_nothing(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         write_wav(tmp_path / "out.wav", tone(22050), 22050)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_mp3_reads(tmp_path):
+    import av
+
+    path = tmp_path / "a.mp3"
+    samples = (tone(16000) * 32767).astype(np.int16)[None, :]
+    with av.open(str(path), "w") as out:
+        stream = out.add_stream("mp3", rate=16000)
+        stream.layout = "mono"
+        frame = av.AudioFrame.from_ndarray(samples, format="s16", layout="mono")
+        frame.sample_rate = 16000
+        for packet in [*stream.encode(frame), *stream.encode(None)]:
+            out.mux(packet)
+    clip = load_audio(path)
+    assert abs(clip.seconds - 1.0) < 0.1 and np.abs(clip.samples).max() > 0.3
+
+
+def test_int16_clip_is_scaled():
+    pcm = (tone(16000) * 32767).astype(np.int16)
+    out = to_mono_16k(AudioClip(pcm, 16000))
+    assert out.dtype == np.float32 and 0.45 < np.abs(out).max() <= 0.5

@@ -17,6 +17,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--live", action="store_true", help="a live call on the default microphone/speaker")
     p.add_argument("--off-record", action="store_true", help="store and extract nothing")
     p.add_argument("--json", action="store_true", help="one JSON object per turn")
+    from tutor_app.commands.live_call import add_live_options
+
+    add_live_options(p)
     p.set_defaults(func=run)
 
 

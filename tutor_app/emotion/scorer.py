@@ -17,6 +17,7 @@ from tutor_app.emotion.common import ProbabilityScorer
 log = logging.getLogger(__name__)
 
 BUILTIN = "builtin"
+BUILTIN_NAMES = {BUILTIN, "goemotions-minilm"}  # the manifest's name for the shipped model
 
 
 def transformers_model_dir(name: str, settings: Any, registry: Any = None) -> Path | None:
@@ -41,7 +42,7 @@ def transformers_model_dir(name: str, settings: Any, registry: Any = None) -> Pa
 
 def load_scorer(settings: Any, registry: Any = None) -> ProbabilityScorer:
     name = (getattr(getattr(settings, "emotion", None), "model", None) or BUILTIN).strip()
-    if name != BUILTIN:
+    if name not in BUILTIN_NAMES:
         folder = transformers_model_dir(name, settings, registry)
         if folder is not None:
             from tutor_app.emotion.hf import TransformersScorer
@@ -50,3 +51,22 @@ def load_scorer(settings: Any, registry: Any = None) -> ProbabilityScorer:
             return TransformersScorer.load(folder)
         log.warning("emotion model %r is not installed; using the built-in scorer", name)
     return BuiltinScorer.load(registry=registry)
+
+
+def scorer_for(app: Any) -> ProbabilityScorer:
+    """`app.emotion`, or the scorer without a model registry while that module is absent
+    (the built-in scorer finds its base encoder through the pip package then)."""
+    try:
+        return app.emotion
+    except ModuleNotFoundError as exc:
+        if "tutor_app.registry" not in str(exc):
+            raise
+        log.debug("no model registry yet (%s); loading the scorer without it", exc)
+        return load_scorer(app.settings, None)
+
+
+def registry_of(app: Any) -> Any:
+    try:
+        return app.registry
+    except ModuleNotFoundError:
+        return None

@@ -196,7 +196,7 @@ def train(data_dir: Path, work_dir: Path, hp: HyperParams) -> Path:
             opt.step()
             sched.step()
             step += 1
-            running += float(loss)
+            running += float(loss.detach())
             if step % 50 == 0:
                 el = time.perf_counter() - t0
                 log.info("epoch %d step %d/%d loss %.4f  %.3f s/step  elapsed %.1f min  eta %.1f min",
@@ -214,10 +214,11 @@ def train(data_dir: Path, work_dir: Path, hp: HyperParams) -> Path:
         if rep_t.macro_f1 > best_f1:
             best_f1 = rep_t.macro_f1
             torch.save({"state": model.state_dict(), "epoch": epoch + 1}, best_path)
-    meta = {"hyper_parameters": asdict(hp), "history": history,
-            "train_minutes": (time.perf_counter() - t0) / 60,
-            "best_epoch": max(history, key=lambda h: h["dev_macro_f1_tuned"])["epoch"]}
-    (work_dir / "train_meta.json").write_text(json.dumps(meta, indent=2))
+        # Rewritten every epoch so a checkpoint can be inspected or exported mid-run.
+        meta = {"hyper_parameters": asdict(hp), "history": history,
+                "train_minutes": (time.perf_counter() - t0) / 60, "epochs_done": epoch + 1,
+                "best_epoch": max(history, key=lambda h: h["dev_macro_f1_tuned"])["epoch"]}
+        (work_dir / "train_meta.json").write_text(json.dumps(meta, indent=2))
     return best_path
 
 
@@ -230,6 +231,7 @@ def export(data_dir: Path, work_dir: Path, out_dir: Path) -> dict:
 
     from tutor_app.emotion.builtin import ARTEFACT_FILE, META_FILE, BuiltinScorer
     from tutor_app.emotion.metrics import cross_fitted_macro_f1, f1_report, predict, tune_thresholds
+    from tutor_app.emotion.provenance import write_readme
 
     meta = json.loads((work_dir / "train_meta.json").read_text())
     hp = HyperParams(**meta["hyper_parameters"])
@@ -294,6 +296,7 @@ def export(data_dir: Path, work_dir: Path, out_dir: Path) -> dict:
         "runtime_dev_seconds": round(dev_seconds, 1),
     })
     (out_dir / META_FILE).write_text(json.dumps(provenance, indent=2))
+    write_readme(out_dir, provenance)
     return provenance
 
 

@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 JSON_INSTRUCTION = (
     "Reply with exactly one JSON object and nothing else: no prose, no code fences."
 )
+CALL_OPENING = "(The call starts.)"
 JSON_RETRY = "That was not a valid JSON object ({why}). Reply again with only the JSON object."
 
 
@@ -94,6 +95,11 @@ class AnthropicChatModel:
             kwargs["api_key"] = key  # explicit only when the SDK would not find one itself
         return anthropic.Anthropic(**kwargs)
 
+    def warm_up(self) -> None:
+        """Import the SDK and build the client now (no network): `import anthropic` takes
+        seconds on a slow CPU, which the first turn should not pay. Call it in the background."""
+        self._client()
+
     def close(self) -> None:
         with self._lock:
             client, self._client_obj = self._client_obj, None
@@ -136,7 +142,7 @@ class AnthropicChatModel:
                             yield event.delta.text
                     elif kind == "message_stop":
                         finished = True
-        except anthropic.APIError as exc:
+        except anthropic.AnthropicError as exc:
             raise _during_stream(map_api_error(exc, self.options), received) from None
         except LLMError:
             raise
@@ -170,14 +176,14 @@ class AnthropicChatModel:
         params = self._params(system, messages, self.options.json_max_tokens)
         try:
             message = self._client().messages.create(**params)
-        except anthropic.APIError as exc:
+        except anthropic.AnthropicError as exc:
             raise map_api_error(exc, self.options) from None
         return "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
 
 
 # -- helpers -------------------------------------------------------------------------
 def api_messages(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
-    """Messages API turns; empty turns are dropped (the API rejects them)."""
+    """Messages API turns: empty turns dropped (the API rejects them), user turn first."""
     out = []
     for m in messages:
         if m.role not in ("user", "assistant"):
@@ -186,6 +192,9 @@ def api_messages(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
             out.append({"role": m.role, "content": m.content})
     if not out:
         raise LLMRequestError("nothing to send to the tutor model (no messages)")
+    if out[0]["role"] != "user":
+        # The API wants a user turn first; a call may open with the tutor's greeting.
+        out.insert(0, {"role": "user", "content": CALL_OPENING})
     return out
 
 
@@ -200,6 +209,9 @@ def map_api_error(exc: Exception, options: AnthropicOptions | None = None) -> LL
     import anthropic
 
     retries = f" after {options.max_retries} retries" if options and options.max_retries else ""
+    credentials_error = getattr(anthropic, "CredentialsError", None)
+    if credentials_error is not None and isinstance(exc, credentials_error):
+        return LLMAuthError("no usable Anthropic credentials: set ANTHROPIC_API_KEY or save a key in the settings")
     if isinstance(exc, anthropic.APITimeoutError):
         timeout = f" ({options.timeout_s:g} s)" if options else ""
         return LLMUnavailableError(f"the Anthropic API timed out{timeout}{retries}")

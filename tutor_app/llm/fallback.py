@@ -16,7 +16,9 @@
   raised, since that is what the learner can act on; the local failure is logged.
 
 `last_fallback_reason` is None after a turn the primary answered, and `last_backend`
-names whichever model answered. The same applies to `complete_json`.
+names whichever model answered; both are per thread (the engine's turns and the
+background extraction do not overwrite each other's). The same applies to
+`complete_json`.
 """
 from __future__ import annotations
 
@@ -41,8 +43,21 @@ class FallbackChatModel:
         self._make_local = make_local
         self._local: Any = None
         self._lock = threading.Lock()
-        self.last_fallback_reason: str | None = None
-        self.last_backend: str = primary.name
+        self._last = threading.local()  # per thread: the engine and extraction run in parallel
+
+    @property
+    def last_fallback_reason(self) -> str | None:
+        """Why this thread's last call was answered locally; None when the cloud answered."""
+        return getattr(self._last, "reason", None)
+
+    @property
+    def last_backend(self) -> str:
+        """The name of the model that answered this thread's last call."""
+        return getattr(self._last, "backend", self.primary.name)
+
+    def _start(self) -> None:
+        self._last.reason = None
+        self._last.backend = self.primary.name
 
     def local(self) -> Any:
         with self._lock:
@@ -53,8 +68,7 @@ class FallbackChatModel:
     def stream(
         self, system: SystemPrompt, messages: Sequence[ChatMessage], cancel: CancelToken | None = None
     ) -> Iterator[str]:
-        self.last_fallback_reason = None
-        self.last_backend = self.primary.name
+        self._start()
         yielded = False
         try:
             for delta in self.primary.stream(system, messages, cancel):
@@ -70,8 +84,7 @@ class FallbackChatModel:
         yield from local.stream(system, messages, cancel)
 
     def complete_json(self, system: SystemPrompt, messages: Sequence[ChatMessage]) -> dict[str, Any]:
-        self.last_fallback_reason = None
-        self.last_backend = self.primary.name
+        self._start()
         try:
             return self.primary.complete_json(system, messages)
         except LLMUnavailableError as exc:
@@ -88,9 +101,15 @@ class FallbackChatModel:
             raise cloud_error from None
 
     def _note(self, cloud_error: Exception, local: Any) -> None:
-        self.last_fallback_reason = str(cloud_error)
-        self.last_backend = local.name
+        self._last.reason = str(cloud_error)
+        self._last.backend = local.name
         log.warning("cloud LLM unavailable (%s); answering with %s", cloud_error, local.name)
+
+    def warm_up(self) -> None:
+        """Warm the cloud client only; the local model loads when first needed."""
+        warm = getattr(self.primary, "warm_up", None)
+        if warm is not None:
+            warm()
 
     def close(self) -> None:
         for model in (self.primary, self._local):

@@ -35,7 +35,7 @@ _POLL_S = 0.1  # how often the consumer re-checks the cancel token while waiting
 @dataclass
 class LocalOptions:
     max_new_tokens: int = 300
-    json_max_new_tokens: int = 512
+    json_max_new_tokens: int = 256  # the 135M model rambles; a real object fits easily
     temperature: float = 0.0  # 0 = greedy (deterministic)
     top_p: float = 0.9
     repetition_penalty: float = 1.1  # small models loop without it
@@ -81,6 +81,10 @@ class LocalChatModel:
         log.info("local LLM %s loaded on %s (%s)", self.model_dir.name, device, dtype)
         return model, tokenizer, device
 
+    def warm_up(self) -> None:
+        """Load the weights now (seconds), e.g. in the background when a call starts."""
+        self.load()
+
     # -- ChatModel --------------------------------------------------------------------
     def stream(
         self, system: SystemPrompt, messages: Sequence[ChatMessage], cancel: CancelToken | None = None
@@ -117,7 +121,9 @@ class LocalChatModel:
             def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> bool:  # type: ignore[override]
                 return stop.is_set() or (cancel is not None and cancel.cancelled)
 
-        inputs = tokenizer(chat_prompt(tokenizer, system, messages), return_tensors="pt").to(device)
+        room = _context_size(model) - int(max_new)
+        prompt = chat_prompt(tokenizer, system, messages, max_prompt_tokens=room if room > 0 else None)
+        inputs = tokenizer(prompt, return_tensors="pt", add_special_tokens=False).to(device)
         streamer = TextIteratorStreamer(tokenizer, skip_prompt=True, skip_special_tokens=True, timeout=_POLL_S)
         opts = self.options
         kwargs: dict[str, Any] = dict(
@@ -154,7 +160,8 @@ class LocalChatModel:
         if failure and not isinstance(failure[0], Exception):
             raise failure[0]
         if failure:
-            raise LLMError(f"local model failed: {type(failure[0]).__name__}: {failure[0]}") from None
+            detail = " ".join(str(failure[0]).split())[:200]  # one line for the CLI
+            raise LLMError(f"local model failed: {type(failure[0]).__name__}: {detail}") from None
 
 
 def _drain(streamer: Any, worker: threading.Thread, stop: threading.Event,
@@ -176,13 +183,34 @@ def _drain(streamer: Any, worker: threading.Thread, stop: threading.Event,
             yield text
 
 
-def chat_prompt(tokenizer: Any, system: SystemPrompt, messages: Sequence[ChatMessage]) -> str:
-    turns: list[dict[str, str]] = []
+def chat_prompt(tokenizer: Any, system: SystemPrompt, messages: Sequence[ChatMessage],
+                max_prompt_tokens: int | None = None) -> str:
+    """The model's own chat template over system + messages; the oldest turns are dropped
+    while the prompt is longer than `max_prompt_tokens` (the last turn always stays)."""
     text = system_text(system)
-    if text:
-        turns.append({"role": "system", "content": text})
-    turns += [{"role": m.role, "content": m.content} for m in messages if m.content]
-    return tokenizer.apply_chat_template(turns, tokenize=False, add_generation_prompt=True)
+    turns = [{"role": m.role, "content": m.content} for m in messages if m.content]
+    while True:
+        prompt = _render(tokenizer, text, turns)
+        if max_prompt_tokens is None or len(turns) <= 1:
+            return prompt
+        if len(tokenizer(prompt, add_special_tokens=False)["input_ids"]) <= max_prompt_tokens:
+            return prompt
+        turns = turns[1:]
+
+
+def _render(tokenizer: Any, system: str, turns: list[dict[str, str]]) -> str:
+    head = [{"role": "system", "content": system}] if system else []
+    try:
+        return tokenizer.apply_chat_template(head + turns, tokenize=False, add_generation_prompt=True)
+    except Exception:  # noqa: BLE001 - templates without a system role (Gemma...) raise
+        if not system or not turns:
+            raise
+        merged = [{"role": turns[0]["role"], "content": f"{system}\n\n{turns[0]['content']}"}] + turns[1:]
+        return tokenizer.apply_chat_template(merged, tokenize=False, add_generation_prompt=True)
+
+
+def _context_size(model: Any) -> int:
+    return int(getattr(model.config, "max_position_embeddings", 0) or 2048)
 
 
 def pick_device(requested: str = "auto") -> str:

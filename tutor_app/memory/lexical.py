@@ -34,7 +34,9 @@ def stem(token: str) -> str:
     if t.endswith("'s"):
         t = t[:-2]
     t = t.strip("'")
-    if len(t) > 5 and t.endswith("ing"):
+    if len(t) > 7 and t.endswith("ation"):
+        t = t[:-5]  # "presentation" -> "present"
+    elif len(t) > 5 and t.endswith("ing"):
         t = t[:-3]
     elif len(t) > 4 and t.endswith("ied"):
         t = t[:-3] + "y"

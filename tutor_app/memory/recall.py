@@ -28,9 +28,13 @@ if TYPE_CHECKING:
 # from tutor_app/bench/data/calibration.json). LIRA's Weaviate certainty 0.7 is cosine
 # 0.4 for its Cohere model; MiniLM cosines are lower for paraphrases, so the numbers
 # are our own.
-DENSE_THRESHOLD = 0.40   # cosine alone is enough above this
-LOW_THRESHOLD = 0.20     # with lexical support (or a slot) this much cosine is enough
-LEXICAL_MIN = 0.30       # share of the question's idf mass a memory must contain
+DENSE_THRESHOLD = 0.45   # relevance (cosine + lexical) alone is enough above this
+COS_MIN = 0.25           # below this cosine a memory is never "about" the question
+Z_MIN = 4.0              # ...between the two: it must stand out from this profile's other
+MARGIN_MIN = 0.10        # memories (z-score, and margin over the 6th best) to count
+MIN_ROWS_FOR_Z = 20      # too few memories for a distribution: absolute threshold only
+LOW_THRESHOLD = 0.20     # slot answers need at least this cosine (or the slot's category)
+LEXICAL_MIN = 0.50       # share of the question's idf mass that marks a lexical hit
 LEXICAL_WEIGHT = 0.35    # relevance = cosine + weight * lexical coverage (+ time bonus)
 TIME_BONUS = 0.10        # a memory from the time the question points at
 SLOT_BONUS = 0.25        # a slot question ranks its slot's memories first
@@ -77,15 +81,10 @@ def _relevance(store: "ProfileMemory", query: str, qvec, now: datetime):
     return idx, cos, rel, cov, win
 
 
-def _passes(cos: float, cov: float, win_hit: bool) -> bool:
-    if cos >= DENSE_THRESHOLD:
-        return True
-    if cos >= LOW_THRESHOLD and (cov >= LEXICAL_MIN or win_hit):
-        return True
-    return False
-
-
 def _semantic(idx, cos, rel, cov, win, limit: int, reason: str = "semantic") -> list[_Scored]:
+    """Candidates that pass the calibrated acceptance rule: relevance over the absolute
+    threshold, or a cosine over COS_MIN that stands out from the profile's other
+    memories for this question (an outlier, not just the best of a weak lot)."""
     import numpy as np
 
     n = len(idx)
@@ -93,16 +92,25 @@ def _semantic(idx, cos, rel, cov, win, limit: int, reason: str = "semantic") -> 
         return []
     k = min(CANDIDATES, n)
     top = np.argpartition(-rel, k - 1)[:k] if n > k else np.arange(n)
+    top = top[np.argsort(-rel[top])]
+    finite = rel[np.isfinite(rel)]
+    use_z = len(finite) >= MIN_ROWS_FOR_Z
+    if use_z:
+        mu, sd = float(finite.mean()), float(finite.std()) or 1.0
+        sixth = float(rel[top[5]]) if len(top) > 5 and np.isfinite(rel[top[5]]) else mu
     out = []
-    for i in top[np.argsort(-rel[top])]:
+    for i in top:
         i = int(i)
-        if not np.isfinite(rel[i]):
+        r = float(rel[i])
+        if not np.isfinite(r):
             continue
         c = float(cos[i])
-        v = float(cov[i]) if cov is not None else 0.0
-        w = win is not None and timeref.in_window(float(idx.created[i]), win)
-        if _passes(c, v, w):
-            out.append(_Scored(i, float(rel[i]), c, reason if c >= DENSE_THRESHOLD or v < LEXICAL_MIN else "lexical"))
+        ok = r >= DENSE_THRESHOLD and c >= LOW_THRESHOLD
+        if not ok and use_z and c >= COS_MIN:
+            ok = (r - mu) / sd >= Z_MIN and r - sixth >= MARGIN_MIN
+        if ok:
+            v = float(cov[i]) if cov is not None else 0.0
+            out.append(_Scored(i, r, c, "lexical" if v >= LEXICAL_MIN and c < DENSE_THRESHOLD else reason))
         if len(out) >= limit:
             break
     return out
@@ -137,8 +145,14 @@ def recall(store: "ProfileMemory", query: str, emotions: "Sequence[EmotionScore]
     idx, cos, rel, cov, win = _relevance(store, rewritten, qvec, now)
     cands: list[_Scored] = _semantic(idx, cos, rel, cov, win, limit=CANDIDATES)
     # Slot / fact recall: the question names a kind of fact.
-    for slot in slots.query_slots(query):
+    for slot, noun in slots.query_slots_nouns(query):
         mask = (idx.tags & slot.bit) != 0
+        if noun and len(idx):  # "my sister": a memory about a brother is not an answer
+            has = np.zeros(len(idx), dtype=bool)
+            arr = idx.lexical._array(lexical.stem(noun.lower()))
+            if arr is not None:
+                has[arr[0]] = True
+            mask &= has
         rows = np.nonzero(mask & idx.current)[0] if len(idx) else []
         for i in rows[np.argsort(-rel[rows])][:k] if len(rows) else []:
             i = int(i)

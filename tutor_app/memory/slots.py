@@ -17,6 +17,7 @@ class Slot:
     query: re.Pattern
     categories: frozenset[str]
     text: re.Pattern
+    specific: bool = False  # the noun asked about (group 1) must itself be in the memory
 
 
 def _re(p: str) -> re.Pattern:
@@ -45,12 +46,12 @@ SLOTS: tuple[Slot, ...] = (
     Slot("goal", 32, _re(r"\bmy\s+(?:goal|goals|dream|plan|target)\b|\bwhy\s+am\s+i\s+(?:learning|studying)\b|\bwhat\s+am\s+i\s+(?:learning|studying|preparing)\b"),
          frozenset({"goal"}),
          _re(r"\bgoal\b|\bwant\s+to\b|\bhope\s+to\b|\bplan\s+to\b|\bpreparing\s+for\b|\bdream\b|\bi'?m\s+studying\b|^learning goal:")),
-    Slot("people", 64, _re(r"\bmy\s+(?:sister|brother|mom|mother|dad|father|parents?|wife|husband|partner|girlfriend|boyfriend|friend|boss|son|daughter|kids?|children|grandma|grandmother|grandpa|grandfather|cousin|colleague|roommate|teacher)\b"),
-         frozenset({"contact"}),
-         _re(r"\b(?:sister|brother|mom|mother|dad|father|parents?|wife|husband|partner|girlfriend|boyfriend|friend|boss|son|daughter|kids?|children|grandma|grandmother|grandpa|grandfather|cousin|colleague|roommate|teacher)\b")),
-    Slot("pet", 128, _re(r"\bmy\s+(?:dog|cat|pet|puppy|kitten|hamster|bird|fish|rabbit)\b"),
-         frozenset({"contact", "fact"}),
-         _re(r"\b(?:dog|cat|pet|puppy|kitten|hamster|bird|fish|rabbit)s?\b")),
+    Slot("people", 64, _re(r"\bmy\s+(sister|brother|mom|mother|dad|father|parents?|wife|husband|partner|girlfriend|boyfriend|friend|boss|son|daughter|kids?|children|grandma|grandmother|grandpa|grandfather|cousin|colleague|roommate|teacher)\b"),
+         frozenset(),
+         _re(r"\b(?:sister|brother|mom|mother|dad|father|parents?|wife|husband|partner|girlfriend|boyfriend|friend|boss|son|daughter|kids?|children|grandma|grandmother|grandpa|grandfather|cousin|colleague|roommate|teacher)\b"), specific=True),
+    Slot("pet", 128, _re(r"\bmy\s+(dog|cat|pet|puppy|kitten|hamster|bird|fish|rabbit|parrot)\b"),
+         frozenset(),
+         _re(r"\b(?:dog|cat|pet|puppy|kitten|hamster|bird|fish|rabbit|parrot)s?\b"), specific=True),
 )
 
 _REMEMBER_ASK = _re(r"^\s*(?:hey[\s,]+)?(?:do|did|can|could)\s+you\s+(?:still\s+)?(?:remember|recall)\s*(?:that|when|what|the|my|about)?\s*|기억\s*나(?:니|요)?\??")
@@ -58,6 +59,16 @@ _REMEMBER_ASK = _re(r"^\s*(?:hey[\s,]+)?(?:do|did|can|could)\s+you\s+(?:still\s+
 
 def query_slots(query: str) -> list[Slot]:
     return [s for s in SLOTS if s.query.search(query)]
+
+
+def query_slots_nouns(query: str) -> list[tuple[Slot, str]]:
+    """Slots of the query with, for specific slots, the noun asked about."""
+    out = []
+    for s in SLOTS:
+        m = s.query.search(query)
+        if m:
+            out.append((s, m.group(1) if s.specific and m.groups() else ""))
+    return out
 
 
 def row_tags(text: str, category: str) -> int:

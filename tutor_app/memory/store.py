@@ -321,10 +321,11 @@ class ProfileMemory:
         self._db.add(S.MESSAGES, pa.Table.from_pylist([row], schema=schema))
         return msg
 
-    def session_messages(self, session_id: str, with_vectors: bool = False) -> list[tuple[Message, Any]]:
-        """(message, vector or None) of one session, oldest first."""
+    def session_messages(self, session_id: str | None, with_vectors: bool = False) -> list[tuple[Message, Any]]:
+        """(message, vector or None) of one session (None: every session), oldest first."""
         cols = ["id", "session_id", "role", "text", "emotion", "created_at"] + (["vector"] if with_vectors else [])
-        rows = self._rows(S.MESSAGES, f"session_id = {S.sql_str(str(session_id))}", cols)
+        where = None if session_id is None else f"session_id = {S.sql_str(str(session_id))}"
+        rows = self._rows(S.MESSAGES, where, cols)
         out = [(Message(r["id"], r["session_id"], r["role"], r["text"], r["created_at"], r.get("emotion") or ""),
                 r.get("vector")) for r in rows]
         out.sort(key=lambda mv: (mv[0].created_at, mv[0].id))

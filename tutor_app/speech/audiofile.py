@@ -69,7 +69,12 @@ def probe_seconds(path: Path) -> float | None:
 
 def to_mono_16k(clip: AudioClip, rate: int = SAMPLE_RATE) -> np.ndarray:
     """Samples of `clip` as mono float32 at `rate` (polyphase resampling when needed)."""
-    samples = np.asarray(clip.samples, dtype=np.float32)
+    raw = np.asarray(clip.samples)
+    if np.issubdtype(raw.dtype, np.integer):  # PCM straight from a device or a wave module
+        scale = float(np.iinfo(raw.dtype).max) + 1.0
+        samples = (raw.astype(np.float32) / scale).astype(np.float32)
+    else:
+        samples = raw.astype(np.float32, copy=False)
     if samples.ndim == 2:  # (frames, channels): average the channels
         samples = samples.mean(axis=1, dtype=np.float32)
     if samples.ndim != 1:

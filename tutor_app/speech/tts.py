@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import tempfile
 import threading
 import time
@@ -32,6 +33,12 @@ class TtsOptions:
     length_scale: float | None = None  # None = the voice's own; > 1 speaks slower (beginners)
     deterministic: bool = False
     volume: float = 0.9  # Piper peak-normalises each sentence; leave a little headroom
+    # Fast start: a long first sentence is spoken as two chunks, split at a phrase break
+    # (comma, or before "and", "about", ...), so the first audio is ready in about half
+    # the time. Off by default: it costs a little prosody, and it only pays on the first
+    # sentence of a reply (`synthesize(text, fast_start=True)` asks for it per call).
+    fast_start: bool = False
+    fast_start_words: int = 8  # longest first phrase; sentences this short are not split
 
 
 class PiperTts:
@@ -56,16 +63,24 @@ class PiperTts:
     def sample_rate(self) -> int:
         return int(self._voice.config.sample_rate)
 
-    def synthesize(self, text: str) -> Iterator[np.ndarray]:
-        """Yield float32 mono chunks, one per sentence; nothing for unspeakable text."""
+    def synthesize(self, text: str, fast_start: bool | None = None) -> Iterator[np.ndarray]:
+        """Yield float32 mono chunks, one per sentence; nothing for unspeakable text.
+
+        `fast_start` (default: options.fast_start) splits a long first sentence into two
+        chunks; the engine asks for it on the first sentence of a reply only.
+        """
         spoken = normalize_for_speech(text)
         if not spoken:
             return
         config = self._config()
-        for phonemes in self._phonemize(spoken):
-            chunk = self._audio(phonemes, config)
-            if chunk.size:
-                yield chunk
+        parts = [spoken]
+        if self.options.fast_start if fast_start is None else fast_start:
+            parts = list(split_first_phrase(spoken, self.options.fast_start_words) or parts)
+        for part in parts:  # phonemize lazily: the first part plays while the rest is made
+            for phonemes in self._phonemize(part):
+                chunk = self._audio(phonemes, config)
+                if chunk.size:
+                    yield chunk
 
     def synthesize_all(self, text: str) -> np.ndarray:
         """The whole text as one array (for files)."""
@@ -97,6 +112,38 @@ class PiperTts:
         peak = float(np.max(np.abs(audio))) if audio.size else 0.0
         audio = audio / peak if peak > 1e-8 else np.zeros_like(audio)
         return np.clip(audio * config.volume, -1.0, 1.0).astype(np.float32)
+
+
+_BREAK_WORDS = frozenset(
+    "and but or so because about with to for that which when if while where after before "
+    "than at in on from".split())
+
+
+def split_first_phrase(text: str, max_words: int = 8) -> tuple[str, str] | None:
+    """(head, rest) when the first sentence is long enough to be worth splitting.
+
+    The head ends at the last comma/semicolon/colon within `max_words` words, else
+    before the last break word (a conjunction or preposition) there; it ends with a
+    comma so espeak gives it a continuing, not a final, intonation. None = no split.
+    """
+    end = re.search(r"[.!?](?:\s|$)", text)
+    first = text[: end.end()] if end else text
+    words = first.split()
+    if len(words) <= max_words + 3:  # short sentences are fast anyway; keep them whole
+        return None
+    cut = None
+    for i, word in enumerate(words[:max_words], 1):
+        if word.endswith((",", ";", ":")) and i >= 3:
+            cut = i
+    if cut is None:
+        for i in range(3, max_words + 1):
+            if words[i].lower() in _BREAK_WORDS:
+                cut = i
+    if cut is None:
+        return None
+    head = " ".join(words[:cut]).rstrip(",;:") + ","
+    rest = " ".join(words[cut:]) + " " + text[len(first):]
+    return head, rest.strip()
 
 
 def write_wav(path: Path | str, samples: np.ndarray, rate: int) -> Path:

@@ -1,0 +1,206 @@
+"""Open each main screen in a real window with demo data and save one PNG per screen
+into docs/. Not a test. Run:
+
+    xvfb-run -a -s '-screen 0 1280x800x24' .venv/bin/python scripts/screenshots.py
+
+Uses a temp data dir, a scripted call (no audio, no models loaded) and the real model
+manifest. TUTOR_APP_THEME=dark gives the dark theme (files get a -dark suffix).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+os.environ.pop("QT_QPA_PLATFORM", None)  # a real (X) window, not offscreen
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
+from PySide6.QtGui import QGuiApplication  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from tutor_app.paths import AppPaths  # noqa: E402
+from tutor_app.registry.manifest import ModelRegistry  # noqa: E402
+from tutor_app.settings import Settings  # noqa: E402
+from tutor_app.tutor import events as ev  # noqa: E402
+from tutor_app.ui.main_window import MainWindow  # noqa: E402
+from tutor_app.ui.memory_source import InMemorySource, MemoryRow  # noqa: E402
+from tutor_app.ui.services import AudioDevices, UiServices  # noqa: E402
+from tutor_app.ui.theme import apply_theme, system_theme_name  # noqa: E402
+
+DOCS = ROOT / "docs"
+
+
+class DemoBackend:
+    def start_call(self, off_record, sink):
+        self.sink = sink
+        return "demo"
+
+    def send_text(self, text):
+        pass
+
+    def set_muted(self, muted):
+        pass
+
+    def end_call(self):
+        pass
+
+
+def demo_memories() -> list[MemoryRow]:
+    now = datetime.now(timezone.utc)
+    rows = [
+        ("Minji", "name", "extraction", 12, 0, ""),
+        ("nurse at a hospital in Seoul", "occupation", "extraction", 12, 1, ""),
+        ("Works as a nursing student", "occupation", "extraction", 30, None, "x"),
+        ("hiking on weekends", "interest", "extraction", 12, 2, ""),
+        ("K-dramas and British crime series", "interest", "gate", 8, 3, ""),
+        ("pass a job interview in English next month", "goal", "extraction", 9, 1, ""),
+        ("wants corrections at the end of each answer, not in the middle", "preference", "trigger", 5, 0, ""),
+        ("Her sister lives in Melbourne", "fact", "gate", 4, None, ""),
+        ("Felt nervous about the interview on Friday", "emotion", "gate", 2, 1, ""),
+        ("Prefers British vocabulary", "preference", "manual", 1, None, ""),
+    ]
+    out = []
+    for i, (text, cat, src, days, used, sup) in enumerate(rows):
+        out.append(MemoryRow(f"m{i}", text, cat, src, "semantic", 0.7, now - timedelta(days=days),
+                             None if used is None else now - timedelta(days=used), sup))
+    return out
+
+
+def demo_reports() -> list[dict]:
+    base = time.time() - 9 * 86400
+    out = []
+    for i, (wpm, speak) in enumerate([(78, 160), (84, 210), (81, 250), (92, 300), (97, 280), (104, 360), (110, 395)]):
+        start = base + i * 86400 * 1.3
+        out.append({
+            "session_id": f"s{i}", "started_at": start, "ended_at": start + 720, "turns": 14,
+            "duration_seconds": 720 + i * 30, "speaking_seconds": speak, "speaking_estimated": False,
+            "words": int(wpm * speak / 60), "words_per_minute": wpm,
+            "corrections": [
+                {"original": "I have went to the hospital yesterday", "better": "I went to the hospital yesterday",
+                 "why": "with 'yesterday', use the simple past"},
+                {"original": "She explained me the rules", "better": "She explained the rules to me",
+                 "why": "explain something to someone"},
+                {"original": "I am interesting in hiking", "better": "I am interested in hiking", "why": ""},
+            ],
+            "new_words": ["shift rotation", "reassure", "triage", "workload"],
+            "emotion_timeline": [
+                {"t": 10, "label": "neutral", "score": 0.45}, {"t": 95, "label": "nervousness", "score": 0.68},
+                {"t": 180, "label": "nervousness", "score": 0.55}, {"t": 300, "label": "curiosity", "score": 0.5},
+                {"t": 420, "label": "joy", "score": 0.72}, {"t": 560, "label": "optimism", "score": 0.66},
+                {"t": 700, "label": "gratitude", "score": 0.81}],
+            "review_source": "model",
+        })
+    return out
+
+
+def pump(ms: int = 300) -> None:
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def grab(widget, name: str, suffix: str) -> None:
+    pump(400)
+    screen = QGuiApplication.primaryScreen()
+    win = widget.window()
+    geo = win.frameGeometry()
+    shot = screen.grabWindow(0, geo.x(), geo.y(), geo.width(), geo.height())
+    if shot.isNull() or shot.width() < 10:
+        shot = win.grab()
+    path = DOCS / f"screenshot-{name}{suffix}.png"
+    shot.save(str(path))
+    print(f"saved {path.relative_to(ROOT)} ({shot.width()}x{shot.height()})")
+
+
+def play_call(window: MainWindow) -> None:
+    view, bridge = window.call_view, window.bridge
+    view.start_call()
+    pump(300)
+    sink = bridge.sink
+    script = [
+        ev.StateChanged(ev.LISTENING),
+        ev.UserUtterance("Hi! I had my first night shift this week.", 2.6), ev.EmotionRead("nervousness", 0.61),
+        ev.TutorSentence("Hi Minji, welcome back!"), ev.TutorSentence("Your first night shift, how exciting."),
+        ev.TutorSentence("How did it go?"),
+        ev.TutorTurnDone("Hi Minji, welcome back! Your first night shift, how exciting. How did it go?"),
+        ev.UserUtterance("It was tiring but the patients was very kind.", 3.1), ev.EmotionRead("joy", 0.58),
+        ev.TutorSentence("That's lovely to hear: the patients were very kind."),
+        ev.TutorSentence("Kindness makes a long night feel shorter."),
+        ev.TutorSentence("What was the hardest part"),
+        ev.SpeechStarted(),
+        ev.TutorTurnDone("That's lovely to hear: the patients were very kind. Kindness makes a long night "
+                         "feel shorter.", interrupted=True),
+        ev.UserUtterance("Staying awake at 4 a.m., honestly!", 1.8), ev.EmotionRead("amusement", 0.66),
+        ev.StateChanged(ev.THINKING),
+        ev.TutorSentence("Ha, 4 a.m. is the hardest hour for everyone."),
+        ev.StateChanged(ev.SPEAKING),
+    ]
+    for e in script:
+        sink(e)
+    for level in (0.02, 0.05, 0.09, 0.12):
+        sink(ev.MicLevel(level))
+    pump(500)
+
+
+def main() -> int:
+    DOCS.mkdir(exist_ok=True)
+    app = QApplication([sys.argv[0]])
+    app.setApplicationName("Tutor")
+    name = system_theme_name()
+    apply_theme(app, name)
+    suffix = "-dark" if name == "dark" else ""
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = AppPaths.resolve(tmp)
+        settings = Settings.load(paths, profile="Minji")
+        source = InMemorySource(demo_memories(), profile="Minji", profiles=["Minji", "Jun"])
+        services = UiServices(
+            settings=settings, registry=lambda: ModelRegistry.load(paths.models_dir),
+            make_backend=DemoBackend, memory=lambda profile: source, past_reports=demo_reports,
+            compute=lambda: "CPU, int8",
+            audio_devices=lambda: AudioDevices(["Built-in Microphone", "USB Headset"], ["Speakers", "USB Headset"],
+                                               "Built-in Microphone", "Speakers"))
+        window = MainWindow(services)
+        window.resize(1180, 760)
+        window.move(40, 20)
+        window.show()
+        pump(1500)
+        window.banner.hide()
+        play_call(window)
+        grab(window, "call", suffix)
+
+        window.show_page("progress")
+        pump(600)
+        grab(window, "report", suffix)
+
+        window.show_page("memory")
+        pump(800)
+        grab(window, "memory", suffix)
+
+        window.show_page("models")
+        pump(3000)
+        grab(window, "models", suffix)
+
+        from tutor_app.ui.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(services, window)
+        dialog.move(window.x() + 240, window.y() + 90)
+        dialog.show()
+        pump(700)
+        dialog.tabs.setCurrentIndex(2)
+        pump(300)
+        path = DOCS / f"screenshot-settings{suffix}.png"
+        dialog.grab().save(str(path))
+        print(f"saved {path.relative_to(ROOT)}")
+        dialog.close()
+        window.bridge.close()
+        window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

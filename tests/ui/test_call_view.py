@@ -1,0 +1,129 @@
+"""The call view over the bridge, with a scripted backend emitting from worker threads."""
+from __future__ import annotations
+
+from tutor_app.tutor import events as ev
+from tutor_app.ui.bridge import CallBridge
+from tutor_app.ui.call_view import IDLE, IN_CALL, CallView
+from tests.ui.conftest import turn
+
+
+def _view(qtbot, backend):
+    bridge = CallBridge(backend)
+    view = CallView(bridge)
+    qtbot.addWidget(view)
+    view.show()
+    return view, bridge
+
+
+def _texts(view):
+    return [(b.role, b.text) for b in view.transcript.bubbles()]
+
+
+def test_call_start_turns_and_end(qtbot, backend):
+    view, bridge = _view(qtbot, backend)
+    assert view.phase == IDLE and view.call_button.accessibleName() == "Start call"
+    with qtbot.waitSignal(bridge.callStarted, timeout=3000):
+        view.call_button.click()
+    assert view.phase == IN_CALL and view.call_button.accessibleName() == "End call"
+    qtbot.waitUntil(lambda: view.state_label.text() == "Listening", timeout=3000)
+
+    states = []
+    bridge.stateChanged.connect(states.append)
+    backend.emit_async(turn("Hi, I'm Minji.", ["Hi Minji!", "How are you today?"]))
+    qtbot.waitUntil(lambda: len(view.transcript.bubbles()) == 2 and states[-1:] == ["listening"], timeout=3000)
+    assert _texts(view) == [("learner", "Hi, I'm Minji."), ("tutor", "Hi Minji! How are you today?")]
+    assert states == ["thinking", "speaking", "listening"]
+    assert view.emotion_chip.isVisible() and view.emotion_chip.text() == "joy"
+
+    # a typed turn goes through the backend and comes back as events
+    view.text_input.setText("I work as a nurse.")
+    view.text_input.returnPressed.emit()
+    qtbot.waitUntil(lambda: len(view.transcript.bubbles()) == 4, timeout=3000)
+    assert ("send_text", "I work as a nurse.") in backend.calls
+    assert _texts(view)[2:] == [("learner", "I work as a nurse."), ("tutor", "Nice to meet you. What do you do?")]
+
+    reports = []
+    view.reportReady.connect(lambda sid, r: reports.append((sid, r)))
+    view.call_button.click()  # end
+    qtbot.waitUntil(lambda: view.phase == IDLE and bool(reports), timeout=3000)
+    assert reports[0][0] == "s1" and reports[0][1]["words"] == 180
+    assert view.state_label.text() == "Call ended"
+    assert view.off_record.isEnabled()
+
+
+def test_tutor_sentences_appear_one_by_one(qtbot, backend):
+    view, bridge = _view(qtbot, backend)
+    with qtbot.waitSignal(bridge.callStarted, timeout=3000):
+        view.start_call()
+    with qtbot.waitSignal(bridge.tutorSentence, timeout=3000):
+        backend.emit_async([ev.UserUtterance("hello", 0.8), ev.StateChanged(ev.SPEAKING), ev.TutorSentence("First one.")])
+    qtbot.waitUntil(lambda: len(view.transcript.bubbles()) == 2, timeout=3000)
+    assert view.transcript.bubbles()[-1].text == "First one."
+    assert view.state_label.text() == "Speaking"
+    with qtbot.waitSignal(bridge.tutorSentence, timeout=3000):
+        backend.emit_async([ev.TutorSentence("Second one.")])
+    assert view.transcript.bubbles()[-1].text == "First one. Second one."
+
+
+def test_barge_in_truncates_the_tutor_bubble(qtbot, backend):
+    view, bridge = _view(qtbot, backend)
+    with qtbot.waitSignal(bridge.callStarted, timeout=3000):
+        view.start_call()
+    backend.emit_async([
+        ev.UserUtterance("Tell me about London.", 2.0), ev.StateChanged(ev.SPEAKING),
+        ev.TutorSentence("London is a big city."), ev.TutorSentence("It has many museums."),
+        ev.SpeechStarted(),  # the learner talks over the tutor
+        ev.TutorTurnDone("London is a big city. It has", interrupted=True),
+        ev.StateChanged(ev.LISTENING), ev.UserUtterance("Sorry, wait!", 0.9),
+    ])
+    qtbot.waitUntil(lambda: len(view.transcript.bubbles()) == 3 and not view.transcript.bubbles()[-1].pending,
+                    timeout=3000)
+    learner, tutor, learner2 = view.transcript.bubbles()
+    assert tutor.interrupted and tutor.text == "London is a big city. It has …"
+    assert "museums" not in tutor.text
+    assert (learner2.role, learner2.text) == ("learner", "Sorry, wait!")
+
+
+def test_mute_with_space_and_end_with_escape(qtbot, backend):
+    from PySide6.QtCore import Qt
+
+    view, bridge = _view(qtbot, backend)
+    view.activateWindow()
+    qtbot.waitUntil(view.isActiveWindow, timeout=3000)  # window shortcuts need an active window
+    with qtbot.waitSignal(bridge.callStarted, timeout=3000):
+        qtbot.keyClick(view, Qt.Key_Space)  # Space starts a call
+    qtbot.keyClick(view, Qt.Key_Space)
+    qtbot.waitUntil(lambda: ("set_muted", True) in backend.calls, timeout=3000)
+    assert view.muted and view.mute_button.isChecked()
+    qtbot.waitUntil(lambda: view.state_label.text() == "Muted", timeout=3000)
+    with qtbot.waitSignal(bridge.callEnded, timeout=3000):
+        qtbot.keyClick(view, Qt.Key_Escape)
+    assert view.phase == IDLE and not view.muted
+
+
+def test_problem_goes_to_the_banner_and_off_record_is_passed(qtbot, backend):
+    view, bridge = _view(qtbot, backend)
+    problems = []
+    view.problemRaised.connect(lambda k, m: problems.append((k, m)))
+    view.off_record.setChecked(True)
+    with qtbot.waitSignal(bridge.callStarted, timeout=3000):
+        view.start_call()
+    assert backend.calls[0] == ("start_call", True)
+    with qtbot.waitSignal(bridge.problem, timeout=3000):
+        backend.emit_async([ev.Problem("no-microphone", "No microphone found: plug one in or type.", fatal=True)])
+    assert problems == [("no-microphone", "No microphone found: plug one in or type.")]
+    assert view.phase == IDLE
+
+
+def test_start_failure_is_one_line(qtbot):
+    class Broken:
+        def start_call(self, off_record, sink):
+            raise RuntimeError("PortAudio: device unavailable")
+
+    view, bridge = _view(qtbot, Broken())
+    problems = []
+    view.problemRaised.connect(lambda k, m: problems.append(m))
+    with qtbot.waitSignal(bridge.callFailed, timeout=3000):
+        view.start_call()
+    assert view.phase == IDLE
+    assert problems == ["The call could not start: PortAudio: device unavailable"]

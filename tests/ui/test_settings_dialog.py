@@ -1,0 +1,146 @@
+"""Settings are saved through the one Settings object (TOML) and the key goes to the
+OS keyring (here a fake in-memory keyring backend), never into the file."""
+from __future__ import annotations
+
+import keyring
+import pytest
+from keyring.backend import KeyringBackend
+
+from tutor_app.paths import AppPaths
+from tutor_app.settings import Settings
+from tutor_app.ui.services import AudioDevices, UiServices
+from tutor_app.ui.settings_dialog import SettingsDialog
+
+SECRET = "sk-ant-test-0123456789"
+
+
+class MemoryKeyring(KeyringBackend):
+    priority = 1
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.store: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service, username):
+        return self.store.get((service, username))
+
+    def set_password(self, service, username, password):
+        self.store[(service, username)] = password
+
+    def delete_password(self, service, username):
+        from keyring.errors import PasswordDeleteError
+
+        if (service, username) not in self.store:
+            raise PasswordDeleteError("not found")
+        del self.store[(service, username)]
+
+
+@pytest.fixture
+def fake_keyring():
+    previous = keyring.get_keyring()
+    ring = MemoryKeyring()
+    keyring.set_keyring(ring)
+    yield ring
+    keyring.set_keyring(previous)
+
+
+class FakeRegistry:
+    def for_role(self, role):
+        from types import SimpleNamespace
+
+        names = {"stt": ["whisper-tiny.en", "whisper-small.en"], "tts": ["piper-en_US-joe-medium",
+                                                                       "piper-en_GB-alan-medium"],
+                 "llm-local": ["smollm2-135m-instruct"]}[role]
+        return [SimpleNamespace(name=n) for n in names]
+
+
+def _services(settings, **kw):
+    return UiServices(settings=settings, registry=FakeRegistry,
+                      audio_devices=lambda: AudioDevices(["Built-in Mic", "USB Headset"], ["Speakers", "USB Headset"],
+                                                         "Built-in Mic", "Speakers"), **kw)
+
+
+def _pick(box, data):
+    index = box.findData(data)
+    assert index >= 0, (data, [box.itemData(i) for i in range(box.count())])
+    box.setCurrentIndex(index)
+
+
+def test_settings_saved_and_reloaded_key_in_keyring(qtbot, settings, fake_keyring):
+    dialog = SettingsDialog(_services(settings))
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.input_device.count() > 2 and dialog.tts_voice.count() == 2, timeout=3000)
+    _pick(dialog.accent, "uk")
+    _pick(dialog.level, "advanced")
+    dialog.topic.setEditText("Job interview")
+    _pick(dialog.input_device, "USB Headset")
+    _pick(dialog.output_device, "USB Headset")
+    dialog.mode_speaker.setChecked(True)
+    _pick(dialog.backend, "anthropic")
+    _pick(dialog.stt_device, "cpu")
+    _pick(dialog.tts_voice, "piper-en_GB-alan-medium")
+    dialog.key_edit.setText(SECRET)
+    assert dialog.key_edit.echoMode() == dialog.key_edit.EchoMode.Password  # shown masked
+    with qtbot.waitSignal(dialog.accepted, timeout=3000):
+        dialog.save_button.click()
+
+    again = Settings.load(AppPaths.resolve(settings.paths.data_dir))
+    assert (again.tutor.accent, again.tutor.level, again.tutor.topic) == ("uk", "advanced", "job interview")
+    assert (again.speech.input_device, again.speech.output_device) == ("USB Headset", "USB Headset")
+    assert again.speech.audio_mode == "speaker" and again.speech.barge_in is False
+    assert (again.llm.backend, again.speech.stt_device, again.speech.tts_voice) == (
+        "anthropic", "cpu", "piper-en_GB-alan-medium")
+    assert fake_keyring.store[("tutor-app", "anthropic_api_key")] == SECRET
+    assert SECRET not in settings.paths.settings_file.read_text()
+
+    # reopened: the stored key is shown as present (masked), never as text
+    dialog2 = SettingsDialog(_services(again))
+    qtbot.addWidget(dialog2)
+    qtbot.waitUntil(lambda: dialog2.remove_key_button.isEnabled(), timeout=3000)
+    assert dialog2.key_edit.text() == "" and "keyring" in dialog2.key_status.text()
+    assert dialog2.accent.currentData() == "uk" and dialog2.input_device.currentData() == "USB Headset"
+    dialog2.remove_key_button.click()
+    qtbot.waitUntil(lambda: not dialog2.remove_key_button.isEnabled(), timeout=3000)
+    assert ("tutor-app", "anthropic_api_key") not in fake_keyring.store
+
+
+def test_key_test_runs_in_a_worker_and_reports(qtbot, settings, fake_keyring):
+    import threading
+
+    seen = []
+
+    def fake_test(key, model):
+        seen.append((key, model, threading.current_thread() is threading.main_thread()))
+        if key != SECRET:
+            from tutor_app.llm.errors import LLMAuthError
+
+            raise LLMAuthError("the API key was rejected (401): check it in the settings")
+        return "The key works."
+
+    dialog = SettingsDialog(_services(settings, test_key=fake_test))
+    qtbot.addWidget(dialog)
+    dialog.key_edit.setText("sk-wrong")
+    dialog.test_key_button.click()
+    qtbot.waitUntil(lambda: "failed" in dialog.key_status.text(), timeout=3000)
+    assert "rejected" in dialog.key_status.text()
+    dialog.key_edit.setText(SECRET)
+    dialog.test_key_button.click()
+    qtbot.waitUntil(lambda: dialog.key_status.text() == "The key works.", timeout=3000)
+    assert [s[2] for s in seen] == [False, False]  # never on the GUI thread
+    assert fake_keyring.store == {}  # testing does not store
+
+
+def test_audio_test_reports_progress(qtbot, settings, fake_keyring):
+    def fake_audio(mic, out, progress):
+        progress(0, 2, "recording: say something")
+        progress(2, 2, "done")
+        return f"Done with {mic or 'default'} -> {out or 'default'}."
+
+    dialog = SettingsDialog(_services(settings, audio_test=fake_audio))
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.input_device.count() > 2, timeout=3000)
+    _pick(dialog.input_device, "USB Headset")
+    dialog.test_audio_button.click()
+    qtbot.waitUntil(lambda: dialog.audio_status.text().startswith("Done with"), timeout=3000)
+    assert dialog.audio_status.text() == "Done with USB Headset -> default."
+    assert dialog.test_audio_button.isEnabled()

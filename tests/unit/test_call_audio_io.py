@@ -1,0 +1,99 @@
+"""speech/audio_io.py with a fake sounddevice: capture queue and overflow counting,
+resampling, played-sample accounting, clear(), device lookup."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.unit.call_fakes import FakeSd
+from tutor_app.speech.audio_io import Capture, NoDeviceError, Player, StreamResampler, list_devices, resolve_device
+
+
+def test_overflow_and_full_queue_are_counted_never_blocking():
+    sd = FakeSd()
+    capture = Capture(sd, max_blocks=4)
+    capture.start()
+    stream = sd.inputs[0]
+    stream.push(np.zeros(512), overflow=True)
+    for _ in range(9):
+        stream.push(np.zeros(512))  # the reader is not reading: the queue fills up
+    assert capture.stats.overflows == 1
+    assert capture.stats.blocks == 10
+    assert capture.stats.dropped == 6
+    got = [capture.read(timeout=0) for _ in range(5)]
+    assert sum(g is not None for g in got) == 4
+
+
+def test_capture_reports_level_and_resamples_when_the_device_cannot_do_16k():
+    sd = FakeSd(rate=48000)
+    capture = Capture(sd)
+    capture.start()
+    assert capture.device_rate == 48000
+    stream = sd.inputs[0]
+    assert stream.kwargs["samplerate"] == 48000
+    total = 0
+    for _ in range(10):
+        stream.push(np.full(1536, 0.5, dtype=np.float32))
+        samples, level = capture.read(timeout=0)
+        total += len(samples)
+        assert level == pytest.approx(0.5)
+    assert abs(total - 5120) <= 2  # 15360 samples at 48 kHz -> 5120 at 16 kHz
+
+
+def test_resampler_is_continuous_across_blocks():
+    src = np.sin(np.arange(48000) * 2 * np.pi * 440 / 48000).astype(np.float32)
+    r = StreamResampler(48000, 16000)
+    out = np.concatenate([r.process(src[i:i + 700]) for i in range(0, len(src), 700)])
+    ref = np.sin(np.arange(len(out)) * 2 * np.pi * 440 / 16000)
+    assert np.max(np.abs(out - ref)) < 0.01
+
+
+def test_device_lost_sets_finished():
+    sd = FakeSd()
+    capture = Capture(sd)
+    capture.start()
+    assert capture.active
+    sd.inputs[0].lose()
+    assert capture.finished.is_set() and not capture.active
+
+
+def test_player_counts_played_samples_per_tag_and_clear_drops_the_rest():
+    sd = FakeSd()
+    started = []
+    player = Player(sd, None, 16000)
+    player.listen(lambda tag, t: started.append(tag), None)
+    player.start()
+    out = sd.outputs[0]
+    player.play(np.full(300, 0.1), "a")
+    player.play(np.full(300, 0.2), "b")
+    block = out.pull(400)
+    assert np.allclose(block[:300], 0.1) and np.allclose(block[300:], 0.2)
+    assert player.played("a") == 300 and player.played("b") == 100
+    player.clear()
+    assert not player.busy and player.queued_samples() == 0
+    assert np.all(out.pull(400) == 0)  # silent right after clear()
+    assert player.played("b") == 100
+    player.close()
+    assert started == ["a", "b"]
+
+
+def test_player_underflow_goes_idle():
+    sd = FakeSd()
+    player = Player(sd, None, 16000)
+    player.start()
+    player.play(np.full(100, 0.1), 1)
+    assert player.busy
+    sd.outputs[0].pull(400)
+    assert not player.busy
+    player.close()
+
+
+def test_devices_listed_and_resolved():
+    sd = FakeSd()
+    names = [(d.name, d.inputs > 0, d.outputs > 0) for d in list_devices(sd)]
+    assert names == [("fake mic", True, False), ("fake speaker", False, True)]
+    assert resolve_device(sd, "", "input") is None  # the default
+    assert resolve_device(sd, "speaker", "output") == 1
+    assert resolve_device(sd, "nonexistent", "output") is None  # warns, falls back to default
+    with pytest.raises(NoDeviceError, match="no microphone"):
+        resolve_device(FakeSd(inputs=False), "", "input")

@@ -1,0 +1,161 @@
+"""Retrieval quality on a hand-written multi-session dataset (bench/data/retrieval_eval.json):
+recall@3/@5 of the recall path vs plain dense cosine over the same memories, and how
+often each stays silent when the answer is not in memory."""
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parent / "data" / "retrieval_eval.json"
+
+
+@dataclass
+class Scores:
+    answerable: int = 0
+    unanswerable: int = 0
+    hit3: int = 0
+    hit5: int = 0
+    dense3: int = 0
+    dense5: int = 0
+    silent: int = 0  # unanswerable questions our path returned nothing for
+    dense_silent: int = 0  # dense with the plain cosine threshold
+    misses: list[str] = field(default_factory=list)
+
+    def row(self) -> dict[str, Any]:
+        a = max(self.answerable, 1)
+        u = max(self.unanswerable, 1)
+        return {"questions": self.answerable + self.unanswerable,
+                "recall@3": round(self.hit3 / a, 3), "recall@5": round(self.hit5 / a, 3),
+                "dense_recall@3": round(self.dense3 / a, 3), "dense_recall@5": round(self.dense5 / a, 3),
+                "abstain": round(self.silent / u, 3), "dense_abstain": round(self.dense_silent / u, 3)}
+
+
+_SUBJECTS = ["The weather", "My commute", "Lunch", "The meeting", "This morning", "The TV show", "My day",
+             "The class", "The bus ride", "Dinner", "The news", "The weekend", "My phone", "The game",
+             "The new cafe", "The traffic", "Work", "The movie", "My neighbour", "The gym", "The shopping trip"]
+_PREDICATES = ["was pretty boring", "was better than I expected", "made me a little tired", "was totally fine",
+               "took longer than usual", "was really noisy", "felt kind of long", "was okay I guess",
+               "was a bit stressful", "was surprisingly fun", "was too crowded", "went by quickly",
+               "was nothing special", "left me hungry", "was cancelled at the last minute"]
+_TAILS = ["", " to be honest", " again", " as usual", " this time", " for once", " somehow", " I think"]
+
+
+def distractors(n: int, seed: int) -> list[str]:
+    """Everyday small talk that states no lasting fact: what a real memory also holds."""
+    import random
+
+    rng = random.Random(seed)
+    out = set()
+    while len(out) < n:
+        out.add(f"{rng.choice(_SUBJECTS)} {rng.choice(_PREDICATES)}{rng.choice(_TAILS)}.")
+    return sorted(out)
+
+
+def load_learners(split: str | None = None) -> list[dict[str, Any]]:
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    return [lr for lr in data["learners"] if split in (None, "all", lr["split"])]
+
+
+def build(embedder, root: Path, split: str = "eval", n_distractors: int = 150) -> list[tuple]:
+    """One store per learner under `root`: (store, memory id -> line id, questions, now)."""
+    from tutor_app.memory.schema import utcnow
+    from tutor_app.memory.store import open_store
+
+    now = utcnow()
+    built = []
+    for lr in load_learners(split):
+        store = open_store(root / "db", embedder, f"eval-{lr['name']}")
+        items, ids = [], []
+        for s_i, sess in enumerate(lr["sessions"]):
+            for j, (lid, text) in enumerate(sess["lines"].items()):
+                t = now + timedelta(days=sess["day"], minutes=j)
+                items.append({"text": text, "created_at": t, "session_id": f"s{s_i}", "source": "gate"})
+                ids.append(lid)
+        for j, text in enumerate(distractors(n_distractors, seed=len(lr["name"]))):
+            t = now - timedelta(days=40 - (j * 38) / max(n_distractors, 1), minutes=j)
+            items.append({"text": text, "created_at": t, "session_id": "filler", "source": "gate"})
+            ids.append(f"filler{j}")
+        mems = store.add_many(items)
+        built.append((store, {m.id: lid for m, lid in zip(mems, ids)}, lr["questions"], now))
+    return built
+
+
+def score(built: list[tuple], verbose: bool = False) -> Scores:
+    import numpy as np
+
+    from tutor_app.memory.recall import DENSE_THRESHOLD, recall
+
+    sc = Scores()
+    for store, by_mem, questions, now in built:
+        idx = store.index()
+        vecs, mem_ids = idx.vectors, [r.id for r in idx.rows]
+        for q in questions:
+            gold = set(q["gold"])
+            res = recall(store, q["q"], k=5, now=now, touch=False)
+            got = [by_mem[h.id] for h in res.hits]
+            cos = vecs @ store.embedder.embed_one(q["q"])
+            order = [by_mem[mem_ids[i]] for i in np.argsort(-cos)[:5]]
+            if gold:
+                sc.answerable += 1
+                sc.hit3 += bool(gold & set(got[:3]))
+                sc.hit5 += bool(gold & set(got[:5]))
+                sc.dense3 += bool(gold & set(order[:3]))
+                sc.dense5 += bool(gold & set(order[:5]))
+                if not gold & set(got[:3]):
+                    sc.misses.append(f"{q['q']} -> {got[:3]} (gold {sorted(gold)})")
+            else:
+                sc.unanswerable += 1
+                sc.silent += not got
+                sc.dense_silent += float(cos.max()) < DENSE_THRESHOLD
+                if got:
+                    sc.misses.append(f"{q['q']} -> {got[:3]} (should be silent)")
+            if verbose:
+                print(f"{q['q']!r}: ours {got[:5]} dense {order[:5]} gold {sorted(gold)} "
+                      f"{[(h.reason, round(h.score, 3), round(h.cosine, 3)) for h in res.hits[:3]]}")
+    return sc
+
+
+def evaluate(embedder, split: str = "eval", verbose: bool = False, n_distractors: int = 150) -> Scores:
+    with tempfile.TemporaryDirectory(prefix="tutor-eval-") as tmp:
+        built = build(embedder, Path(tmp), split, n_distractors)
+        try:
+            return score(built, verbose)
+        finally:
+            for store, *_ in built:
+                store.close()
+
+
+def calibrate(embedder, n_distractors: int = 150) -> dict[str, Any]:
+    """Grid-search the acceptance constants of recall.py on the calibration split:
+    maximise answerable recall@3 + abstention on unanswerable questions."""
+    import itertools
+
+    from tutor_app.memory import recall as R
+
+    keys = ("DENSE_THRESHOLD", "Z_MIN", "MARGIN_MIN", "COS_MIN")
+    grid = {"DENSE_THRESHOLD": [0.40, 0.45, 0.50, 0.55], "Z_MIN": [3.5, 4.0, 4.5, 5.0],
+            "MARGIN_MIN": [0.05, 0.1, 0.15, 0.2], "COS_MIN": [0.2, 0.25, 0.3]}
+    saved = {k: getattr(R, k) for k in keys}
+    best = None
+    with tempfile.TemporaryDirectory(prefix="tutor-cal-") as tmp:
+        built = build(embedder, Path(tmp), "calibration", n_distractors)
+        try:
+            for combo in itertools.product(*(grid[k] for k in keys)):
+                for k, v in zip(keys, combo):
+                    setattr(R, k, v)
+                sc = score(built)
+                a, u = sc.hit3 / max(sc.answerable, 1), sc.silent / max(sc.unanswerable, 1)
+                # ties: prefer the stricter (higher) thresholds
+                key = (round(a + u, 4), combo)
+                if best is None or key > best[0]:
+                    best = (key, dict(zip(keys, combo)), sc.row())
+        finally:
+            for k, v in saved.items():
+                setattr(R, k, v)
+            for store, *_ in built:
+                store.close()
+    return {"best": best[1], "scores": best[2], "objective": best[0][0]}

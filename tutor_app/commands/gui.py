@@ -1,0 +1,41 @@
+"""`tutor-app gui` (also what runs with no command): the desktop app."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("gui", parents=[common], help="open the desktop app (default)",
+                       description="Open the desktop app: calls, reports, memory, models, settings.")
+    p.set_defaults(func=run)
+
+
+def has_display() -> bool:
+    """False on a Linux box with neither X11 nor Wayland (and no explicit Qt platform)."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+                or os.environ.get("QT_QPA_PLATFORM"))
+
+
+def run(args: argparse.Namespace, app) -> int:
+    if not has_display():
+        print("tutor-app: no display found (DISPLAY/WAYLAND_DISPLAY unset): run the desktop app in a "
+              "graphical session, or use the command line (tutor-app --help)", file=sys.stderr)
+        return 1
+    from PySide6.QtWidgets import QApplication
+
+    from tutor_app.ui.main_window import MainWindow
+    from tutor_app.ui.services import UiServices
+    from tutor_app.ui.theme import apply_theme
+
+    qt_app = QApplication.instance() or QApplication([sys.argv[0]])
+    qt_app.setApplicationName("Tutor")
+    qt_app.setApplicationDisplayName("Tutor")
+    qt_app.setDesktopFileName("tutor-app")
+    apply_theme(qt_app)
+    window = MainWindow(UiServices.from_app(app))
+    window.show()
+    return int(qt_app.exec())

@@ -1,0 +1,123 @@
+"""`tutor-app call --live`: a voice call on the sound devices, from the terminal.
+
+Prints the transcript as it goes. Ctrl-C, or saying "goodbye" (once the tutor has
+answered it), ends the call; then the call-end work (extraction, report) runs and the
+report is summarised. `--max-turns` / `--max-seconds` end it for scripted use.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import threading
+import time
+
+from tutor_app.commands import print_json
+
+GOODBYE = re.compile(r"\b(good\s*-?\s*bye|bye[\s-]*bye|bye now)\b", re.IGNORECASE)
+
+
+def add_live_options(p: argparse.ArgumentParser) -> None:
+    """Options only `--live` uses (called from commands/call.py's parser)."""
+    g = p.add_argument_group("live call")
+    g.add_argument("--max-turns", type=int, default=0, metavar="N", help="end after N tutor turns")
+    g.add_argument("--max-seconds", type=float, default=0.0, metavar="S", help="end after S seconds")
+    g.add_argument("--audio-mode", choices=("headset", "speaker"), default=None,
+                   help="headset: full duplex, barge-in; speaker: microphone gated while the tutor "
+                        "speaks (default: settings)")
+    g.add_argument("--no-barge-in", action="store_true", help="never interrupt the tutor")
+    g.add_argument("--list-devices", action="store_true", help="list sound devices and exit")
+
+
+def run_live(args: argparse.Namespace, app) -> int:
+    from tutor_app.speech.audio_io import list_devices, load_sounddevice, resolve_device
+    from tutor_app.tutor import events as ev
+    from tutor_app.tutor.call_controller import CallController
+
+    sd = load_sounddevice()
+    if getattr(args, "list_devices", False):
+        return _print_devices(list_devices(sd), getattr(args, "json", False))
+    speech = app.settings.speech
+    if getattr(args, "audio_mode", None):
+        speech.audio_mode = args.audio_mode
+    if getattr(args, "no_barge_in", False):
+        speech.barge_in = False
+    resolve_device(sd, speech.input_device, "input")  # no microphone: one clear line, exit 1
+    as_json = bool(getattr(args, "json", False))
+    max_turns = int(getattr(args, "max_turns", 0) or 0)
+    max_seconds = float(getattr(args, "max_seconds", 0.0) or 0.0)
+
+    stop = threading.Event()
+    report_ready = threading.Event()
+    state = {"turns": 0, "user": "", "seconds": None, "goodbye": False, "report": None}
+
+    def say(line: str) -> None:
+        if not as_json:
+            print(line, flush=True)
+
+    def sink(event) -> None:  # worker threads; never blocks
+        if isinstance(event, ev.UserUtterance):
+            state.update(user=event.text, seconds=event.seconds, goodbye=bool(GOODBYE.search(event.text)))
+            say(f"you:   {event.text}")
+        elif isinstance(event, ev.TutorSentence):
+            say(f"tutor: {event.text}")
+        elif isinstance(event, ev.TutorTurnDone):
+            state["turns"] += 1
+            if event.interrupted:
+                say("       (interrupted)")
+            if as_json:
+                print_json({"user_text": state["user"], "reply": event.reply, "interrupted": event.interrupted,
+                            "speech_seconds": state["seconds"], "guardrail": event.guardrail,
+                            "timings_ms": event.timings_ms})
+            if state["goodbye"] or (max_turns and state["turns"] >= max_turns):
+                stop.set()
+        elif isinstance(event, ev.Problem):
+            print(f"tutor-app: {event.message}", file=sys.stderr, flush=True)
+        elif isinstance(event, ev.StateChanged) and event.state == ev.PAUSED:
+            say("       (paused: waiting for the microphone)")
+        elif isinstance(event, ev.ReportReady):
+            state["report"] = event.report
+            report_ready.set()
+
+    controller = CallController(app, sd=sd)
+    session_id = controller.start_call(off_record=bool(getattr(args, "off_record", False)), sink=sink)
+    say(f"call {session_id}: speak when you are ready (Ctrl-C or \"goodbye\" ends the call)")
+    started = time.monotonic()
+    try:
+        while not stop.wait(0.2):
+            if max_seconds and time.monotonic() - started >= max_seconds:
+                break
+    except KeyboardInterrupt:
+        say("")
+    say("ending the call ...")
+    controller.end_call()
+    try:
+        report_ready.wait(timeout=300)
+    except KeyboardInterrupt:
+        pass
+    report = state["report"] or {}
+    if as_json:
+        print_json({"session_id": session_id, "turns": state["turns"], "report": report})
+    elif report:
+        say(_summary(report))
+    return 0
+
+
+def _summary(report: dict) -> str:
+    keys = ("turns", "duration_seconds", "speaking_seconds", "words", "words_per_minute")
+    parts = [f"{k.replace('_', ' ')}: {round(report[k], 1) if isinstance(report[k], float) else report[k]}"
+             for k in keys if k in report]
+    return "call report: " + ("; ".join(parts) if parts else "saved")
+
+
+def _print_devices(devices, as_json: bool) -> int:
+    if not devices:
+        print("no sound devices found", file=sys.stderr)
+        return 1
+    for d in devices:
+        if as_json:
+            print_json(d.to_dict())
+            continue
+        marks = ("*in " if d.default_input else "    ") + ("*out " if d.default_output else "     ")
+        print(f"{d.index:3d} {marks}{d.name}  (in {d.inputs}, out {d.outputs}, {d.default_rate:.0f} Hz)")
+    return 0

@@ -1,0 +1,177 @@
+"""Merging call-end extraction into memory (seed 000 rules, made lossless).
+
+List fields are unioned without duplicates, near-duplicates included ("travel" /
+"traveling", "AI" / "artificial intelligence"); a single-value field takes the newer
+value and the older one stays as history (`superseded_by`), never silently lost.
+Input is whatever the extraction model returned: wrong types are tolerated.
+"""
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tutor_app.errors import TutorError
+from tutor_app.memory.models import Memory
+from tutor_app.memory.schema import MAX_TEXT_BYTES
+
+if TYPE_CHECKING:
+    from tutor_app.memory.store import ProfileMemory
+
+log = logging.getLogger(__name__)
+
+SINGLE_FIELDS = {"name": "name", "occupation": "occupation"}
+LIST_FIELDS = {"interests": "interest", "learning_goals": "goal", "preferences": "preference",
+               "mentioned_facts": "fact"}
+FIELD_OF_CATEGORY = {**{v: k for k, v in SINGLE_FIELDS.items()}, **{v: k for k, v in LIST_FIELDS.items()}}
+TEMPLATES = {"name": "Name: {}", "occupation": "Occupation: {}", "interests": "Interest: {}",
+             "learning_goals": "Learning goal: {}", "preferences": "Preference: {}", "mentioned_facts": "{}"}
+NEAR_DUPLICATE = 0.78  # MiniLM: travel/traveling 0.94, AI/artificial intelligence 0.79, coffee/tea 0.62
+IMPORTANCE = {"name": 0.9, "occupation": 0.8, "interests": 0.7, "learning_goals": 0.8, "preferences": 0.7,
+              "mentioned_facts": 0.6}
+_SPLIT = re.compile(r"\s*[,;\n]\s*|\s+and\s+")
+
+
+@dataclass
+class MergeResult:
+    added: list[Memory] = field(default_factory=list)
+    superseded: list[tuple[str, str]] = field(default_factory=list)  # (old id, new id)
+    unchanged: list[str] = field(default_factory=list)  # values already known
+    ignored: list[str] = field(default_factory=list)  # fields/values that could not be used
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"added": [m.to_dict() for m in self.added],
+                "superseded": [{"old": o, "new": n} for o, n in self.superseded],
+                "unchanged": self.unchanged, "ignored": self.ignored}
+
+
+def _values(raw: Any, single: bool) -> list[str]:
+    """Clean strings from whatever the model produced (str, list, null, numbers, nesting)."""
+    out: list[str] = []
+
+    def walk(v: Any, top: bool = False) -> None:
+        if v is None or isinstance(v, bool):
+            return
+        if isinstance(v, (int, float)):
+            out.append(str(v))
+        elif isinstance(v, str):
+            # A list field given as one string ("AI, travel"): split it. Items of a real
+            # list stay whole ("my sister and I went to Jeju").
+            parts = _SPLIT.split(v) if top and not single else [v]
+            out.extend(p.strip(" \t.\"'") for p in parts)
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):  # {"value": ...} shapes some models emit
+            for key in ("value", "name", "text"):
+                if key in v:
+                    walk(v[key])
+                    break
+    walk(raw, top=True)
+    good = []
+    for s in out:
+        if s and s.lower() not in ("none", "null", "n/a", "unknown", "") and len(s.encode()) < MAX_TEXT_BYTES - 64:
+            good.append(s)
+    return good[:1] if single else good
+
+
+def _norm(s: str) -> str:
+    from tutor_app.memory.lexical import stem
+
+    return " ".join(stem(w) for w in re.findall(r"\w+", s.lower()))
+
+
+def merge_extracted(store: "ProfileMemory", extracted: Any, session_id: str = "") -> MergeResult:
+    """Merge one call's extraction into the profile's memories."""
+    import numpy as np
+
+    result = MergeResult()
+    if not isinstance(extracted, dict):
+        result.ignored.append("extraction is not a JSON object")
+        return result
+    current = [m for m in store.list(include_superseded=False) if m.category in FIELD_OF_CATEGORY]
+    for key in extracted:
+        if key not in SINGLE_FIELDS and key not in LIST_FIELDS:
+            result.ignored.append(str(key))
+
+    for fld, cat in SINGLE_FIELDS.items():
+        vals = _values(extracted.get(fld), single=True)
+        if not vals:
+            continue
+        value = vals[0]
+        existing = [m for m in current if m.category == cat]
+        existing.sort(key=lambda m: m.created_at)
+        latest = existing[-1] if existing else None
+        if latest is not None and _norm(_value_of(latest)) == _norm(value):
+            result.unchanged.append(f"{fld}: {value}")
+            continue
+        new = _add(store, fld, cat, value, session_id, result)
+        if new is not None:
+            for old in existing:  # every older current value becomes history of the new one
+                store.supersede(old.id, new.id)
+                result.superseded.append((old.id, new.id))
+
+    for fld, cat in LIST_FIELDS.items():
+        vals = _values(extracted.get(fld), single=False)
+        if not vals:
+            continue
+        known = [_value_of(m) for m in current if m.category == cat]
+        known_vecs = store.embedder.embed(known) if known else None
+        new_vecs = store.embedder.embed(vals)
+        accepted: list[int] = []
+        for i, value in enumerate(vals):
+            n = _norm(value)
+            dup = any(_norm(k) == n for k in known) or any(_norm(vals[j]) == n for j in accepted)
+            if not dup and known_vecs is not None and len(known_vecs):
+                dup = float(np.max(known_vecs @ new_vecs[i])) >= NEAR_DUPLICATE
+            if not dup and accepted:
+                dup = float(np.max(new_vecs[accepted] @ new_vecs[i])) >= NEAR_DUPLICATE
+            if dup:
+                result.unchanged.append(f"{fld}: {value}")
+                continue
+            accepted.append(i)
+            _add(store, fld, cat, value, session_id, result)
+    return result
+
+
+def _add(store, fld: str, cat: str, value: str, session_id: str, result: MergeResult) -> Memory | None:
+    try:
+        mem = store.add(TEMPLATES[fld].format(value), category=cat, memory_type="semantic",
+                        importance=IMPORTANCE[fld], source="extraction", session_id=session_id,
+                        meta={"field": fld, "value": value})
+    except TutorError as exc:
+        result.ignored.append(f"{fld}: {exc}")
+        return None
+    result.added.append(mem)
+    return mem
+
+
+def _value_of(m: Memory) -> str:
+    v = m.meta.get("value") if isinstance(m.meta, dict) else None
+    return v if isinstance(v, str) and v else m.text
+
+
+def profile_view(memories: list[Memory]) -> dict[str, Any]:
+    """Memories grouped as the learner profile (seed 000 fields), newest value wins;
+    older single values are listed under `history`, other memories under `other`."""
+    view: dict[str, Any] = {"name": None, "occupation": None, "interests": [], "learning_goals": [],
+                            "preferences": [], "mentioned_facts": [], "history": {"name": [], "occupation": []},
+                            "other": []}
+    ordered = sorted(memories, key=lambda m: m.created_at)
+    for m in ordered:
+        fld = FIELD_OF_CATEGORY.get(m.category)
+        value = _value_of(m)
+        if fld in SINGLE_FIELDS:
+            if m.current:
+                if view[fld] is not None:
+                    view["history"][fld].append(view[fld])
+                view[fld] = value
+            else:
+                view["history"][fld].append(value)
+        elif fld in LIST_FIELDS:
+            if m.current and value not in view[fld]:
+                view[fld].append(value)
+        elif m.current:
+            view["other"].append(m.text)
+    return view

@@ -1,0 +1,389 @@
+"""Live audio through sounddevice: microphone capture and speaker playback.
+
+The sounddevice module is injected (`sd=`) so tests drive fake streams without audio.
+
+Capture: the PortAudio callback only copies the block and its level into a bounded
+queue; a full queue drops the block and counts it (never blocks PortAudio). The reader
+(the audio thread) resamples to 16 kHz when the device could not open at 16 kHz.
+
+Playback: sentences are queued as (tag, samples); the output callback copies the next
+samples out and counts, per tag, exactly how many samples it handed to PortAudio, so a
+barge-in knows how much of the reply was played. `clear()` drops everything queued:
+the next callback (one block, ~25 ms) is silence.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tutor_app.errors import TutorError
+
+log = logging.getLogger(__name__)
+
+SAMPLE_RATE = 16000
+CAPTURE_BLOCK = 512  # 32 ms: one VAD frame per callback when the device runs at 16 kHz
+PLAY_BLOCK_S = 0.025  # output block: bounds how long a clear() takes to be heard
+
+
+class NoDeviceError(TutorError):
+    """No usable microphone or speaker."""
+
+
+def load_sounddevice():
+    """The real module, or NoDeviceError when PortAudio itself is missing."""
+    try:
+        import sounddevice
+    except OSError as exc:  # libportaudio2 missing
+        raise NoDeviceError(f"PortAudio is not installed ({exc}); on Linux: sudo apt-get install "
+                            "libportaudio2") from None
+    return sounddevice
+
+
+# -- devices ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DeviceInfo:
+    index: int
+    name: str
+    inputs: int
+    outputs: int
+    default_rate: float
+    default_input: bool = False
+    default_output: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "name": self.name, "inputs": self.inputs, "outputs": self.outputs,
+                "default_rate": self.default_rate, "default_input": self.default_input,
+                "default_output": self.default_output}
+
+
+def list_devices(sd=None) -> list[DeviceInfo]:
+    """Every device PortAudio sees; [] when it sees none or cannot be asked."""
+    sd = sd or load_sounddevice()
+    try:
+        devices = list(sd.query_devices())
+        default_in, default_out = _defaults(sd)
+    except Exception as exc:  # noqa: BLE001 - PortAudio errors mean "no devices" here
+        log.warning("cannot list audio devices: %s", exc)
+        return []
+    return [DeviceInfo(i, str(d["name"]), int(d["max_input_channels"]), int(d["max_output_channels"]),
+                       float(d.get("default_samplerate") or 0), i == default_in, i == default_out)
+            for i, d in enumerate(devices)]
+
+
+def _defaults(sd) -> tuple[int, int]:
+    try:
+        pair = list(sd.default.device)
+    except Exception:  # noqa: BLE001
+        return -1, -1
+    return (int(pair[0]) if pair[0] is not None else -1, int(pair[1]) if pair[1] is not None else -1)
+
+
+def resolve_device(sd, wanted: str, kind: str) -> int | None:
+    """Index of the `kind` ("input"/"output") device named (or numbered) `wanted`; None
+    means PortAudio's default. Raises NoDeviceError when no such device exists at all."""
+    devices = list_devices(sd)
+    usable = [d for d in devices if (d.inputs if kind == "input" else d.outputs) > 0]
+    noun = "microphone" if kind == "input" else "speaker"
+    if not usable:
+        raise NoDeviceError(f"no {noun} found: plug one in (or check that the system sees it)")
+    wanted = (wanted or "").strip()
+    if not wanted:
+        default = [d for d in usable if (d.default_input if kind == "input" else d.default_output)]
+        return None if default else usable[0].index
+    if wanted.isdigit() and any(d.index == int(wanted) for d in usable):
+        return int(wanted)
+    for d in usable:
+        if wanted.lower() in d.name.lower():
+            return d.index
+    log.warning("%s '%s' not found: using the default", noun, wanted)
+    return None
+
+
+# -- capture ---------------------------------------------------------------------------
+@dataclass
+class CaptureStats:
+    blocks: int = 0
+    overflows: int = 0  # PortAudio said input was lost (the device ran ahead of us)
+    dropped: int = 0  # our queue was full: the reader fell behind
+
+
+class Capture:
+    """Microphone blocks as (mono float32 16 kHz samples, rms level) through `read()`."""
+
+    def __init__(self, sd, device: int | None = None, rate: int = SAMPLE_RATE,
+                 block: int = CAPTURE_BLOCK, max_blocks: int = 256) -> None:
+        self.sd = sd
+        self.device = device
+        self.rate = rate  # what the reader gets
+        self.block = block
+        self.stats = CaptureStats()
+        self._queue: queue.Queue = queue.Queue(maxsize=max_blocks)  # ~8 s at 32 ms blocks
+        self._stream: Any = None
+        self.device_rate = rate
+        self.finished = threading.Event()  # the stream stopped by itself (device lost, error)
+        self.last_block_at = 0.0
+        self._resampler: StreamResampler | None = None
+
+    def start(self) -> None:
+        self.finished.clear()
+        rate = self.rate
+        try:
+            self.sd.check_input_settings(device=self.device, samplerate=rate, channels=1, dtype="float32")
+        except Exception:  # noqa: BLE001 - the device cannot do 16 kHz: use its own rate
+            info = self.sd.query_devices(self.device, "input")
+            rate = int(info["default_samplerate"])
+        self.device_rate = rate
+        self._resampler = StreamResampler(rate, self.rate) if rate != self.rate else None
+        block = self.block if rate == self.rate else int(round(self.block * rate / self.rate))
+        self._stream = self.sd.InputStream(samplerate=rate, channels=1, dtype="float32", blocksize=block,
+                                           device=self.device, callback=self._callback,
+                                           finished_callback=self.finished.set)
+        self.last_block_at = time.monotonic()
+        self._stream.start()
+
+    def _callback(self, indata, frames, time_info, status) -> None:
+        # PortAudio's thread: copy and count, nothing that can block.
+        import numpy as np
+
+        if status and getattr(status, "input_overflow", False):
+            self.stats.overflows += 1
+        samples = indata[:, 0].copy() if indata.ndim == 2 else indata.copy()
+        level = float(np.sqrt(np.mean(samples * samples))) if samples.size else 0.0
+        self.last_block_at = time.monotonic()
+        self.stats.blocks += 1
+        try:
+            self._queue.put_nowait((samples, level))
+        except queue.Full:
+            self.stats.dropped += 1
+
+    def read(self, timeout: float = 0.1):
+        """(samples at 16 kHz, level) or None after `timeout` without a block."""
+        try:
+            samples, level = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if self._resampler is not None:
+            samples = self._resampler.process(samples)
+        return samples, level
+
+    @property
+    def active(self) -> bool:
+        stream = self._stream
+        return bool(stream is not None and stream.active and not self.finished.is_set())
+
+    def stop(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is None:
+            return
+        try:
+            stream.abort()
+            stream.close()
+        except Exception:  # noqa: BLE001 - a vanished device fails to close; it is gone anyway
+            log.debug("closing the input stream failed", exc_info=True)
+
+
+class StreamResampler:
+    """Block-by-block linear resampling that stays continuous across blocks. Good enough
+    for VAD and Whisper (speech energy above 8 kHz barely matters to either)."""
+
+    def __init__(self, src: int, dst: int) -> None:
+        import numpy as np
+
+        self.step = src / dst
+        self._pos = 0.0  # position of the next output sample, in input samples
+        self._tail = np.zeros(0, dtype=np.float32)
+
+    def process(self, samples):
+        import numpy as np
+
+        data = np.concatenate([self._tail, np.asarray(samples, dtype=np.float32)])
+        if data.size < 2:
+            self._tail = data
+            return np.zeros(0, dtype=np.float32)
+        positions = np.arange(self._pos, data.size - 1, self.step)
+        out = np.interp(positions, np.arange(data.size), data).astype(np.float32)
+        next_pos = self._pos + len(positions) * self.step
+        keep = min(int(next_pos), data.size)
+        self._tail = data[keep:]
+        self._pos = next_pos - keep
+        return out
+
+
+# -- playback --------------------------------------------------------------------------
+@dataclass
+class _Segment:
+    tag: Any
+    samples: Any
+    offset: int = 0
+
+
+@dataclass
+class PlayStats:
+    underflows: int = 0
+    played: dict = field(default_factory=dict)  # tag -> samples handed to PortAudio
+
+
+class Player:
+    """Queued playback with exact per-tag played-sample counts.
+
+    `on_start(tag, t)` runs (on a notifier thread, not PortAudio's) when the first
+    sample of a tag was handed to the device, `t` being time.perf_counter() then;
+    `on_idle()` when the queue ran dry."""
+
+    def __init__(self, sd, device: int | None, rate: int, on_start: Callable[[Any, float], None] | None = None,
+                 on_idle: Callable[[], None] | None = None) -> None:
+        self.sd = sd
+        self.device = device
+        self.rate = rate  # rate of the samples given to play()
+        self.device_rate = rate
+        self.stats = PlayStats()
+        self._segments: deque[_Segment] = deque()
+        self._cond = threading.Condition()
+        self._started: deque[tuple[Any, float]] = deque()
+        self._idle_pending = False
+        self._busy = False
+        self._stream: Any = None
+        self._closed = False
+        self._on_start = on_start
+        self._on_idle = on_idle
+        self._notifier: threading.Thread | None = None
+        self.finished = threading.Event()
+
+    def listen(self, on_start: Callable[[Any, float], None] | None,
+               on_idle: Callable[[], None] | None) -> None:
+        self._on_start, self._on_idle = on_start, on_idle
+
+    def start(self) -> None:
+        rate = self.rate
+        try:
+            self.sd.check_output_settings(device=self.device, samplerate=rate, channels=1, dtype="float32")
+        except Exception:  # noqa: BLE001 - play at the device's own rate, resampled per sentence
+            rate = int(self.sd.query_devices(self.device, "output")["default_samplerate"])
+        self.device_rate = rate
+        self._stream = self.sd.OutputStream(samplerate=rate, channels=1, dtype="float32",
+                                            blocksize=max(64, int(rate * PLAY_BLOCK_S)), latency="low",
+                                            device=self.device, callback=self._callback,
+                                            finished_callback=self.finished.set)
+        self._notifier = threading.Thread(target=self._notify_loop, name="playback-notify", daemon=True)
+        self._notifier.start()
+        self._stream.start()
+
+    @property
+    def latency_s(self) -> float:
+        try:
+            return float(self._stream.latency) if self._stream is not None else 0.0
+        except Exception:  # noqa: BLE001
+            return 0.0
+
+    def play(self, samples, tag: Any) -> None:
+        import numpy as np
+
+        samples = np.asarray(samples, dtype=np.float32).reshape(-1)
+        if self.device_rate != self.rate and samples.size:
+            from math import gcd
+
+            from scipy.signal import resample_poly
+
+            g = gcd(self.rate, self.device_rate)
+            samples = resample_poly(samples, self.device_rate // g, self.rate // g).astype(np.float32)
+        if not samples.size:
+            return
+        with self._cond:
+            self._segments.append(_Segment(tag, samples))
+            self._busy = True
+
+    def clear(self) -> None:
+        """Drop everything not yet handed to PortAudio (barge-in)."""
+        with self._cond:
+            self._segments.clear()
+            if self._busy:
+                self._busy = False
+                self._idle_pending = True
+            self._cond.notify_all()
+
+    @property
+    def busy(self) -> bool:
+        """Audio queued or still being handed out."""
+        with self._cond:
+            return self._busy
+
+    def queued_samples(self) -> int:
+        with self._cond:
+            return sum(len(s.samples) - s.offset for s in self._segments)
+
+    def played(self, tag: Any) -> int:
+        """Samples of `tag` handed to the device (at the rate given to play())."""
+        with self._cond:
+            n = self.stats.played.get(tag, 0)
+        return int(round(n * self.rate / self.device_rate)) if self.device_rate != self.rate else n
+
+    def _callback(self, outdata, frames, time_info, status) -> None:
+        # PortAudio's thread: copy queued samples out, count them, never block for long.
+        if status and getattr(status, "output_underflow", False):
+            self.stats.underflows += 1
+        out = outdata[:, 0] if outdata.ndim == 2 else outdata
+        filled = 0
+        with self._cond:
+            while filled < frames and self._segments:
+                seg = self._segments[0]
+                n = min(frames - filled, len(seg.samples) - seg.offset)
+                out[filled:filled + n] = seg.samples[seg.offset:seg.offset + n]
+                if seg.offset == 0:
+                    self._started.append((seg.tag, time.perf_counter()))
+                seg.offset += n
+                filled += n
+                self.stats.played[seg.tag] = self.stats.played.get(seg.tag, 0) + n
+                if seg.offset >= len(seg.samples):
+                    self._segments.popleft()
+            if filled < frames:
+                out[filled:] = 0
+                if self._busy and not self._segments:
+                    self._busy = False
+                    self._idle_pending = True
+            if self._started or self._idle_pending:
+                self._cond.notify_all()
+
+    def _notify_loop(self) -> None:
+        while True:
+            with self._cond:
+                while not (self._started or self._idle_pending or self._closed):
+                    self._cond.wait()
+                closed = self._closed
+                started = list(self._started)
+                self._started.clear()
+                idle, self._idle_pending = self._idle_pending, False
+            for tag, t in started:  # delivered even when closing: they did play
+                if self._on_start:
+                    self._safe(self._on_start, tag, t)
+            if idle and self._on_idle:
+                self._safe(self._on_idle)
+            if closed:
+                return
+
+    @staticmethod
+    def _safe(fn, *args) -> None:
+        try:
+            fn(*args)
+        except Exception:  # noqa: BLE001 - a listener bug must not stop playback
+            log.exception("playback listener failed")
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._segments.clear()
+            self._cond.notify_all()
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            try:
+                stream.abort()
+                stream.close()
+            except Exception:  # noqa: BLE001
+                log.debug("closing the output stream failed", exc_info=True)
+        if self._notifier is not None and self._notifier is not threading.current_thread():
+            self._notifier.join(timeout=2)

@@ -1,0 +1,91 @@
+"""Echo handling: the tutor must not hear (and transcribe) itself.
+
+headset: microphone and speaker are acoustically separate. The VAD listens all the time
+  (full duplex) and learner speech over `min_speech_ms` while the tutor speaks is a
+  barge-in.
+speaker: the microphone hears the tutor. While the tutor speaks, plus a short tail for
+  the room's echo, the microphone is gated: nothing goes to turn-taking. Barge-in (when
+  enabled) needs speech that is clearly louder than the tutor's echo, held for longer.
+
+Everything here counts frames of captured audio, not wall time, so it is deterministic
+for a given stream of frames.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+HEADSET, SPEAKER = "headset", "speaker"
+FRAME_MS = 32.0  # one 512-sample VAD frame at 16 kHz
+
+
+@dataclass(frozen=True)
+class EchoOptions:
+    mode: str = HEADSET
+    barge_in: bool = True
+    tail_ms: int = 400  # speaker mode: the room keeps ringing after playback stops
+    loud_min_rms: float = 0.08  # speaker-mode barge-in: absolute floor ...
+    loud_over_echo: float = 3.0  # ... and this many times the tutor's echo level
+    loud_min_ms: int = 400  # held this long (a door slam or a laugh is shorter)
+    speech_probability: float = 0.5
+
+    @classmethod
+    def from_settings(cls, speech) -> "EchoOptions":
+        mode = speech.audio_mode if speech.audio_mode in (HEADSET, SPEAKER) else HEADSET
+        return cls(mode=mode, barge_in=bool(speech.barge_in))
+
+
+class EchoGate:
+    """Per-frame decision: does this frame go to turn-taking, and is it a barge-in?"""
+
+    def __init__(self, options: EchoOptions | None = None) -> None:
+        self.options = options or EchoOptions()
+        self._tail_left = 0
+        self._loud_run = 0
+        self._echo_levels: deque[float] = deque(maxlen=32)  # ~1 s of the tutor's echo
+
+    @property
+    def headset(self) -> bool:
+        return self.options.mode != SPEAKER
+
+    def frames(self, ms: float) -> int:
+        return max(1, int(round(ms / FRAME_MS))) if ms > 0 else 0
+
+    def listen(self, tutor_speaking: bool) -> bool:
+        """False while this frame must not reach turn-taking (speaker mode only)."""
+        if self.headset:
+            return True
+        if tutor_speaking:
+            self._tail_left = self.frames(self.options.tail_ms)
+            return False
+        if self._tail_left > 0:
+            self._tail_left -= 1
+            return False
+        return True
+
+    def gated(self) -> bool:
+        """True while the tail after the tutor's speech is still running."""
+        return not self.headset and self._tail_left > 0
+
+    def loud_barge_in(self, probability: float, rms: float) -> bool:
+        """Speaker mode, tutor speaking: True once speech loud enough over the echo has
+        lasted `loud_min_ms`. The echo level is learned from the quieter frames."""
+        o = self.options
+        if not o.barge_in:
+            return False
+        echo = sorted(self._echo_levels)[len(self._echo_levels) // 2] if self._echo_levels else 0.0
+        loud = probability >= o.speech_probability and rms >= max(o.loud_min_rms, o.loud_over_echo * echo)
+        if loud:
+            self._loud_run += 1
+        else:
+            self._loud_run = 0
+            self._echo_levels.append(rms)
+        if self._loud_run >= self.frames(o.loud_min_ms):
+            self._loud_run = 0
+            return True
+        return False
+
+    def open(self) -> None:
+        """After a barge-in: listen at once (no tail), start the loudness count afresh."""
+        self._loud_run = 0
+        self._tail_left = 0

@@ -1,0 +1,193 @@
+"""The live call behind the desktop UI (and `tutor-app call --live`): a small facade.
+
+    controller = CallController(app)                 # or CallController(engine=..., stt=..., ...)
+    session_id = controller.start_call(off_record=False, sink=on_event)
+    controller.send_text("I had a job interview today.")   # typed turn, spoken aloud too
+    controller.set_muted(True)
+    controller.end_call()   # CallEnded now, ReportReady later (background call-end work)
+
+Events (tutor/events.py) reach `sink` from worker threads, one at a time and in the
+documented order; the sink must return quickly (the Qt bridge re-posts them as queued
+signals). With no microphone the call still starts: Problem(kind="no-microphone") and
+typed turns only. With no speaker, replies are shown but not spoken.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from tutor_app.tutor import events as ev
+
+log = logging.getLogger(__name__)
+
+
+class CallController:
+    def __init__(self, app: Any = None, *, engine: Any = None, stt: Any = None, vad: Any = None,
+                 tts: Any = None, settings: Any = None, sd: Any = None, options: Any = None) -> None:
+        """Services come from `app` (App) unless given; `stt`/`tts` may be zero-argument
+        factories. `sd` is the sounddevice module (a fake in tests); `options` LoopOptions."""
+        self._app = app
+        self._engine = engine
+        self._stt = stt
+        self._vad = vad
+        self._tts = tts
+        self._settings = settings
+        self._sd = sd
+        self._options = options
+        self.loop: Any = None
+        self.session: Any = None
+        self.end_work: threading.Thread | None = None
+        self._sink: ev.EventSink = ev.ignore
+        self._lock = threading.Lock()
+
+    # -- services --------------------------------------------------------------------------
+    @property
+    def settings(self):
+        return self._settings or (self._app.settings if self._app else self.engine.settings)
+
+    @property
+    def engine(self):
+        return self._engine or self._app.engine
+
+    def _service(self, name: str):
+        given = getattr(self, f"_{name}")
+        return given if given is not None else getattr(self._app, name)
+
+    # -- interface -------------------------------------------------------------------------
+    def start_call(self, off_record: bool = False, sink: ev.EventSink = ev.ignore) -> str:
+        from tutor_app.speech.audio_io import NoDeviceError, load_sounddevice
+        from tutor_app.tutor.call_loop import CallLoop, LoopOptions
+        from tutor_app.tutor.call_speaker import Speaker
+
+        with self._lock:
+            if self.loop is not None:
+                raise RuntimeError("a call is already running: end it first")
+            self._sink = sink
+            speech = self.settings.speech
+            self.session = self.engine.start_call(None, off_record=off_record)
+            problems: list[ev.Problem] = []
+            try:
+                sd = self._sd or load_sounddevice()
+            except NoDeviceError as exc:
+                sd = None
+                problems.append(ev.Problem("no-microphone", str(exc)))
+            capture = player = None
+            if sd is not None:
+                capture, problem = self._open_capture(sd)
+                if problem:
+                    problems.append(problem)
+                player, problem = self._open_player(sd)
+                if problem:
+                    problems.append(problem)
+            loop_box: list[Any] = []
+            speaker = Speaker(self._tts_factory(), player,
+                              on_start=lambda gen, text, t: loop_box[0].on_sentence_started(gen, text, t),
+                              on_problem=lambda kind, msg: loop_box[0].on_problem(kind, msg))
+            if player is not None:
+                player.listen(speaker.started, speaker.notify)
+            options = self._options or LoopOptions.from_settings(speech)
+            self.loop = CallLoop(self.session, self._stt_factory(), self._service("vad") if capture else None,
+                                 speaker, capture, self._emit, options,
+                                 reopen_capture=(lambda: self._open_capture(sd, quiet=True)[0]) if sd else None)
+            loop_box.append(self.loop)
+            for problem in problems:
+                self._emit(problem)
+            self.loop.start()
+            return self.session.session_id
+
+    def send_text(self, text: str) -> None:
+        if self.loop is not None:
+            self.loop.submit_text(text)
+
+    def set_muted(self, muted: bool) -> None:
+        if self.loop is not None:
+            self.loop.set_muted(muted)
+
+    def end_call(self) -> None:
+        with self._lock:
+            loop, self.loop = self.loop, None
+            if loop is None:
+                return
+            loop.stop()
+            loop.speaker.close()
+            player = loop.speaker.player
+            if player is not None:
+                player.close()
+            session = self.session
+            session.ended = True
+            self._emit(ev.StateChanged(ev.ENDED))
+            self._emit(ev.CallEnded(session.session_id))
+            self.end_work = self._finish(session)
+
+    # -- internals -------------------------------------------------------------------------
+    def _emit(self, event: ev.CallEvent) -> None:
+        try:
+            self._sink(event)
+        except Exception:  # noqa: BLE001
+            log.exception("call event sink failed on %r", event)
+
+    def _stt_factory(self):
+        return self._stt if self._stt is not None else (lambda: self._app.stt)
+
+    def _tts_factory(self):
+        return self._tts if self._tts is not None else (lambda: self._app.tts)
+
+    def _tts_now(self):
+        tts = self._tts_factory()
+        if callable(tts) and not hasattr(tts, "synthesize"):
+            tts = tts()
+            self._tts = tts
+        return tts
+
+    def _open_capture(self, sd, quiet: bool = False):
+        from tutor_app.speech.audio_io import Capture, NoDeviceError, resolve_device
+
+        try:
+            device = resolve_device(sd, self.settings.speech.input_device, "input")
+            capture = Capture(sd, device)
+            capture.start()
+            return capture, None
+        except NoDeviceError as exc:
+            message = f"{exc}. You can still type your turns."
+        except Exception as exc:  # noqa: BLE001 - PortAudio errors: unusable microphone
+            message = f"cannot open the microphone ({exc}). You can still type your turns."
+        if quiet:
+            raise NoDeviceError(message)
+        return None, ev.Problem("no-microphone", message)
+
+    def _open_player(self, sd):
+        from tutor_app.speech.audio_io import NoDeviceError, Player, resolve_device
+
+        try:
+            device = resolve_device(sd, self.settings.speech.output_device, "output")
+            player = Player(sd, device, int(self._tts_now().sample_rate))
+            player.start()
+            return player, None
+        except NoDeviceError as exc:
+            message = f"{exc}: replies are shown but not spoken"
+        except Exception as exc:  # noqa: BLE001
+            message = f"cannot play audio ({exc}): replies are shown but not spoken"
+        return None, ev.Problem("other", message)
+
+    def _finish(self, session) -> threading.Thread | None:
+        from tutor_app.tutor.lifecycle import finish_call
+
+        sid = session.session_id
+
+        def done(outcome) -> None:
+            report = outcome.report.to_dict() if outcome.report is not None else {}
+            self._emit(ev.ReportReady(sid, report))
+
+        if session.off_record:
+            # Nothing is stored or sent for extraction: a report from this call's turns only.
+            def local() -> None:
+                from tutor_app.tutor.report import build_report
+
+                ended = self.engine.services.clock()
+                report = build_report(sid, session.started_at, ended, list(session.turns))
+                self._emit(ev.ReportReady(sid, report.to_dict()))
+            thread = threading.Thread(target=local, name=f"call-end-{sid}", daemon=False)
+            thread.start()
+            return thread
+        return finish_call(self.engine, sid, session.turns, session.started_at, background=True, on_done=done)

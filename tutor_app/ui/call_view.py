@@ -1,0 +1,283 @@
+"""The call screen: one big call button, the live transcript, the microphone level, the
+tutor's state, the learner's current emotion, "off the record", and a text fallback.
+
+Keyboard: Space starts a call or mutes/unmutes during one; Esc ends it.
+"""
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (QCheckBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QToolButton,
+                               QVBoxLayout, QWidget)
+
+from tutor_app.tutor import events as ev
+from tutor_app.ui.bridge import CallBridge
+from tutor_app.ui.level_meter import LevelMeter
+from tutor_app.ui.theme import emotion_color, icon
+from tutor_app.ui.transcript import TranscriptView
+
+IDLE, STARTING, IN_CALL, ENDING = "idle", "starting", "in-call", "ending"
+STATE_TEXT = {
+    ev.LISTENING: "Listening", ev.THINKING: "Thinking…", ev.SPEAKING: "Speaking",
+    ev.PAUSED: "Muted", ev.ENDED: "Call ended",
+}
+EMPTY_HINT = ("Press the green button (or Space) and say hello.\n"
+              "Your tutor listens, answers out loud and gently corrects you.\n"
+              "Can't talk right now? Type below instead.")
+GUARDRAIL_NOTES = {"checkin": "a caring check-in", "crisis": "safety message: help is available"}
+
+
+class CallView(QWidget):
+    problemRaised = Signal(str, str)  # kind, message -> the window's banner
+    reportReady = Signal(str, object)  # session id, report dict
+
+    def __init__(self, bridge: CallBridge, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bridge = bridge
+        self.phase = IDLE
+        self.muted = False
+        self._started_at = 0.0
+        self._build()
+        self._wire()
+        self._set_phase(IDLE)
+
+    # -- layout ---------------------------------------------------------------------
+    def _build(self) -> None:
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(24, 18, 24, 18)
+        outer.setSpacing(14)
+
+        header = QFrame()
+        header.setObjectName("CallHeader")
+        top = QHBoxLayout(header)
+        top.setContentsMargins(18, 14, 18, 14)
+        top.setSpacing(16)
+        self.call_button = QPushButton()
+        self.call_button.setObjectName("CallButton")
+        self.call_button.setFixedSize(64, 64)
+        self.call_button.setIconSize(QSize(28, 28))
+        self.call_button.setCursor(Qt.PointingHandCursor)
+        self.call_button.clicked.connect(self.toggle_call)
+        top.addWidget(self.call_button)
+
+        status = QVBoxLayout()
+        status.setSpacing(6)
+        line = QHBoxLayout()
+        line.setSpacing(10)
+        self.title = QLabel()
+        self.title.setObjectName("CallTitle")
+        self.state_label = QLabel()
+        self.state_label.setObjectName("StateLabel")
+        self.state_label.setAccessibleName("Tutor state")
+        self.emotion_chip = QLabel()
+        self.emotion_chip.setObjectName("EmotionChip")
+        self.emotion_chip.setAccessibleName("Your current emotion")
+        self.emotion_chip.hide()
+        self.timer_label = QLabel()
+        self.timer_label.setObjectName("Muted")
+        line.addWidget(self.title)
+        line.addWidget(self.state_label)
+        line.addWidget(self.emotion_chip)
+        line.addStretch(1)
+        line.addWidget(self.timer_label)
+        status.addLayout(line)
+        meter_row = QHBoxLayout()
+        meter_row.setSpacing(10)
+        self.mute_button = QToolButton()
+        self.mute_button.setObjectName("MuteButton")
+        self.mute_button.setCheckable(True)
+        self.mute_button.setIconSize(QSize(18, 18))
+        self.mute_button.setAccessibleName("Mute microphone")
+        self.mute_button.toggled.connect(self.set_muted)
+        self.meter = LevelMeter()
+        self.meter.setFixedHeight(10)
+        meter_row.addWidget(self.mute_button)
+        meter_row.addWidget(self.meter, 1)
+        status.addLayout(meter_row)
+        self.hint = QLabel()
+        self.hint.setObjectName("Muted")
+        status.addWidget(self.hint)
+        top.addLayout(status, 1)
+
+        self.off_record = QCheckBox("Off the record")
+        self.off_record.setObjectName("OffRecord")
+        self.off_record.setAccessibleName("Off the record: nothing from this call is remembered")
+        self.off_record.setToolTip("Nothing from this call goes into your tutor's memory.")
+        top.addWidget(self.off_record, 0, Qt.AlignTop)
+        outer.addWidget(header)
+
+        self.transcript = TranscriptView()
+        self.transcript.set_empty_text(EMPTY_HINT)
+        outer.addWidget(self.transcript, 1)
+
+        typing = QFrame()
+        typing.setObjectName("TypeBar")
+        row = QHBoxLayout(typing)
+        row.setContentsMargins(6, 6, 6, 6)
+        self.text_input = QLineEdit()
+        self.text_input.setObjectName("TextInput")
+        self.text_input.setPlaceholderText("Type a message instead of speaking…")
+        self.text_input.setAccessibleName("Type a message")
+        self.text_input.returnPressed.connect(self.send_typed)
+        self.send_button = QToolButton()
+        self.send_button.setIcon(icon("send", "accent", 20))
+        self.send_button.setAccessibleName("Send message")
+        self.send_button.setToolTip("Send (Enter)")
+        self.send_button.clicked.connect(self.send_typed)
+        row.addWidget(self.text_input, 1)
+        row.addWidget(self.send_button)
+        outer.addWidget(typing)
+
+        self._clock = QTimer(self)
+        self._clock.setInterval(1000)
+        self._clock.timeout.connect(self._tick)
+
+        space = QShortcut(QKeySequence(Qt.Key_Space), self)
+        space.setContext(Qt.WindowShortcut)
+        space.activated.connect(self._space)
+        esc = QShortcut(QKeySequence(Qt.Key_Escape), self)
+        esc.setContext(Qt.WindowShortcut)
+        esc.activated.connect(self.end_call)
+
+    def _wire(self) -> None:
+        b = self.bridge
+        b.callStarted.connect(self._on_started)
+        b.callFailed.connect(self._on_failed)
+        b.stateChanged.connect(self._on_state)
+        b.micLevel.connect(self.meter.set_level)
+        b.speechStarted.connect(self.transcript.learner_speaking)
+        b.userUtterance.connect(self._on_utterance)
+        b.emotionRead.connect(self._on_emotion)
+        b.tutorSentence.connect(self.transcript.tutor_sentence)
+        b.tutorTurnDone.connect(self._on_turn_done)
+        b.problem.connect(self._on_problem)
+        b.callEnded.connect(self._on_ended)
+        b.reportReady.connect(self.reportReady.emit)
+
+    # -- actions ----------------------------------------------------------------------
+    def toggle_call(self) -> None:
+        if self.phase == IDLE:
+            self.start_call()
+        elif self.phase == IN_CALL:
+            self.end_call()
+
+    def start_call(self) -> None:
+        if self.phase != IDLE:
+            return
+        self.transcript.clear()
+        self.emotion_chip.hide()
+        self._set_phase(STARTING)
+        self.bridge.start_call(self.off_record.isChecked())
+
+    def end_call(self) -> None:
+        if self.phase in (IN_CALL, STARTING):
+            self._set_phase(ENDING)
+            self.bridge.end_call()
+
+    def set_muted(self, muted: bool) -> None:
+        self.muted = bool(muted)
+        if self.mute_button.isChecked() != self.muted:
+            self.mute_button.setChecked(self.muted)
+        self.mute_button.setIcon(icon("mic-off" if self.muted else "mic", "bad" if self.muted else "text", 18))
+        self.mute_button.setToolTip("Unmute (Space)" if self.muted else "Mute (Space)")
+        self.meter.set_active(self.phase == IN_CALL and not self.muted)
+        if self.phase == IN_CALL:
+            self.bridge.set_muted(self.muted)
+
+    def send_typed(self) -> None:
+        text = self.text_input.text().strip()
+        if not text:
+            return
+        self.text_input.clear()
+        if self.phase == IDLE:
+            self.start_call()  # typing is a way to start a (quiet) call too
+        self.bridge.send_text(text)
+
+    def _space(self) -> None:
+        if self.phase == IDLE:
+            self.start_call()
+        elif self.phase == IN_CALL:
+            self.set_muted(not self.muted)
+
+    # -- events -----------------------------------------------------------------------
+    def _on_started(self, _session_id: str) -> None:
+        if self.phase in (STARTING,):
+            self._set_phase(IN_CALL)
+            if self.muted:
+                self.bridge.set_muted(True)
+
+    def _on_failed(self, message: str) -> None:
+        self._set_phase(IDLE)
+        self.problemRaised.emit("other", f"The call could not start: {message}")
+
+    def _on_state(self, state: str) -> None:
+        self.state_label.setText(STATE_TEXT.get(state, state.capitalize()))
+        self.state_label.setProperty("state", state)
+        self.state_label.style().unpolish(self.state_label)
+        self.state_label.style().polish(self.state_label)
+
+    def _on_utterance(self, event: ev.UserUtterance) -> None:
+        if event.text.strip():
+            self.transcript.learner_said(event.text.strip())
+        else:
+            self.transcript.learner_silent()
+
+    def _on_emotion(self, label: str, score: float) -> None:
+        self.emotion_chip.setText(label)
+        self.emotion_chip.setToolTip(f"You sound: {label} ({score:.0%})")
+        self.emotion_chip.setAccessibleDescription(f"{label}, {score:.0%}")
+        self.emotion_chip.setStyleSheet(f"background: {emotion_color(label)};")
+        self.emotion_chip.show()
+
+    def _on_turn_done(self, event: ev.TutorTurnDone) -> None:
+        self.transcript.tutor_done(event.reply, event.interrupted, GUARDRAIL_NOTES.get(event.guardrail or "", ""))
+
+    def _on_problem(self, event: ev.Problem) -> None:
+        self.problemRaised.emit(event.kind, event.message)
+        if event.fatal:
+            self._set_phase(IDLE)
+
+    def _on_ended(self, _session_id: str) -> None:
+        self._set_phase(IDLE)
+        self._on_state(ev.ENDED)
+
+    # -- presentation -----------------------------------------------------------------
+    def _set_phase(self, phase: str) -> None:
+        self.phase = phase
+        in_call = phase == IN_CALL
+        self.call_button.setProperty("phase", "end" if phase in (IN_CALL, STARTING, ENDING) else "start")
+        self.call_button.style().unpolish(self.call_button)
+        self.call_button.style().polish(self.call_button)
+        self.call_button.setIcon(icon("phone" if phase == IDLE else "phone-off", "#ffffff", 28))
+        self.call_button.setEnabled(phase in (IDLE, IN_CALL, STARTING))
+        name = {IDLE: "Start call", STARTING: "Cancel call", IN_CALL: "End call", ENDING: "Ending call"}[phase]
+        self.call_button.setAccessibleName(name)
+        self.call_button.setToolTip(f"{name} ({'Space' if phase == IDLE else 'Esc'})")
+        self.title.setText({IDLE: "Ready when you are", STARTING: "Connecting…", IN_CALL: "In call",
+                            ENDING: "Ending the call…"}[phase])
+        self.mute_button.setEnabled(in_call)
+        self.off_record.setEnabled(phase == IDLE)
+        self.meter.set_active(in_call and not self.muted)
+        if phase == IDLE:
+            self.state_label.setText("")
+            self.hint.setText("Space: start · Esc: end · "
+                              + ("this call will not be remembered" if self.off_record.isChecked()
+                                 else "your tutor remembers what you share"))
+            self._clock.stop()
+            self.timer_label.setText("")
+        elif phase == IN_CALL:
+            self._started_at = time.monotonic()
+            self._clock.start()
+            self._tick()
+            self.hint.setText("Space: mute / unmute · Esc: end call"
+                              + (" · off the record" if self.off_record.isChecked() else ""))
+        if phase != IN_CALL and self.muted:
+            self.set_muted(False)
+        elif self.mute_button.icon().isNull():
+            self.set_muted(self.muted)
+
+    def _tick(self) -> None:
+        secs = int(time.monotonic() - self._started_at)
+        self.timer_label.setText(f"{secs // 60:d}:{secs % 60:02d}")

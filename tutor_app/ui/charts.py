@@ -1,0 +1,187 @@
+"""Two small QPainter charts (QtCharts is not part of PySide6-Essentials):
+the emotion timeline of one call, and progress over calls (WPM and speaking time)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from tutor_app.ui.theme import emotion_color, theme
+
+
+@dataclass
+class EmotionPoint:
+    t: float  # seconds since the call started
+    label: str
+    score: float
+
+
+def _fmt_time(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+class _Chart(QWidget):
+    MARGIN = (44, 14, 16, 30)  # left, top, right, bottom
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
+        self.setMinimumHeight(170)
+
+    def sizeHint(self) -> QSize:
+        return QSize(520, 200)
+
+    def _plot_rect(self) -> QRectF:
+        left, top, right, bottom = self.MARGIN
+        return QRectF(left, top, max(10, self.width() - left - right), max(10, self.height() - top - bottom))
+
+    def _axes(self, p: QPainter, area: QRectF, y_labels: list[tuple[float, str]]) -> None:
+        t = theme()
+        p.setFont(_small_font(self))
+        for frac, text in y_labels:
+            y = area.bottom() - frac * area.height()
+            p.setPen(QPen(t.color("border"), 1, Qt.DashLine if 0 < frac < 1 else Qt.SolidLine))
+            p.drawLine(QPointF(area.left(), y), QPointF(area.right(), y))
+            p.setPen(t.color("muted"))
+            p.drawText(QRectF(0, y - 8, area.left() - 6, 16), Qt.AlignRight | Qt.AlignVCenter, text)
+
+    def _empty(self, p: QPainter, text: str) -> None:
+        p.setPen(theme().color("muted"))
+        p.drawText(self.rect(), Qt.AlignCenter, text)
+
+
+class EmotionTimeline(_Chart):
+    """Score of the learner's top emotion per turn, over call time; dots coloured by label."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.points: list[EmotionPoint] = []
+        self.setAccessibleName("Emotion over the call")
+
+    def set_points(self, points: list[EmotionPoint]) -> None:
+        self.points = sorted(points, key=lambda pt: pt.t)
+        labels = ", ".join(f"{_fmt_time(pt.t)} {pt.label}" for pt in self.points[:20])
+        self.setAccessibleDescription(labels or "no turns")
+        self.update()
+
+    def paintEvent(self, _event) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.Antialiasing)
+        if not self.points:
+            self._empty(p, "No emotion readings in this call")
+            return
+        area = self._plot_rect()
+        area.setBottom(area.bottom() - 18)  # room for the legend
+        self._axes(p, area, [(0, "0"), (0.5, "50%"), (1, "100%")])
+        span = max(self.points[-1].t, 1.0)
+        inner = area.adjusted(10, 0, -10, 0)  # dots never sit on the frame
+        xy = [QPointF(inner.left() + (pt.t / span) * inner.width() if len(self.points) > 1 else inner.center().x(),
+                      area.bottom() - max(0.0, min(1.0, pt.score)) * area.height()) for pt in self.points]
+        t = theme()
+        if len(xy) > 1:
+            path = QPainterPath(xy[0])
+            for a, b in zip(xy, xy[1:]):
+                mid = (a.x() + b.x()) / 2
+                path.cubicTo(QPointF(mid, a.y()), QPointF(mid, b.y()), b)
+            p.setPen(QPen(t.color("muted"), 1.6))
+            p.setBrush(Qt.NoBrush)
+            p.drawPath(path)
+        for pt, pos in zip(self.points, xy):
+            p.setPen(QPen(t.color("surface"), 2))
+            p.setBrush(QColor(emotion_color(pt.label)))
+            p.drawEllipse(pos, 5.5, 5.5)
+        # x labels: start and end
+        p.setPen(t.color("muted"))
+        p.setFont(_small_font(self))
+        p.drawText(QRectF(inner.left(), area.bottom() + 3, 60, 14), Qt.AlignLeft | Qt.AlignTop, "0:00")
+        p.drawText(QRectF(inner.right() - 60, area.bottom() + 3, 60, 14), Qt.AlignRight | Qt.AlignTop,
+                   _fmt_time(span))
+        # legend: labels in order of first appearance
+        seen: list[str] = []
+        for pt in self.points:
+            if pt.label not in seen:
+                seen.append(pt.label)
+        x, y = area.left(), self.height() - 14
+        fm = p.fontMetrics()
+        for label in seen[:8]:
+            p.setPen(Qt.NoPen)
+            p.setBrush(QColor(emotion_color(label)))
+            p.drawEllipse(QPointF(x + 5, y), 4.5, 4.5)
+            p.setPen(t.color("text"))
+            p.drawText(QPointF(x + 14, y + fm.ascent() / 2 - 1), label)
+            x += 26 + fm.horizontalAdvance(label)
+
+
+@dataclass
+class ProgressPoint:
+    label: str  # e.g. the call's date
+    wpm: float
+    speaking_seconds: float
+
+
+class ProgressChart(_Chart):
+    """Bars: speaking time per call; line: words per minute (own scale on the right)."""
+
+    MARGIN = (44, 14, 44, 30)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.points: list[ProgressPoint] = []
+        self.setAccessibleName("Progress over calls")
+
+    def set_points(self, points: list[ProgressPoint]) -> None:
+        self.points = list(points)
+        self.setAccessibleDescription("; ".join(
+            f"{pt.label}: {pt.wpm:.0f} wpm, {pt.speaking_seconds / 60:.1f} min" for pt in self.points[-12:]))
+        self.update()
+
+    def paintEvent(self, _event) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.Antialiasing)
+        if not self.points:
+            self._empty(p, "Your progress appears here after your first call")
+            return
+        t = theme()
+        area = self._plot_rect()
+        pts = self.points[-20:]
+        max_speak = max(max(pt.speaking_seconds for pt in pts), 60.0)
+        max_wpm = max(max(pt.wpm for pt in pts), 60.0)
+        self._axes(p, area, [(0, "0"), (0.5, f"{max_speak / 120:.1f}m"), (1, f"{max_speak / 60:.1f}m")])
+        p.setPen(t.color("accent"))
+        for frac in (0.5, 1.0):
+            y = area.bottom() - frac * area.height()
+            p.drawText(QRectF(area.right() + 4, y - 8, 40, 16), Qt.AlignLeft | Qt.AlignVCenter,
+                       f"{max_wpm * frac:.0f}")
+        slot = area.width() / len(pts)
+        bar_w = min(34.0, slot * 0.55)
+        soft = QColor(t.colors["accent"])
+        soft.setAlpha(70)
+        line: list[QPointF] = []
+        p.setFont(_small_font(self))
+        label_w = p.fontMetrics().horizontalAdvance("30 Nov") + 12
+        every = max(1, int(label_w // slot) + 1)  # skip labels that would overlap
+        for i, pt in enumerate(pts):
+            cx = area.left() + slot * (i + 0.5)
+            h = pt.speaking_seconds / max_speak * area.height()
+            p.setPen(Qt.NoPen)
+            p.setBrush(soft)
+            p.drawRoundedRect(QRectF(cx - bar_w / 2, area.bottom() - h, bar_w, h), 3, 3)
+            line.append(QPointF(cx, area.bottom() - pt.wpm / max_wpm * area.height()))
+            if (len(pts) - 1 - i) % every == 0:  # always label the latest call
+                p.setPen(t.color("muted"))
+                p.drawText(QRectF(cx - label_w / 2, area.bottom() + 4, label_w, 14), Qt.AlignCenter, pt.label)
+        p.setPen(QPen(t.color("accent"), 2.2))
+        for a, b in zip(line, line[1:]):
+            p.drawLine(a, b)
+        p.setBrush(t.color("accent"))
+        for pos in line:
+            p.drawEllipse(pos, 3.5, 3.5)
+
+
+def _small_font(widget: QWidget) -> QFont:
+    f = QFont(widget.font())
+    f.setPointSizeF(max(7.5, f.pointSizeF() * 0.85))
+    return f

@@ -1,0 +1,294 @@
+"""The main window: a quiet sidebar (Call, Progress, Memory, Models, Settings), a banner
+for problems, and the pages. Shown at once; models warm up in the background with a
+progress indicator in the status bar."""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtWidgets import (QButtonGroup, QFrame, QHBoxLayout, QLabel, QMainWindow, QProgressBar,
+                               QStackedWidget, QToolButton, QVBoxLayout, QWidget)
+
+from tutor_app.ui.banner import Banner, BannerAction
+from tutor_app.ui.bridge import CallBridge
+from tutor_app.ui.call_view import CallView
+from tutor_app.ui.report_view import HistoryView
+from tutor_app.ui.services import UiServices
+from tutor_app.ui.theme import icon
+from tutor_app.ui.workers import error_text, run_task
+
+log = logging.getLogger(__name__)
+
+ROLE_NAMES = {"stt": "speech recognition", "tts": "voice", "embedder": "memory search",
+              "emotion": "emotion reader", "llm-local": "offline tutor model", "vad": "voice detection"}
+PAGES = (("call", "Call", "phone"), ("progress", "Progress", "chart"), ("memory", "Memory", "memory"),
+         ("models", "Models", "box"))
+
+
+@dataclass
+class WarmResult:
+    missing: list[str] = field(default_factory=list)  # default models not usable: "role (name)"
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (part, one line)
+
+
+class MainWindow(QMainWindow):
+    warmedUp = Signal(object)  # WarmResult, after the background warm-up
+
+    def __init__(self, services: UiServices, bridge: CallBridge | None = None, warm_up: bool = True) -> None:
+        super().__init__()
+        self.services = services
+        self.bridge = bridge or CallBridge(factory=services.make_backend, parent=self)
+        self.warm_result: WarmResult | None = None
+        self.setWindowTitle("Tutor — English speaking practice")
+        self.setWindowIcon(icon("phone", "accent", 64))
+        self.resize(1120, 740)
+        self.setMinimumSize(860, 580)
+        self._pages: dict[str, QWidget] = {}
+        self._build()
+        if warm_up:
+            QTimer.singleShot(0, self.start_background_work)
+
+    # -- layout ---------------------------------------------------------------------
+    def _build(self) -> None:
+        root = QWidget()
+        row = QHBoxLayout(root)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        row.addWidget(self._sidebar())
+        right = QWidget()
+        col = QVBoxLayout(right)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(0)
+        self.banner = Banner()
+        self.banner.actionRequested.connect(self._banner_action)
+        banner_box = QWidget()
+        bl = QVBoxLayout(banner_box)
+        bl.setContentsMargins(24, 14, 24, 0)
+        bl.addWidget(self.banner)
+        col.addWidget(banner_box)
+        self.stack = QStackedWidget()
+        col.addWidget(self.stack, 1)
+        row.addWidget(right, 1)
+        self.setCentralWidget(root)
+
+        self.call_view = CallView(self.bridge)
+        self.call_view.problemRaised.connect(self.show_problem)
+        self.call_view.reportReady.connect(self._on_report)
+        self.history = HistoryView()
+        self._add_page("call", self.call_view)
+        self._add_page("progress", self.history)
+        self._lazy = {"memory": self._make_memory, "models": self._make_models}
+        for name in self._lazy:
+            self._add_page(name, QWidget())
+
+        bar = self.statusBar()
+        bar.setSizeGripEnabled(False)
+        self.warm_label = QLabel("Getting ready…")
+        self.warm_label.setObjectName("Muted")
+        self.warm_bar = QProgressBar()
+        self.warm_bar.setObjectName("WarmBar")
+        self.warm_bar.setFixedWidth(140)
+        self.warm_bar.setFixedHeight(6)
+        self.warm_bar.setTextVisible(False)
+        self.warm_bar.setRange(0, 0)
+        self.warm_bar.setAccessibleName("Loading models")
+        self.profile_label = QLabel()
+        self.profile_label.setObjectName("Muted")
+        bar.addWidget(self.warm_bar)
+        bar.addWidget(self.warm_label, 1)
+        bar.addPermanentWidget(self.profile_label)
+        self._update_profile_label()
+        self.show_page("call")
+
+    def _sidebar(self) -> QWidget:
+        side = QFrame()
+        side.setObjectName("Sidebar")
+        side.setFixedWidth(104)
+        col = QVBoxLayout(side)
+        col.setContentsMargins(10, 18, 10, 14)
+        col.setSpacing(6)
+        brand = QLabel("Tutor")
+        brand.setObjectName("Brand")
+        brand.setAlignment(Qt.AlignCenter)
+        col.addWidget(brand)
+        col.addSpacing(10)
+        self.nav = QButtonGroup(self)
+        self.nav.setExclusive(True)
+        self._nav_buttons: dict[str, QToolButton] = {}
+        for key, text, icon_name in PAGES:
+            b = self._nav_button(text, icon_name)
+            b.setCheckable(True)
+            b.clicked.connect(lambda _=False, k=key: self.show_page(k))
+            self.nav.addButton(b)
+            self._nav_buttons[key] = b
+            col.addWidget(b)
+        col.addStretch(1)
+        self.settings_button = self._nav_button("Settings", "settings")
+        self.settings_button.clicked.connect(self.open_settings)
+        col.addWidget(self.settings_button)
+        return side
+
+    def _nav_button(self, text: str, icon_name: str) -> QToolButton:
+        b = QToolButton()
+        b.setObjectName("NavButton")
+        b.setText(text)
+        b.setIcon(icon(icon_name, "muted", 22))
+        b.setIconSize(QSize(22, 22))
+        b.setToolButtonStyle(Qt.ToolButtonTextUnderIcon)
+        b.setAccessibleName(text)
+        b.setCursor(Qt.PointingHandCursor)
+        b.setSizePolicy(b.sizePolicy().horizontalPolicy(), b.sizePolicy().verticalPolicy())
+        b.setMinimumSize(84, 62)
+        return b
+
+    def _add_page(self, name: str, widget: QWidget) -> None:
+        if name in self._pages:
+            old = self._pages[name]
+            index = self.stack.indexOf(old)
+            self.stack.removeWidget(old)
+            old.deleteLater()
+            self.stack.insertWidget(index, widget)
+        else:
+            self.stack.addWidget(widget)
+        self._pages[name] = widget
+
+    def page(self, name: str) -> QWidget:
+        if name in self._lazy:
+            self._add_page(name, self._lazy.pop(name)())
+        return self._pages[name]
+
+    def show_page(self, name: str) -> None:
+        widget = self.page(name)
+        self.stack.setCurrentWidget(widget)
+        if name in self._nav_buttons:
+            self._nav_buttons[name].setChecked(True)
+        if name == "call":
+            self.call_view.setFocus()
+
+    def _make_memory(self) -> QWidget:
+        from tutor_app.ui.memory_panel import MemoryPanel
+
+        panel = MemoryPanel(self.services)
+        panel.profileChanged.connect(self._profile_changed)
+        return panel
+
+    def _make_models(self) -> QWidget:
+        from tutor_app.ui.models_panel import ModelsPanel
+
+        panel = ModelsPanel(self.services)
+        panel.installed.connect(lambda _name: self.start_background_work())
+        return panel
+
+    # -- actions ----------------------------------------------------------------------
+    def open_settings(self) -> None:
+        from tutor_app.ui.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self.services, self)
+        dialog.exec()
+        self._update_profile_label()
+
+    def show_problem(self, kind: str, message: str) -> None:
+        action = None
+        if kind == "api-key":
+            action = BannerAction("Open settings", "settings")
+        elif kind == "models":
+            action = BannerAction("Open models", "models")
+        self.banner.show_problem(kind, message, action)
+
+    def _banner_action(self, key: str) -> None:
+        if key == "settings":
+            self.open_settings()
+        elif key in self._pages:
+            self.show_page(key)
+
+    def _on_report(self, _session_id: str, report: dict[str, Any]) -> None:
+        self.history.add_report(report)
+        if self.stack.currentWidget() is self.call_view and not self.bridge.in_call:
+            self.show_page("progress")  # the report of the call that just ended
+
+    def _profile_changed(self, name: str) -> None:
+        self._update_profile_label()
+        self.services.on_profile_changed(name)
+        self.load_history()
+
+    def _update_profile_label(self) -> None:
+        s = self.services.settings
+        paused = "" if s.memory.enabled else " · memory paused"
+        self.profile_label.setText(f"Profile: {s.profile}{paused}")
+
+    # -- background -------------------------------------------------------------------
+    def start_background_work(self) -> None:
+        self.warm_bar.show()
+        self.warm_bar.setRange(0, 0)
+        self.warm_label.setText("Getting ready…")
+        services, bridge = self.services, self.bridge
+
+        def job(progress) -> WarmResult:
+            result = WarmResult()
+            progress(0, 0, "checking models")
+            try:
+                for s in services.registry().statuses(verify=False):
+                    if s.spec.default and not s.usable:
+                        result.missing.append(f"{ROLE_NAMES.get(s.spec.role, s.spec.role)} ({s.spec.name})")
+            except Exception as exc:  # noqa: BLE001
+                result.problems.append(("models", error_text(exc)))
+            if result.missing:
+                return result  # warming up would only fail: say what to install instead
+            steps = list(services.warm_up_steps())
+            for i, (what, fn) in enumerate(steps):
+                progress(i, len(steps), f"loading {what}")
+                try:
+                    fn()
+                except Exception as exc:  # noqa: BLE001 - one broken part must not stop the rest
+                    log.warning("warm-up of %s failed", what, exc_info=True)
+                    result.problems.append((what, error_text(exc)))
+            if bridge.available:
+                try:
+                    backend = bridge.backend()
+                    warm = getattr(backend, "warm_up", None)
+                    if callable(warm):
+                        warm()
+                except Exception as exc:  # noqa: BLE001
+                    result.problems.append(("call engine", error_text(exc)))
+            progress(len(steps), len(steps), "ready")
+            return result
+
+        run_task(job, on_done=self._warmed, on_error=lambda e: self._warmed(WarmResult(problems=[("startup", error_text(e))])),
+                 on_progress=self._warm_progress, executor=bridge.run_setup)
+        self.load_history()
+
+    def _warm_progress(self, done: int, total: int, what: str) -> None:
+        if total:
+            self.warm_bar.setRange(0, total)
+            self.warm_bar.setValue(done)
+        self.warm_label.setText(f"Getting ready: {what}…" if what != "ready" else "Ready")
+
+    def _warmed(self, result: WarmResult) -> None:
+        self.warm_result = result
+        self.warm_bar.hide()
+        if result.missing:
+            self.warm_label.setText("Models missing")
+            self.banner.show_problem(
+                "models", "install " + ", ".join(result.missing) + " to start talking. "
+                "It works offline and takes a minute.", BannerAction("Open models", "models"))
+        elif result.problems:
+            self.warm_label.setText("Ready, with problems")
+            self.warm_label.setToolTip("\n".join(f"{what}: {msg}" for what, msg in result.problems))
+            what, msg = result.problems[0]
+            more = f" (and {len(result.problems) - 1} more)" if len(result.problems) > 1 else ""
+            self.banner.show_problem("other", f"{what}: {msg}{more}")
+        else:
+            self.warm_label.setText("Ready")
+            if self.banner.kind == "models":
+                self.banner.hide()
+        self.warmedUp.emit(result)
+
+    def load_history(self) -> None:
+        run_task(self.services.past_reports, on_done=self.history.set_reports,
+                 on_error=lambda e: log.info("no call history: %s", error_text(e)))
+
+    def closeEvent(self, event) -> None:
+        self.bridge.close()
+        super().closeEvent(event)

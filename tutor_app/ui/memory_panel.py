@@ -1,0 +1,448 @@
+"""Memory: what the tutor remembers about the learner, as a profile and as a full list
+with search, category filter, dates and source; edit, delete one, delete all, export,
+pause memory; switch / create / delete local learner profiles.
+
+Written against `MemorySource` (ui/memory_source.py); every store call runs in a worker.
+"""
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDialog, QFrame, QHBoxLayout,
+                               QHeaderView, QInputDialog, QLabel, QLineEdit, QMessageBox, QPushButton,
+                               QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from tutor_app.ui.memory_source import MemoryRow, export_json, profile_entries
+from tutor_app.ui.services import UiServices
+from tutor_app.ui.theme import icon, theme
+from tutor_app.ui.workers import error_text, run_task
+
+log = logging.getLogger(__name__)
+
+COLUMNS = ("Memory", "Category", "Source", "Created", "Last used")
+ALL = "All categories"
+
+
+def _date(dt: datetime | None) -> str:
+    if dt is None:
+        return "—"
+    local = dt.astimezone()
+    return local.strftime("%d %b" if local.year == datetime.now().year else "%d %b %Y")
+
+
+class MemoryPanel(QWidget):
+    profileChanged = Signal(str)
+    loaded = Signal()  # rows shown (after any change): for tests and the window
+
+    def __init__(self, services: UiServices, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("Page")
+        self.services = services
+        self.source = None
+        self.rows: list[MemoryRow] = []
+        self.hits: list[str] | None = None  # search result ids, None = no search
+        self._build()
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(250)
+        self._search_timer.timeout.connect(self._run_search)
+        self.open_profile(services.settings.profile)
+
+    # -- layout ---------------------------------------------------------------------
+    def _build(self) -> None:
+        col = QVBoxLayout(self)
+        col.setContentsMargins(24, 18, 24, 18)
+        col.setSpacing(10)
+        head = QHBoxLayout()
+        title = QLabel("Memory")
+        title.setObjectName("PageTitle")
+        head.addWidget(title)
+        head.addStretch(1)
+        head.addWidget(QLabel("Profile"))
+        self.profile_box = QComboBox()
+        self.profile_box.setAccessibleName("Learner profile")
+        self.profile_box.setMinimumWidth(150)
+        self.profile_box.activated.connect(lambda _i: self.switch_profile(self.profile_box.currentText()))
+        head.addWidget(self.profile_box)
+        self.new_profile_button = QPushButton("New")
+        self.new_profile_button.setIcon(icon("plus", "text", 16))
+        self.new_profile_button.setAccessibleName("New profile")
+        self.new_profile_button.clicked.connect(self.new_profile)
+        self.delete_profile_button = QPushButton("Delete profile")
+        self.delete_profile_button.setProperty("danger", True)
+        self.delete_profile_button.clicked.connect(self.delete_profile)
+        head.addWidget(self.new_profile_button)
+        head.addWidget(self.delete_profile_button)
+        col.addLayout(head)
+
+        pause_row = QHBoxLayout()
+        self.pause = QCheckBox("Pause memory: the tutor remembers nothing new until you turn this off")
+        self.pause.setAccessibleName("Pause memory")
+        self.pause.setChecked(not self.services.settings.memory.enabled)
+        self.pause.toggled.connect(self.set_paused)
+        pause_row.addWidget(self.pause)
+        pause_row.addStretch(1)
+        self.status = QLabel()
+        self.status.setObjectName("Muted")
+        pause_row.addWidget(self.status)
+        col.addLayout(pause_row)
+
+        split = QSplitter(Qt.Horizontal)
+        split.setChildrenCollapsible(False)
+        col.addWidget(split, 1)
+        card = QFrame()
+        card.setObjectName("Card")
+        card.setMinimumWidth(220)
+        card.setMaximumWidth(300)
+        self.profile_col = QVBoxLayout(card)
+        self.profile_col.setContentsMargins(16, 14, 16, 14)
+        self.profile_col.setSpacing(4)
+        split.addWidget(card)
+
+        right = QWidget()
+        rcol = QVBoxLayout(right)
+        rcol.setContentsMargins(12, 0, 0, 0)
+        rcol.setSpacing(8)
+        tools = QHBoxLayout()
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search memories…")
+        self.search.setAccessibleName("Search memories")
+        self.search.addAction(icon("search", "muted", 16), QLineEdit.LeadingPosition)
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(lambda _t: self._search_timer.start())
+        self.category = QComboBox()
+        self.category.setAccessibleName("Category filter")
+        self.category.addItem(ALL)
+        self.category.currentIndexChanged.connect(lambda _i: self._fill_table())
+        self.show_history = QCheckBox("Replaced values")
+        self.show_history.setToolTip("Show older values that newer ones replaced")
+        self.show_history.toggled.connect(lambda _on: self._fill_table())
+        tools.addWidget(self.search, 1)
+        tools.addWidget(self.category)
+        tools.addWidget(self.show_history)
+        rcol.addLayout(tools)
+
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setAccessibleName("Memories")
+        self.table.verticalHeader().hide()
+        self.table.setShowGrid(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.Stretch)
+        header.setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+        self.table.verticalHeader().setDefaultSectionSize(34)
+        self.table.itemSelectionChanged.connect(self._selection_changed)
+        self.table.doubleClicked.connect(lambda _i: self.edit_selected())
+        rcol.addWidget(self.table, 1)
+        self.empty = QLabel()
+        self.empty.setObjectName("Muted")
+        self.empty.setWordWrap(True)
+        rcol.addWidget(self.empty)
+
+        buttons = QHBoxLayout()
+        self.edit_button = QPushButton("Edit")
+        self.edit_button.setIcon(icon("edit", "text", 16))
+        self.edit_button.clicked.connect(self.edit_selected)
+        self.delete_button = QPushButton("Delete")
+        self.delete_button.setIcon(icon("trash", "bad", 16))
+        self.delete_button.setProperty("danger", True)
+        self.delete_button.setAccessibleName("Delete the selected memory")
+        self.delete_button.clicked.connect(self.delete_selected)
+        self.export_button = QPushButton("Export JSON")
+        self.export_button.setIcon(icon("export", "text", 16))
+        self.export_button.clicked.connect(self.export)
+        self.clear_button = QPushButton("Delete all…")
+        self.clear_button.setProperty("danger", True)
+        self.clear_button.setAccessibleName("Delete all memories of this profile")
+        self.clear_button.clicked.connect(self.clear_all)
+        for b in (self.edit_button, self.delete_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        buttons.addWidget(self.export_button)
+        buttons.addWidget(self.clear_button)
+        rcol.addLayout(buttons)
+        split.addWidget(right)
+        split.setSizes([250, 750])
+        self._selection_changed()
+
+    # -- dialogs (small methods so tests can answer them) ---------------------------------
+    def confirm(self, title: str, text: str, action: str) -> bool:
+        box = QMessageBox(QMessageBox.Warning, title, text, QMessageBox.Cancel, self)
+        yes = box.addButton(action, QMessageBox.DestructiveRole)
+        box.setDefaultButton(QMessageBox.Cancel)
+        box.exec()
+        return box.clickedButton() is yes
+
+    def ask_text(self, title: str, label: str, text: str = "") -> str | None:
+        value, ok = QInputDialog.getText(self, title, label, QLineEdit.Normal, text)
+        return value.strip() if ok and value.strip() else None
+
+    def ask_save_path(self) -> str | None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export memories", f"tutor-memories-{self.profile}.json",
+                                              "JSON (*.json)")
+        return path or None
+
+    # -- loading ------------------------------------------------------------------------
+    @property
+    def profile(self) -> str:
+        return self.source.profile if self.source is not None else self.services.settings.profile
+
+    def open_profile(self, name: str) -> None:
+        if self.services.memory is None:
+            self.status.setText("Memory is not available in this build.")
+            return
+        self.status.setText("Loading…")
+
+        def work():
+            source = self.services.memory(name)
+            return source, source.rows(), source.profiles()
+
+        run_task(work, on_done=self._opened, on_error=self._failed)
+
+    def _opened(self, result) -> None:
+        self.source, rows, profiles = result
+        self._set_profiles(profiles)
+        self._show_rows(rows)
+
+    def _set_profiles(self, profiles: list[str]) -> None:
+        self.profile_box.blockSignals(True)
+        self.profile_box.clear()
+        self.profile_box.addItems(profiles)
+        self.profile_box.setCurrentText(self.profile)
+        self.profile_box.blockSignals(False)
+        self.delete_profile_button.setEnabled(len(profiles) > 1)
+
+    def reload(self) -> None:
+        source = self.source
+        if source is not None:
+            run_task(source.rows, on_done=self._show_rows, on_error=self._failed)
+
+    def _failed(self, exc: BaseException) -> None:
+        self.status.setText(f"Memory problem: {error_text(exc)}")
+        log.warning("memory panel: %s", exc)
+        self._set_busy(False)
+
+    def _show_rows(self, rows: list[MemoryRow]) -> None:
+        self.rows = list(rows)
+        current = [r for r in self.rows if r.current]
+        self.status.setText(f"{len(current)} memories" + (f", {len(self.rows) - len(current)} replaced"
+                                                          if len(current) != len(self.rows) else ""))
+        cats = sorted({r.category or "other" for r in self.rows})
+        chosen = self.category.currentText()
+        self.category.blockSignals(True)
+        self.category.clear()
+        self.category.addItem(ALL)
+        self.category.addItems(cats)
+        self.category.setCurrentText(chosen if chosen in cats else ALL)
+        self.category.blockSignals(False)
+        self._fill_profile()
+        self._fill_table()
+        self._set_busy(False)
+        self.loaded.emit()
+
+    def _fill_profile(self) -> None:
+        while self.profile_col.count():
+            item = self.profile_col.takeAt(0)
+            if item.widget():
+                item.widget().deleteLater()
+        head = QLabel(f"About {self.profile}")
+        head.setObjectName("SectionTitle")
+        self.profile_col.addWidget(head)
+        for entry in profile_entries(self.rows):
+            label = QLabel(entry.field.upper())
+            label.setObjectName("FieldHint")
+            f = label.font()
+            f.setPointSizeF(max(7.5, f.pointSizeF() * 0.8))
+            f.setWeight(QFont.DemiBold)
+            label.setFont(f)
+            self.profile_col.addSpacing(6)
+            self.profile_col.addWidget(label)
+            value = QLabel(", ".join(entry.values) if entry.values else "—")
+            value.setWordWrap(True)
+            value.setTextInteractionFlags(Qt.TextSelectableByMouse)
+            value.setAccessibleName(f"{entry.field}: {value.text()}")
+            self.profile_col.addWidget(value)
+            if entry.history:
+                old = QLabel("before: " + ", ".join(entry.history[:3]))
+                old.setObjectName("Muted")
+                old.setWordWrap(True)
+                self.profile_col.addWidget(old)
+        self.profile_col.addStretch(1)
+
+    def _visible_rows(self) -> list[MemoryRow]:
+        rows = self.rows if self.show_history.isChecked() else [r for r in self.rows if r.current]
+        cat = self.category.currentText()
+        if cat and cat != ALL:
+            rows = [r for r in rows if (r.category or "other") == cat]
+        if self.hits is not None:
+            rank = {mid: i for i, mid in enumerate(self.hits)}
+            rows = sorted((r for r in rows if r.id in rank), key=lambda r: rank[r.id])
+        else:
+            rows = sorted(rows, key=lambda r: r.created_at or datetime.min.astimezone(), reverse=True)
+        return rows
+
+    def _fill_table(self) -> None:
+        rows = self._visible_rows()
+        self.table.setRowCount(len(rows))
+        muted = QColor(theme().colors["muted"])
+        for i, r in enumerate(rows):
+            text = r.text if r.current else f"{r.text}  (replaced)"
+            cells = (text, r.category or "other", r.source_text, _date(r.created_at), _date(r.accessed_at))
+            for c, value in enumerate(cells):
+                item = QTableWidgetItem(value)
+                item.setData(Qt.UserRole, r.id)
+                if c == 0:
+                    item.setToolTip(r.text)
+                if not r.current:
+                    item.setForeground(muted)
+                self.table.setItem(i, c, item)
+        if not self.rows:
+            self.empty.setText("Nothing remembered yet. Talk with your tutor and it will remember what you "
+                               "share: your name, your job, what you are working towards.")
+        elif not rows:
+            self.empty.setText("No memory matches.")
+        else:
+            self.empty.setText("")
+        self.empty.setVisible(bool(self.empty.text()))
+        self._selection_changed()
+
+    def _run_search(self) -> None:
+        query = self.search.text().strip()
+        if not query or self.source is None:
+            self.hits = None
+            self._fill_table()
+            return
+        source = self.source
+
+        def done(ids: list[str]) -> None:
+            if self.search.text().strip() == query:  # ignore answers to an older query
+                self.hits = list(ids)
+                self._fill_table()
+                self.loaded.emit()
+
+        run_task(lambda: source.search(query), on_done=done, on_error=self._failed)
+
+    # -- actions ----------------------------------------------------------------------
+    def selected_id(self) -> str | None:
+        items = self.table.selectedItems()
+        return items[0].data(Qt.UserRole) if items else None
+
+    def _selection_changed(self) -> None:
+        chosen = self.selected_id() is not None
+        self.edit_button.setEnabled(chosen)
+        self.delete_button.setEnabled(chosen)
+        has_rows = bool(self.rows)
+        self.clear_button.setEnabled(has_rows)
+        self.export_button.setEnabled(has_rows)
+
+    def _set_busy(self, busy: bool) -> None:
+        for b in (self.clear_button, self.export_button, self.new_profile_button, self.profile_box):
+            b.setEnabled(not busy)
+        if not busy:
+            self._selection_changed()
+            self.delete_profile_button.setEnabled(self.profile_box.count() > 1)
+
+    def _change(self, fn, done_text: str) -> None:
+        """Run a store change in a worker, then reload."""
+        source = self.source
+        if source is None:
+            return
+        self._set_busy(True)
+
+        def work():
+            fn(source)
+            return source.rows()
+
+        def done(rows) -> None:
+            self._show_rows(rows)
+            self.status.setText(done_text)
+            if self.search.text().strip():
+                self._run_search()
+
+        run_task(work, on_done=done, on_error=self._failed)
+
+    def delete_selected(self) -> None:
+        mem_id = self.selected_id()
+        row = next((r for r in self.rows if r.id == mem_id), None)
+        if row is None:
+            return
+        if self.confirm("Delete memory", f"Forget this?\n\n“{row.text}”\n\nIt is erased from this computer.",
+                        "Delete"):
+            self._change(lambda s: s.delete(mem_id), "Deleted.")
+
+    def clear_all(self) -> None:
+        n = sum(1 for r in self.rows if r.current)
+        if self.confirm("Delete all memories",
+                        f"Erase everything the tutor remembers about {self.profile} ({n} memories), "
+                        "including past call transcripts and reports? This cannot be undone.",
+                        "Delete everything"):
+            self._change(lambda s: s.clear(), "Everything was deleted.")
+
+    def edit_selected(self) -> None:
+        mem_id = self.selected_id()
+        row = next((r for r in self.rows if r.id == mem_id), None)
+        if row is None or not row.current:
+            return
+        text = self.ask_text("Edit memory", "What should the tutor remember instead?", row.text)
+        if text and text != row.text:
+            self._change(lambda s: s.update(mem_id, text), "Saved.")
+
+    def export(self) -> None:
+        path = self.ask_save_path()
+        if not path or self.source is None:
+            return
+        rows, profile = list(self.rows), self.profile
+        run_task(lambda: export_json(rows, path, profile),
+                 on_done=lambda n: self.status.setText(f"Exported {n} memories."), on_error=self._failed)
+
+    def set_paused(self, paused: bool) -> None:
+        settings = self.services.settings
+        settings.memory.enabled = not paused
+        try:
+            settings.save()
+        except OSError as exc:
+            self.status.setText(f"Could not save: {exc}")
+        self.status.setText("Memory paused." if paused else "Memory on.")
+
+    def switch_profile(self, name: str) -> None:
+        if not name or name == self.profile:
+            return
+        settings = self.services.settings
+        settings.profile = name
+        try:
+            settings.save()
+        except OSError as exc:
+            self.status.setText(f"Could not save: {exc}")
+        self.search.clear()
+        self.hits = None
+        self.open_profile(name)
+        self.profileChanged.emit(name)
+
+    def new_profile(self) -> None:
+        name = self.ask_text("New profile", "Learner name for the new profile:")
+        if not name:
+            return
+        if self.source is not None and hasattr(self.source, "add_profile"):
+            self.source.add_profile(name)
+        self.switch_profile(name)
+
+    def delete_profile(self) -> None:
+        name = self.profile
+        others = [self.profile_box.itemText(i) for i in range(self.profile_box.count())
+                  if self.profile_box.itemText(i) != name]
+        if not others or self.source is None:
+            return
+        if not self.confirm("Delete profile", f"Delete the profile {name} and everything the tutor remembers "
+                            "about it? This cannot be undone.", "Delete profile"):
+            return
+        source = self.source
+        run_task(lambda: source.delete_profile(name), on_done=lambda _r: self.switch_profile(others[0]),
+                 on_error=self._failed)

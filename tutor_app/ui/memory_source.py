@@ -1,0 +1,233 @@
+"""What the memory panel reads and changes, as a small interface over the memory store
+(tutor_app/memory/store.py). No Qt; every method may block (called from workers).
+
+`MemorySource` is the interface the panel is written against; `StoreMemorySource`
+adapts the real profile-scoped store, `InMemorySource` is a list-backed one for tests
+and for showing the panel before a store exists.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
+
+SOURCE_TEXT = {"gate": "said in call", "trigger": "you asked", "extraction": "after a call",
+               "manual": "added by you", "import": "imported"}
+# Profile fields (MISSION 13) -> memory categories that fill them.
+PROFILE_FIELDS = (
+    ("Name", ("name",)), ("Occupation", ("occupation", "identity")), ("Interests", ("interest",)),
+    ("Goals", ("goal",)), ("Preferences", ("preference",)), ("Facts", ("fact", "project", "schedule",
+                                                                        "contact", "constraint")),
+)
+SINGLE_VALUE = ("Name", "Occupation")
+
+
+@dataclass
+class MemoryRow:
+    id: str
+    text: str
+    category: str = ""
+    source: str = "manual"
+    memory_type: str = "semantic"
+    importance: float = 0.5
+    created_at: datetime | None = None
+    accessed_at: datetime | None = None
+    superseded_by: str = ""  # non-empty: an older value, kept as history
+
+    @property
+    def current(self) -> bool:
+        return not self.superseded_by
+
+    @property
+    def source_text(self) -> str:
+        return SOURCE_TEXT.get(self.source, self.source or "unknown")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text, "category": self.category, "source": self.source,
+                "memory_type": self.memory_type, "importance": self.importance,
+                "created_at": _iso(self.created_at), "accessed_at": _iso(self.accessed_at),
+                "superseded_by": self.superseded_by or None}
+
+
+@dataclass
+class ProfileEntry:
+    field: str
+    values: list[str]
+    history: list[str] = field(default_factory=list)  # replaced older values, newest first
+
+
+class MemorySource(Protocol):
+    profile: str
+
+    def rows(self) -> list[MemoryRow]: ...  # every memory, older replaced values included
+    def search(self, query: str) -> list[str]: ...  # ids, best first
+    def delete(self, mem_id: str) -> None: ...
+    def clear(self) -> int: ...
+    def update(self, mem_id: str, text: str) -> str: ...  # returns the id now holding the text
+    def profiles(self) -> list[str]: ...
+    def add_profile(self, name: str) -> None: ...
+    def delete_profile(self, name: str) -> None: ...
+
+
+def profile_entries(rows: list[MemoryRow]) -> list[ProfileEntry]:
+    """The profile view: current values per field, replaced values as history."""
+    out = []
+    for title, cats in PROFILE_FIELDS:
+        mine = sorted((r for r in rows if r.category in cats), key=lambda r: r.created_at or _EPOCH)
+        current = [r.text for r in mine if r.current]
+        if title in SINGLE_VALUE:
+            current = current[-1:]
+        history = [r.text for r in reversed(mine) if not r.current]
+        out.append(ProfileEntry(title, current, history))
+    return out
+
+
+def export_json(rows: list[MemoryRow], path: Path, profile: str) -> int:
+    data = {"profile": profile, "exported_at": _iso(datetime.now(timezone.utc)),
+            "memories": [r.to_dict() for r in rows]}
+    Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    return len(rows)
+
+
+class InMemorySource:
+    """A list of rows: for tests and as a stand-in before the store is ready."""
+
+    def __init__(self, rows: list[MemoryRow] | None = None, profile: str = "default",
+                 profiles: list[str] | None = None) -> None:
+        self.profile = profile
+        self._rows = list(rows or [])
+        self._profiles = list(profiles or [profile])
+
+    def rows(self) -> list[MemoryRow]:
+        return list(self._rows)
+
+    def search(self, query: str) -> list[str]:
+        words = [w for w in query.lower().split() if w]
+        return [r.id for r in self._rows if all(w in r.text.lower() for w in words)]
+
+    def delete(self, mem_id: str) -> None:
+        self._rows = [r for r in self._rows if r.id != mem_id]
+
+    def clear(self) -> int:
+        n, self._rows = len(self._rows), []
+        return n
+
+    def update(self, mem_id: str, text: str) -> str:
+        for r in self._rows:
+            if r.id == mem_id:
+                r.text = text
+        return mem_id
+
+    def profiles(self) -> list[str]:
+        return list(self._profiles)
+
+    def add_profile(self, name: str) -> None:
+        if name not in self._profiles:
+            self._profiles.append(name)
+
+    def delete_profile(self, name: str) -> None:
+        self._profiles = [p for p in self._profiles if p != name]
+
+
+class StoreMemorySource:
+    """The real store (memory/store.py ProfileMemory) for one profile."""
+
+    def __init__(self, store: Any, profiles_file: Path | None = None, opener=None) -> None:
+        self._store = store
+        self.profile = store.profile
+        self._profiles_file = profiles_file
+        self._opener = opener  # profile name -> store (for deleting another profile)
+
+    @classmethod
+    def for_app(cls, app, profile: str) -> "StoreMemorySource":
+        base = app.memory
+        if profile == base.profile:
+            store = base
+        else:
+            store = _open_profile(app, base, profile)
+        return cls(store, app.paths.config_dir / "profiles.json", lambda name: _open_profile(app, base, name))
+
+    def rows(self) -> list[MemoryRow]:
+        return [MemoryRow(m.id, m.text, m.category, m.source, m.memory_type, float(m.importance),
+                          m.created_at, m.accessed_at, m.superseded_by) for m in self._store.list()]
+
+    def search(self, query: str) -> list[str]:
+        return [h.id for h in self._store.search(query, k=50)]
+
+    def delete(self, mem_id: str) -> None:
+        self._store.delete(mem_id)
+
+    def clear(self) -> int:
+        return int(self._store.clear())
+
+    def update(self, mem_id: str, text: str) -> str:
+        # The store has no in-place edit yet: add the corrected text as the learner's own
+        # memory (same category, type and importance) and delete the wrong one for real.
+        old = self._store.get(mem_id)
+        if old is None:
+            raise KeyError(mem_id)
+        new = self._store.add(text, category=old.category, memory_type=old.memory_type,
+                              importance=old.importance, source="manual", session_id=old.session_id,
+                              meta=old.meta)
+        self._store.delete(mem_id)
+        return new.id
+
+    def profiles(self) -> list[str]:
+        names = _read_profiles(self._profiles_file)
+        lister = getattr(self._store, "profiles", None)  # wanted from the memory store
+        if callable(lister):
+            try:
+                names |= set(lister())
+            except Exception:  # noqa: BLE001
+                log.debug("store.profiles() failed", exc_info=True)
+        names.add(self.profile)
+        return sorted(names, key=str.lower)
+
+    def add_profile(self, name: str) -> None:
+        names = _read_profiles(self._profiles_file) | {name}
+        _write_profiles(self._profiles_file, names)
+
+    def delete_profile(self, name: str) -> None:
+        if self._opener is not None:
+            self._opener(name).clear()  # the memories, transcripts and calls, for real
+        _write_profiles(self._profiles_file, _read_profiles(self._profiles_file) - {name})
+
+
+def _open_profile(app, base, profile: str):
+    from tutor_app.memory.store import ProfileMemory, open_store
+
+    db = getattr(base, "_db", None)  # share the open database (one writer per process)
+    return ProfileMemory(db, profile) if db is not None else open_store(app.paths.db_dir, app.embedder, profile)
+
+
+def _read_profiles(path: Path | None) -> set[str]:
+    if path is None or not path.is_file():
+        return set()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {str(n) for n in data.get("profiles", []) if str(n).strip()}
+    except (OSError, ValueError, AttributeError):
+        return set()
+
+
+def _write_profiles(path: Path | None, names: set[str]) -> None:
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"profiles": sorted(names)}, ensure_ascii=False), encoding="utf-8")
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _iso(dt: datetime | None) -> str | None:
+    if dt is None:
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")

@@ -1,0 +1,245 @@
+"""Models: what is installed, its size, licence, source and where it runs; install with a
+progress bar and cancel (registry.install with a progress callback and a CancelToken);
+checksum failures and other errors shown on the row."""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from tutor_app.core.cancel import CancelToken
+from tutor_app.ui.services import UiServices
+from tutor_app.ui.theme import icon, theme
+from tutor_app.ui.workers import error_text, run_task
+
+log = logging.getLogger(__name__)
+
+STATE_TEXT = {"installed": "Installed", "in-package": "Ready (bundled)", "missing": "Not installed",
+              "corrupt": "Damaged", "online-only": "Download"}
+ROLE_TEXT = {"stt": "Speech recognition", "tts": "Voice", "embedder": "Memory search",
+             "emotion": "Emotion", "llm-local": "Offline tutor", "vad": "Voice detection"}
+SOURCE_TEXT = {"package": "pip package", "hub": "Hugging Face", "asset": "with the app"}
+COLUMNS = ("Model", "Used for", "Status", "Size", "Licence", "Source", "")
+
+
+class ModelsPanel(QWidget):
+    installed = Signal(str)  # a model finished installing
+
+    def __init__(self, services: UiServices, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("Page")
+        self.services = services
+        self.statuses: list[Any] = []
+        self.installing: str | None = None
+        self.cancel_token: CancelToken | None = None
+        self.errors: dict[str, str] = {}  # model -> last install error
+        self.notice = ""  # outcome of the last install, shown above the table
+        col = QVBoxLayout(self)
+        col.setContentsMargins(24, 18, 24, 18)
+        col.setSpacing(10)
+        head = QHBoxLayout()
+        title = QLabel("Models")
+        title.setObjectName("PageTitle")
+        head.addWidget(title)
+        head.addStretch(1)
+        self.refresh_button = QPushButton("Check again")
+        self.refresh_button.setIcon(icon("refresh", "text", 16))
+        self.refresh_button.setAccessibleName("Check the models again")
+        self.refresh_button.clicked.connect(self.refresh)
+        head.addWidget(self.refresh_button)
+        col.addLayout(head)
+        self.summary = QLabel("Checking…")
+        self.summary.setObjectName("Muted")
+        self.summary.setWordWrap(True)
+        col.addWidget(self.summary)
+
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setAccessibleName("Models")
+        self.table.verticalHeader().hide()
+        self.table.setShowGrid(False)
+        self.table.setAlternatingRowColors(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(4, QHeaderView.Stretch)  # licences can be long: elided, full in tooltip
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.table.setTextElideMode(Qt.ElideRight)
+        header.setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+        self.table.verticalHeader().setDefaultSectionSize(44)
+        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.Fixed)
+        self.table.setColumnWidth(len(COLUMNS) - 1, 132)
+        col.addWidget(self.table, 1)
+        self.problems = QLabel()
+        self.problems.setObjectName("ProblemText")
+        self.problems.setWordWrap(True)
+        self.problems.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.problems.setAccessibleName("Model problems")
+        self.problems.hide()
+        col.addWidget(self.problems)
+
+        bar_row = QHBoxLayout()
+        self.progress_label = QLabel()
+        self.progress_label.setObjectName("Muted")
+        self.progress = QProgressBar()
+        self.progress.setObjectName("InstallBar")
+        self.progress.setTextVisible(False)
+        self.progress.setAccessibleName("Install progress")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setAccessibleName("Cancel the install")
+        self.cancel_button.clicked.connect(self.cancel)
+        bar_row.addWidget(self.progress_label)
+        bar_row.addWidget(self.progress, 1)
+        bar_row.addWidget(self.cancel_button)
+        col.addLayout(bar_row)
+        self._show_progress(False)
+        self.device_label = QLabel()
+        self.device_label.setObjectName("Muted")
+        col.addWidget(self.device_label)
+        self.refresh()
+
+    # -- status -----------------------------------------------------------------------
+    def refresh(self) -> None:
+        self.refresh_button.setEnabled(False)
+        self.summary.setText("Checking the models (verifying checksums)…")
+        run_task(lambda: self.services.registry().statuses(verify=True), on_done=self._show_statuses,
+                 on_error=self._status_failed)
+        run_task(self.services.compute, on_done=lambda text: self.device_label.setText(
+            f"Speech recognition runs on: {text}" if text else ""), on_error=lambda e: None)
+
+    def _status_failed(self, exc: BaseException) -> None:
+        self.refresh_button.setEnabled(True)
+        self.summary.setText(f"Cannot read the model list: {error_text(exc)}")
+
+    def _show_statuses(self, statuses: list[Any]) -> None:
+        self.refresh_button.setEnabled(True)
+        self.statuses = list(statuses)
+        self.table.setRowCount(len(self.statuses))
+        for row, st in enumerate(self.statuses):
+            spec = st.spec
+            name = f"{spec.name}{'  ·  default' if spec.default else ''}"
+            state = STATE_TEXT.get(st.state, st.state)
+            detail = self.errors.get(spec.name) or (st.detail if st.state in ("corrupt", "missing") else "")
+            if spec.name in self.errors:
+                state = "Install failed"
+            cells = (name, ROLE_TEXT.get(spec.role, spec.role), state,
+                     f"{spec.size_mb:.0f} MB" if spec.size_mb >= 1 else f"{spec.size_mb:.1f} MB",
+                     spec.license, SOURCE_TEXT.get(spec.source, spec.source))
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(detail if c == 2 and detail else (spec.description or text) if c == 0 else text)
+                if c == 2 and (st.state == "corrupt" or spec.name in self.errors):
+                    item.setForeground(QColor(theme().colors["bad"]))
+                elif c == 2 and st.usable:
+                    item.setForeground(QColor(theme().colors["good"]))
+                self.table.setItem(row, c, item)
+            self.table.setCellWidget(row, len(COLUMNS) - 1, self._action_for(st))
+        problems = []
+        for st in self.statuses:
+            why = self.errors.get(st.spec.name) or (st.detail if st.state == "corrupt" else "")
+            if why:
+                problems.append(f"{st.spec.name}: {why}")
+            elif st.state == "missing" and st.spec.default and st.detail:
+                problems.append(f"{st.spec.name}: {st.detail}")
+        self.problems.setText("\n".join(problems))
+        self.problems.setVisible(bool(problems))
+        missing = [s.spec.name for s in self.statuses if s.spec.default and not s.usable]
+        if missing:
+            self.summary.setText("To talk with your tutor offline, install: " + ", ".join(missing)
+                                 + ". Everything installs from this computer; no download needed.")
+        else:
+            self.summary.setText("Everything needed to practise offline is here. Larger models "
+                                 "(better accuracy) download when you are online.")
+        if self.notice:
+            self.summary.setText(self.notice)
+
+    def _action_for(self, st: Any) -> QWidget:
+        box = QWidget()
+        row = QHBoxLayout(box)
+        row.setContentsMargins(4, 2, 8, 2)
+        name = st.spec.name
+        if (st.state == "installed" and name not in self.errors) or st.spec.source == "asset":
+            return box  # assets ship with the app: nothing to install (the problem line says so)
+        text = {"corrupt": "Repair", "online-only": "Download"}.get(st.state, "Install")
+        button = QPushButton(text)
+        button.setObjectName(f"install-{name}")
+        button.setAccessibleName(f"{text} {name}")
+        button.setEnabled(self.installing is None)
+        if st.state in ("missing", "corrupt") and st.spec.default:
+            button.setProperty("primary", True)
+        button.clicked.connect(lambda _=False, n=name: self.install(n))
+        row.addWidget(button)
+        return box
+
+    # -- install ------------------------------------------------------------------------
+    def install(self, name: str) -> None:
+        if self.installing is not None or self.services.install is None:
+            return
+        self.installing = name
+        self.notice = ""
+        self.errors.pop(name, None)
+        self.cancel_token = token = CancelToken()
+        self._set_buttons_enabled(False)
+        self._show_progress(True)
+        self.progress.setRange(0, 0)
+        self.progress_label.setText(f"Installing {name}…")
+        install, registry = self.services.install, self.services.registry
+
+        def work(progress):
+            return install(registry(), name, progress=progress, cancel=token, force=True)
+
+        run_task(work, on_done=lambda _r: self._finished(name, None),
+                 on_error=lambda exc: self._finished(name, exc), on_progress=self._on_progress)
+
+    def cancel(self) -> None:
+        if self.cancel_token is not None:
+            self.cancel_token.cancel()
+            self.cancel_button.setEnabled(False)
+            self.progress_label.setText("Cancelling…")
+
+    def _on_progress(self, done: int, total: int, what: str) -> None:
+        if total > 0:
+            # QProgressBar is int32: scale bytes to per-mille.
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * min(done, total) / total))
+            self.progress_label.setText(f"{self.installing}: {done / 1e6:.0f} of {total / 1e6:.0f} MB")
+        else:
+            self.progress.setRange(0, 0)
+            self.progress_label.setText(f"{self.installing}: {what}")
+        self.progress.setAccessibleDescription(self.progress_label.text())
+
+    def _finished(self, name: str, exc: BaseException | None) -> None:
+        from tutor_app.registry.install import InstallCancelled
+
+        self.installing, self.cancel_token = None, None
+        self._show_progress(False)
+        if exc is None:
+            self.notice = f"{name} installed."
+            self.installed.emit(name)
+        elif isinstance(exc, InstallCancelled):
+            self.notice = f"Install of {name} cancelled. Nothing was changed."
+        else:
+            self.errors[name] = error_text(exc)
+            self.notice = f"{name} was not installed: {self.errors[name]}"
+            log.warning("install of %s failed: %s", name, exc)
+        self.summary.setText(self.notice)
+        self.refresh()
+
+    def _show_progress(self, on: bool) -> None:
+        for w in (self.progress, self.cancel_button, self.progress_label):
+            w.setVisible(on)
+        self.cancel_button.setEnabled(on)
+
+    def _set_buttons_enabled(self, on: bool) -> None:
+        for row in range(self.table.rowCount()):
+            cell = self.table.cellWidget(row, len(COLUMNS) - 1)
+            if cell is not None:
+                for b in cell.findChildren(QPushButton):
+                    b.setEnabled(on)

@@ -1,0 +1,242 @@
+"""The call report (after each call) and the history of past calls with progress.
+
+Reads the plain dict of `CallReport.to_dict()` (tutor/report.py); unknown or missing
+keys are tolerated so an older report still renders.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
+                               QScrollArea, QSplitter, QVBoxLayout, QWidget)
+
+from tutor_app.ui.charts import EmotionPoint, EmotionTimeline, ProgressChart, ProgressPoint
+
+
+def fmt_duration(seconds: float) -> str:
+    s = int(round(seconds or 0))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def fmt_when(epoch: float | None) -> str:
+    if not epoch:
+        return ""
+    return time.strftime("%a %d %b, %H:%M", time.localtime(epoch))
+
+
+class _Stat(QFrame):
+    def __init__(self, title: str) -> None:
+        super().__init__()
+        self.setObjectName("StatCard")
+        box = QVBoxLayout(self)
+        box.setContentsMargins(14, 10, 14, 10)
+        box.setSpacing(2)
+        self.value = QLabel("—")
+        self.value.setObjectName("StatValue")
+        self.caption = QLabel(title)
+        self.caption.setObjectName("StatCaption")
+        box.addWidget(self.value)
+        box.addWidget(self.caption)
+
+    def set(self, value: str, caption: str | None = None) -> None:
+        self.value.setText(value)
+        if caption is not None:
+            self.caption.setText(caption)
+        self.setAccessibleName(f"{self.caption.text()}: {value}")
+
+
+def _section(title: str) -> QLabel:
+    label = QLabel(title)
+    label.setObjectName("SectionTitle")
+    return label
+
+
+class ReportView(QWidget):
+    """One call's report."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.report: dict[str, Any] = {}
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        inner = QWidget()
+        inner.setObjectName("Page")
+        scroll.setWidget(inner)
+        col = QVBoxLayout(inner)
+        col.setContentsMargins(24, 18, 30, 24)
+        col.setSpacing(12)
+        self.heading = QLabel("Call report")
+        self.heading.setObjectName("PageTitle")
+        self.subtitle = QLabel()
+        self.subtitle.setObjectName("Muted")
+        col.addWidget(self.heading)
+        col.addWidget(self.subtitle)
+
+        grid = QGridLayout()
+        grid.setSpacing(10)
+        self.duration = _Stat("call length (min)")
+        self.speaking = _Stat("you spoke (min)")
+        self.wpm = _Stat("words per minute")
+        self.words = _Stat("words you said")
+        for i, card in enumerate((self.duration, self.speaking, self.wpm, self.words)):
+            grid.addWidget(card, 0, i)
+        col.addLayout(grid)
+
+        col.addWidget(_section("How you felt"))
+        self.timeline = EmotionTimeline()
+        card = QFrame()
+        card.setObjectName("Card")
+        QVBoxLayout(card).addWidget(self.timeline)
+        col.addWidget(card)
+
+        col.addWidget(_section("Corrections"))
+        self.corrections = QVBoxLayout()
+        self.corrections.setSpacing(6)
+        col.addLayout(self.corrections)
+
+        col.addWidget(_section("New words"))
+        self.words_row = QHBoxLayout()
+        self.words_row.setSpacing(6)
+        col.addLayout(self.words_row)
+        self.source_note = QLabel()
+        self.source_note.setObjectName("Muted")
+        col.addWidget(self.source_note)
+        col.addStretch(1)
+
+    def set_report(self, report: dict[str, Any]) -> None:
+        self.report = dict(report or {})
+        r = self.report
+        self.subtitle.setText(fmt_when(r.get("started_at")) + (f" · {r.get('turns', 0)} turns" if r.get("turns") else ""))
+        self.duration.set(fmt_duration(r.get("duration_seconds", 0)))
+        est = " (estimated)" if r.get("speaking_estimated") else ""
+        self.speaking.set(fmt_duration(r.get("speaking_seconds", 0)), "you spoke (min)" + est)
+        self.wpm.set(f"{float(r.get('words_per_minute') or 0):.0f}")
+        self.words.set(str(r.get("words", 0)))
+        self.timeline.set_points([EmotionPoint(float(p.get("t", 0)), str(p.get("label", "neutral")),
+                                               float(p.get("score", 0))) for p in r.get("emotion_timeline", [])])
+        _clear(self.corrections)
+        corrections = r.get("corrections") or []
+        if not corrections:
+            self.corrections.addWidget(_muted("No corrections this time. Nicely done."))
+        for c in corrections:
+            self.corrections.addWidget(_CorrectionRow(c.get("original", ""), c.get("better", ""), c.get("why", "")))
+        _clear(self.words_row)
+        new_words = r.get("new_words") or []
+        for w in new_words:
+            chip = QLabel(w)
+            chip.setObjectName("WordChip")
+            self.words_row.addWidget(chip)
+        if not new_words:
+            self.words_row.addWidget(_muted("No new words in this call."))
+        self.words_row.addStretch(1)
+        source = r.get("review_source", "none")
+        self.source_note.setText({"model": "Corrections and words picked by your tutor.",
+                                  "heuristic": "New words are a rough pick (the tutor model gave no review)."}
+                                 .get(source, ""))
+
+
+class _CorrectionRow(QFrame):
+    def __init__(self, original: str, better: str, why: str) -> None:
+        super().__init__()
+        self.setObjectName("Card")
+        box = QVBoxLayout(self)
+        box.setContentsMargins(14, 8, 14, 8)
+        box.setSpacing(2)
+        text = QLabel(f"<span style='text-decoration: line-through'>{_esc(original)}</span>"
+                      f"&nbsp;&nbsp;→&nbsp;&nbsp;<b>{_esc(better)}</b>")
+        text.setWordWrap(True)
+        text.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        box.addWidget(text)
+        if why:
+            box.addWidget(_muted(why))
+        self.setAccessibleName(f"Correction: {original} becomes {better}")
+
+
+class HistoryView(QWidget):
+    """Past calls (newest first) with the progress chart; selecting one shows its report."""
+
+    reportSelected = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        split = QSplitter(Qt.Horizontal)
+        outer.addWidget(split)
+        left = QWidget()
+        left.setObjectName("Page")
+        lcol = QVBoxLayout(left)
+        lcol.setContentsMargins(24, 18, 12, 18)
+        title = QLabel("Progress")
+        title.setObjectName("PageTitle")
+        lcol.addWidget(title)
+        self.progress = ProgressChart()
+        card = QFrame()
+        card.setObjectName("Card")
+        QVBoxLayout(card).addWidget(self.progress)
+        lcol.addWidget(card)
+        legend = _muted("Bars: how long you spoke. Line: words per minute.")
+        lcol.addWidget(legend)
+        lcol.addWidget(_section("Past calls"))
+        self.calls = QListWidget()
+        self.calls.setObjectName("CallList")
+        self.calls.setAccessibleName("Past calls")
+        self.calls.currentItemChanged.connect(self._picked)
+        lcol.addWidget(self.calls, 1)
+        split.addWidget(left)
+        self.report = ReportView()
+        split.addWidget(self.report)
+        split.setSizes([420, 620])
+        self._reports: list[dict[str, Any]] = []
+
+    def set_reports(self, reports: list[dict[str, Any]]) -> None:
+        self._reports = sorted((r for r in reports if r), key=lambda r: r.get("started_at") or 0)
+        self.progress.set_points([
+            ProgressPoint(time.strftime("%d %b", time.localtime(r.get("started_at") or 0)),
+                          float(r.get("words_per_minute") or 0), float(r.get("speaking_seconds") or 0))
+            for r in self._reports])
+        self.calls.clear()
+        for r in reversed(self._reports):
+            item = QListWidgetItem(f"{fmt_when(r.get('started_at'))}   ·   {fmt_duration(r.get('duration_seconds', 0))} min"
+                                   f"   ·   {float(r.get('words_per_minute') or 0):.0f} wpm")
+            item.setData(Qt.UserRole, r)
+            self.calls.addItem(item)
+        if self.calls.count():
+            self.calls.setCurrentRow(0)
+        else:
+            self.report.set_report({})
+
+    def add_report(self, report: dict[str, Any]) -> None:
+        keep = [r for r in self._reports if r.get("session_id") != report.get("session_id")]
+        self.set_reports(keep + [report])
+
+    def _picked(self, item: QListWidgetItem | None, _prev=None) -> None:
+        if item is not None:
+            report = item.data(Qt.UserRole)
+            self.report.set_report(report)
+            self.reportSelected.emit(report)
+
+
+def _muted(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("Muted")
+    label.setWordWrap(True)
+    return label
+
+
+def _clear(layout) -> None:
+    while layout.count():
+        item = layout.takeAt(0)
+        if item.widget() is not None:
+            item.widget().deleteLater()
+
+
+def _esc(text: str) -> str:
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,176 @@
+"""What the window needs from the rest of the app, as plain callables (no Qt here).
+
+`UiServices.from_app(app)` wires the real services from the composition root; tests
+build a `UiServices` with fakes. Every callable here may block and is only ever called
+from a worker thread by the UI.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tutor_app.settings import Settings
+
+log = logging.getLogger(__name__)
+
+WarmStep = tuple[str, Callable[[], Any]]  # (what the learner reads, work)
+
+
+class KeyStore:
+    """The Anthropic API key in the OS keyring (tutor_app.llm.keys); never in a file."""
+
+    def get(self) -> str | None:
+        from tutor_app.llm import keys
+
+        return keys.get_api_key()
+
+    def set(self, key: str) -> None:
+        from tutor_app.llm import keys
+
+        keys.set_api_key(key)
+
+    def delete(self) -> bool:
+        from tutor_app.llm import keys
+
+        return keys.delete_api_key()
+
+    def source(self) -> str:
+        from tutor_app.llm import keys
+
+        return keys.key_source()
+
+
+def test_anthropic_key(key: str, model: str) -> str:
+    """One tiny real request with `key`; returns a one-line OK or raises a TutorError."""
+    from tutor_app.errors import TutorError
+
+    try:
+        import anthropic
+
+        client = anthropic.Anthropic(api_key=key, max_retries=0, timeout=anthropic.Timeout(15.0, connect=5.0))
+        client.messages.create(model=model, max_tokens=1, messages=[{"role": "user", "content": "hi"}])
+    except TutorError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - mapped to one line below
+        try:
+            from tutor_app.llm.anthropic_backend import map_api_error
+
+            raise map_api_error(exc) from None
+        except ImportError:
+            raise TutorError(f"the key test failed: {type(exc).__name__}") from None
+    return f"The key works ({model})."
+
+
+@dataclass(frozen=True)
+class AudioDevices:
+    inputs: list[str]
+    outputs: list[str]
+    default_input: str = ""
+    default_output: str = ""
+
+
+def list_audio_devices() -> AudioDevices:
+    """Device names PortAudio sees (sounddevice imported here, not at startup)."""
+    from tutor_app.speech.audio_io import list_devices
+
+    devices = list_devices()
+    return AudioDevices([d.name for d in devices if d.inputs > 0], [d.name for d in devices if d.outputs > 0],
+                        next((d.name for d in devices if d.default_input), ""),
+                        next((d.name for d in devices if d.default_output), ""))
+
+
+def test_audio(input_name: str, output_name: str, progress: Callable[[int, int, str], None],
+               seconds: float = 3.0) -> str:
+    """Record `seconds` from the microphone, then play it back; returns a one-line verdict."""
+    import numpy as np
+
+    from tutor_app.speech.audio_io import load_sounddevice, resolve_device
+
+    sd = load_sounddevice()
+    mic = resolve_device(sd, input_name, "input")
+    out = resolve_device(sd, output_name, "output")
+    rate = int(sd.query_devices(mic if mic is not None else sd.default.device[0], "input")["default_samplerate"])
+    progress(0, 2, "recording: say something")
+    audio = sd.rec(int(seconds * rate), samplerate=rate, channels=1, dtype="float32", device=mic)
+    sd.wait()
+    level = float(np.sqrt(np.mean(np.square(audio)))) if audio.size else 0.0
+    progress(1, 2, "playing it back")
+    sd.play(audio, rate, device=out)
+    sd.wait()
+    progress(2, 2, "done")
+    if level < 1e-4:
+        return "The microphone recorded silence: check that it is not muted."
+    return "Done. Did you hear yourself? If not, pick another speaker."
+
+
+@dataclass
+class UiServices:
+    settings: Settings
+    registry: Callable[[], Any]  # -> ModelRegistry
+    make_backend: Callable[[], Any] | None = None  # -> call backend (see ui/bridge.py)
+    warm_up_steps: Callable[[], list[WarmStep]] = lambda: []
+    memory: Callable[[str], Any] | None = None  # profile -> MemorySource (ui/memory_source.py)
+    past_reports: Callable[[], list[dict[str, Any]]] = lambda: []
+    keys: KeyStore = field(default_factory=KeyStore)
+    test_key: Callable[[str, str], str] = test_anthropic_key
+    install: Callable[..., Any] | None = None  # registry.install.install(registry, name, progress, cancel)
+    compute: Callable[[], str] = lambda: ""  # "CPU (int8)" / "GPU (CUDA, float16)"
+    tts_preview: Callable[[str], None] | None = None  # speak a sample with the chosen voice
+    on_profile_changed: Callable[[str], None] = lambda name: None
+    audio_devices: Callable[[], AudioDevices] = list_audio_devices
+    audio_test: Callable[..., str] = test_audio  # (input, output, progress) -> verdict
+
+    @classmethod
+    def from_app(cls, app) -> "UiServices":
+        from tutor_app.registry.install import install
+        from tutor_app.ui.memory_source import StoreMemorySource
+
+        def registry():
+            return app.registry
+
+        def make_backend():
+            # The lead's call controller; missing in early builds -> a clear banner.
+            from tutor_app.tutor.call_controller import CallController
+
+            return CallController(app)
+
+        def warm_up_steps() -> list[WarmStep]:
+            return [
+                ("speech recognition", lambda: _warm(app.stt)),
+                ("voice", lambda: _warm(app.tts)),
+                ("emotion reader", lambda: _warm(app.emotion)),
+                ("memory", lambda: (_warm(app.embedder), app.memory)),
+                ("tutor model", lambda: app.chat_model),
+                ("tutor", lambda: app.engine),
+            ]
+
+        def memory(profile: str):
+            return StoreMemorySource.for_app(app, profile)
+
+        def past_reports() -> list[dict[str, Any]]:
+            return [c.report for c in app.memory.calls() if c.report]
+
+        def compute() -> str:
+            choice = app.devices
+            return f"{'GPU (CUDA)' if choice.device == 'cuda' else 'CPU'}, {choice.compute_type}"
+
+        def tts_preview(text: str) -> None:
+            import sounddevice as sd
+
+            tts = app.tts
+            audio = tts.synthesize_all(text)
+            sd.play(audio, tts.sample_rate)
+            sd.wait()
+
+        return cls(settings=app.settings, registry=registry, make_backend=make_backend,
+                   warm_up_steps=warm_up_steps, memory=memory, past_reports=past_reports,
+                   install=install, compute=compute, tts_preview=tts_preview)
+
+
+def _warm(service: Any) -> Any:
+    warm = getattr(service, "warm_up", None)
+    if callable(warm):
+        warm()
+    return service

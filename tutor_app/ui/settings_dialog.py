@@ -1,0 +1,355 @@
+"""Settings: tutor (accent, level, topic), audio (devices, test, headset/speaker), tutor
+model (backend, model, API key in the OS keyring), speech (STT model/device, voice
+preview) and where the data lives. Saves through the one Settings object."""
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QIcon
+from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout,
+                               QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton, QTabWidget,
+                               QVBoxLayout, QWidget)
+
+from tutor_app.settings import ACCENTS, LEVELS
+from tutor_app.ui.services import UiServices
+from tutor_app.ui.workers import error_text, run_task
+
+log = logging.getLogger(__name__)
+
+ACCENT_NAMES = {"us": "American (US)", "uk": "British (UK)", "au": "Australian (AU)"}
+TOPICS = ("daily", "travel", "business", "interview", "small talk", "school", "hobbies", "news")
+BACKENDS = (("", "Automatic: Claude when a key is set, else offline"), ("anthropic", "Claude (cloud)"),
+            ("local", "Offline model on this computer"))
+CLAUDE_MODELS = ("claude-haiku-4-5", "claude-sonnet-4-5")
+STT_DEVICES = (("auto", "Automatic (GPU when available)"), ("cpu", "CPU"), ("cuda", "GPU (CUDA)"))
+DEFAULT_DEVICE = "System default"
+PREVIEW_TEXT = "Hi! I'm your English tutor. Shall we practise together today?"
+
+
+def _combo(items, current: str, name: str) -> QComboBox:
+    box = QComboBox()
+    box.setAccessibleName(name)
+    for value, text in items:
+        box.addItem(text, value)
+    index = box.findData(current)
+    if index < 0 and current:
+        box.addItem(current, current)
+        index = box.count() - 1
+    box.setCurrentIndex(max(0, index))
+    return box
+
+
+def _hint(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("FieldHint")
+    label.setWordWrap(True)
+    return label
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, services: UiServices, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.services = services
+        self.settings = services.settings
+        self.setWindowTitle("Settings")
+        self.setMinimumSize(620, 520)
+        col = QVBoxLayout(self)
+        col.setContentsMargins(18, 18, 18, 14)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._tutor_tab(), "Tutor")
+        self.tabs.addTab(self._audio_tab(), "Audio")
+        self.tabs.addTab(self._model_tab(), "Tutor model")
+        self.tabs.addTab(self._speech_tab(), "Speech")
+        self.tabs.addTab(self._data_tab(), "Data")
+        col.addWidget(self.tabs, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.Save | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.save)
+        buttons.rejected.connect(self.reject)
+        self.save_button = buttons.button(QDialogButtonBox.Save)
+        for b in buttons.buttons():
+            b.setIcon(QIcon())  # the platform's floppy/cross icons clash with the calm look
+        col.addWidget(buttons)
+        self._load_async()
+
+    # -- tabs -----------------------------------------------------------------------
+    def _form(self) -> tuple[QWidget, QFormLayout]:
+        page = QWidget()
+        form = QFormLayout(page)
+        form.setContentsMargins(18, 18, 18, 18)
+        form.setHorizontalSpacing(16)
+        form.setVerticalSpacing(12)
+        form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+        return page, form
+
+    def _tutor_tab(self) -> QWidget:
+        page, form = self._form()
+        t = self.settings.tutor
+        self.accent = _combo([(a, ACCENT_NAMES.get(a, a)) for a in ACCENTS], t.accent, "Accent")
+        self.level = _combo([(lv, lv.capitalize()) for lv in LEVELS], t.level, "Level")
+        self.topic = _combo([(tp, tp.capitalize()) for tp in TOPICS], t.topic, "Topic")
+        self.topic.setEditable(True)  # any topic the learner wants to practise
+        form.addRow("Accent", self.accent)
+        form.addRow("Level", self.level)
+        form.addRow("Topic", self.topic)
+        form.addRow("", _hint("The tutor speaks with this accent, at this level, and steers the "
+                              "conversation towards the topic."))
+        return page
+
+    def _audio_tab(self) -> QWidget:
+        page, form = self._form()
+        sp = self.settings.speech
+        self.input_device = _combo([("", DEFAULT_DEVICE)], sp.input_device, "Microphone")
+        self.output_device = _combo([("", DEFAULT_DEVICE)], sp.output_device, "Speaker")
+        form.addRow("Microphone", self.input_device)
+        form.addRow("Speaker", self.output_device)
+        test_row = QHBoxLayout()
+        self.test_audio_button = QPushButton("Test: record 3 s and play back")
+        self.test_audio_button.setAccessibleName("Test microphone and speaker")
+        self.test_audio_button.clicked.connect(self.test_audio)
+        self.audio_status = _hint("")
+        test_row.addWidget(self.test_audio_button)
+        test_row.addWidget(self.audio_status, 1)
+        form.addRow("", test_row)
+        mode_box = QVBoxLayout()
+        self.mode_headset = QRadioButton("Headset: you can interrupt the tutor at any time")
+        self.mode_speaker = QRadioButton("Speakers: the microphone pauses while the tutor speaks")
+        group = QButtonGroup(page)
+        group.addButton(self.mode_headset)
+        group.addButton(self.mode_speaker)
+        (self.mode_speaker if sp.audio_mode == "speaker" else self.mode_headset).setChecked(True)
+        mode_box.addWidget(self.mode_headset)
+        mode_box.addWidget(self.mode_speaker)
+        form.addRow("Mode", mode_box)
+        return page
+
+    def _model_tab(self) -> QWidget:
+        page, form = self._form()
+        llm = self.settings.llm
+        self.backend = _combo(BACKENDS, llm.backend, "Tutor model backend")
+        self.claude_model = _combo([(m, m) for m in CLAUDE_MODELS], llm.anthropic_model, "Claude model")
+        self.claude_model.setEditable(True)
+        self.local_model = _combo([(llm.local_model, llm.local_model)], llm.local_model, "Offline model")
+        self.fallback = QCheckBox("Use the offline model when Claude cannot be reached")
+        self.fallback.setChecked(llm.fallback_to_local)
+        form.addRow("Backend", self.backend)
+        form.addRow("Claude model", self.claude_model)
+        form.addRow("Offline model", self.local_model)
+        form.addRow("", self.fallback)
+        self.key_edit = QLineEdit()
+        self.key_edit.setEchoMode(QLineEdit.Password)
+        self.key_edit.setAccessibleName("Anthropic API key")
+        self.key_edit.setPlaceholderText("sk-ant-…")
+        key_row = QHBoxLayout()
+        key_row.addWidget(self.key_edit, 1)
+        self.test_key_button = QPushButton("Test key")
+        self.test_key_button.clicked.connect(self.test_key)
+        self.remove_key_button = QPushButton("Remove")
+        self.remove_key_button.setProperty("danger", True)
+        self.remove_key_button.setAccessibleName("Remove the stored API key")
+        self.remove_key_button.clicked.connect(self.remove_key)
+        self.remove_key_button.setEnabled(False)  # until the keyring says a key is stored
+        key_row.addWidget(self.test_key_button)
+        key_row.addWidget(self.remove_key_button)
+        form.addRow("API key", key_row)
+        self.key_status = _hint("")
+        form.addRow("", self.key_status)
+        form.addRow("", _hint("The key is kept in your system's keyring, never in a file. Calls to Claude "
+                              "send the conversation to Anthropic; the offline model keeps everything here."))
+        return page
+
+    def _speech_tab(self) -> QWidget:
+        page, form = self._form()
+        sp = self.settings.speech
+        self.stt_model = _combo([(sp.stt_model, sp.stt_model)], sp.stt_model, "Speech recognition model")
+        self.stt_device = _combo(STT_DEVICES, sp.stt_device, "Speech recognition device")
+        self.compute_label = _hint("")
+        form.addRow("Recognition model", self.stt_model)
+        form.addRow("Runs on", self.stt_device)
+        form.addRow("", self.compute_label)
+        voice_row = QHBoxLayout()
+        self.tts_voice = _combo([(sp.tts_voice, sp.tts_voice)], sp.tts_voice, "Tutor voice")
+        self.preview_button = QPushButton("Preview")
+        self.preview_button.setAccessibleName("Preview the voice")
+        self.preview_button.clicked.connect(self.preview_voice)
+        voice_row.addWidget(self.tts_voice, 1)
+        voice_row.addWidget(self.preview_button)
+        form.addRow("Voice", voice_row)
+        self.voice_status = _hint("")
+        form.addRow("", self.voice_status)
+        return page
+
+    def _data_tab(self) -> QWidget:
+        page, form = self._form()
+        paths = self.settings.paths
+        for title, path in (("Data folder", paths.data_dir), ("Models folder", paths.models_dir),
+                            ("Settings file", paths.settings_file)):
+            row = QHBoxLayout()
+            label = QLabel(str(path))
+            label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+            label.setAccessibleName(title)
+            row.addWidget(label, 1)
+            if title != "Settings file":
+                button = QPushButton("Open")
+                button.setAccessibleName(f"Open the {title.lower()}")
+                button.clicked.connect(lambda _=False, p=path: QDesktopServices.openUrl(QUrl.fromLocalFile(str(p))))
+                row.addWidget(button)
+            form.addRow(title, row)
+        form.addRow("", _hint("Everything Tutor knows about you stays in the data folder on this computer. "
+                              "Nothing is sent anywhere else; there is no telemetry."))
+        return page
+
+    # -- background loading -------------------------------------------------------------
+    def _load_async(self) -> None:
+        self._refresh_key_status()
+
+        def models():
+            reg = self.services.registry()
+            return {role: [s.name for s in reg.for_role(role)] for role in ("stt", "tts", "llm-local")}
+
+        run_task(models, on_done=self._fill_models, on_error=lambda e: log.info("models: %s", e))
+        run_task(self.services.audio_devices, on_done=self._fill_devices,
+                 on_error=lambda e: self.audio_status.setText(f"No audio devices: {error_text(e)}"))
+        run_task(self.services.compute, on_done=lambda text: self.compute_label.setText(
+            f"This computer: {text}" if text else ""), on_error=lambda e: None)
+
+    def _fill_models(self, by_role: dict[str, list[str]]) -> None:
+        for box, role in ((self.stt_model, "stt"), (self.tts_voice, "tts"), (self.local_model, "llm-local")):
+            current = box.currentData()
+            box.clear()
+            for name in by_role.get(role, []):
+                box.addItem(name, name)
+            if box.findData(current) < 0:
+                box.addItem(current, current)
+            box.setCurrentIndex(box.findData(current))
+
+    def _fill_devices(self, devices) -> None:
+        for box, names, default in ((self.input_device, devices.inputs, devices.default_input),
+                                    (self.output_device, devices.outputs, devices.default_output)):
+            current = box.currentData()
+            box.clear()
+            box.addItem(f"{DEFAULT_DEVICE} ({default})" if default else DEFAULT_DEVICE, "")
+            for name in names:
+                box.addItem(name, name)
+            if box.findData(current) < 0:
+                box.addItem(f"{current} (not connected)", current)
+            box.setCurrentIndex(box.findData(current))
+        if not devices.inputs:
+            self.audio_status.setText("No microphone found. You can still type to your tutor.")
+
+    def _refresh_key_status(self) -> None:
+        def source():
+            return self.services.keys.source()
+
+        def show(src: str) -> None:
+            self.key_stored = src == "keyring"
+            self.remove_key_button.setEnabled(self.key_stored)
+            if src == "keyring":
+                self.key_edit.setPlaceholderText("•••••••••••• (stored in the keyring; type to replace)")
+                self.key_status.setText("A key is stored in the system keyring.")
+            elif src == "env":
+                self.key_status.setText("Using the key from the ANTHROPIC_API_KEY environment variable.")
+            else:
+                self.key_edit.setPlaceholderText("sk-ant-…")
+                self.key_status.setText("No key: the tutor runs offline on this computer.")
+
+        self.key_stored = False
+        run_task(source, on_done=show, on_error=lambda e: self.key_status.setText(error_text(e)))
+
+    # -- actions ----------------------------------------------------------------------
+    def test_audio(self) -> None:
+        self.test_audio_button.setEnabled(False)
+        mic, out = self.input_device.currentData() or "", self.output_device.currentData() or ""
+
+        def done(text: str) -> None:
+            self.test_audio_button.setEnabled(True)
+            self.audio_status.setText(text)
+
+        def failed(exc: BaseException) -> None:
+            self.test_audio_button.setEnabled(True)
+            self.audio_status.setText(f"Test failed: {error_text(exc)}")
+
+        run_task(lambda progress: self.services.audio_test(mic, out, progress), on_done=done, on_error=failed,
+                 on_progress=lambda d, t, what: self.audio_status.setText(what.capitalize() + "…"))
+
+    def test_key(self) -> None:
+        typed = self.key_edit.text().strip()
+        model = self.claude_model.currentText().strip() or self.settings.llm.anthropic_model
+        self.test_key_button.setEnabled(False)
+        self.key_status.setText("Testing the key…")
+
+        def work() -> str:
+            key = typed or self.services.keys.get()
+            if not key:
+                raise ValueError("no key to test: paste one first")
+            return self.services.test_key(key, model)
+
+        def done(text: str) -> None:
+            self.test_key_button.setEnabled(True)
+            self.key_status.setText(text)
+
+        def failed(exc: BaseException) -> None:
+            self.test_key_button.setEnabled(True)
+            self.key_status.setText(f"Key test failed: {error_text(exc) if not isinstance(exc, ValueError) else exc}")
+
+        run_task(work, on_done=done, on_error=failed)
+
+    def remove_key(self) -> None:
+        try:
+            self.services.keys.delete()
+        except Exception as exc:  # noqa: BLE001
+            self.key_status.setText(error_text(exc))
+            return
+        self.key_edit.clear()
+        self._refresh_key_status()
+
+    def preview_voice(self) -> None:
+        if self.services.tts_preview is None:
+            self.voice_status.setText("Voice preview is not available.")
+            return
+        self.preview_button.setEnabled(False)
+        self.voice_status.setText("Speaking…")
+
+        def finished(text: str) -> None:
+            self.preview_button.setEnabled(True)
+            self.voice_status.setText(text)
+
+        run_task(lambda: self.services.tts_preview(PREVIEW_TEXT), on_done=lambda _r: finished(""),
+                 on_error=lambda e: finished(f"Preview failed: {error_text(e)}"))
+
+    def apply(self) -> None:
+        """Copy the fields into the Settings object (no saving)."""
+        s = self.settings
+        s.tutor.accent = self.accent.currentData()
+        s.tutor.level = self.level.currentData()
+        topic = self.topic.currentText().strip().lower()
+        s.tutor.topic = topic or s.tutor.topic
+        s.speech.input_device = self.input_device.currentData() or ""
+        s.speech.output_device = self.output_device.currentData() or ""
+        s.speech.audio_mode = "speaker" if self.mode_speaker.isChecked() else "headset"
+        s.speech.barge_in = not self.mode_speaker.isChecked()
+        s.speech.stt_model = self.stt_model.currentData() or s.speech.stt_model
+        s.speech.stt_device = self.stt_device.currentData() or "auto"
+        s.speech.tts_voice = self.tts_voice.currentData() or s.speech.tts_voice
+        s.llm.backend = self.backend.currentData() or ""
+        s.llm.anthropic_model = self.claude_model.currentText().strip() or s.llm.anthropic_model
+        s.llm.local_model = self.local_model.currentData() or s.llm.local_model
+        s.llm.fallback_to_local = self.fallback.isChecked()
+
+    def save(self) -> None:
+        self.apply()
+        key = self.key_edit.text().strip()
+        if key:
+            try:
+                self.services.keys.set(key)
+            except Exception as exc:  # noqa: BLE001 - e.g. no keyring on this system
+                self.tabs.setCurrentIndex(2)
+                self.key_status.setText(error_text(exc))
+                return
+            self.key_edit.clear()
+        try:
+            self.settings.save()
+        except OSError as exc:
+            self.key_status.setText(f"Could not save the settings: {exc}")
+            return
+        self.accept()
