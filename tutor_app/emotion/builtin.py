@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,7 @@ class BuiltinScorer(ProbabilityScorer):
         self.thresholds = thresholds
         self.max_len = max_len
         self.meta = meta
+        self._blas = _blas_controller()
 
     @classmethod
     def load(cls, folder: Path | None = None, registry: Any = None, verify: bool = True) -> "BuiltinScorer":
@@ -116,5 +118,27 @@ class BuiltinScorer(ProbabilityScorer):
             for i, r in enumerate(rows):
                 x[i, :len(ids[r])] = ids[r]
                 m[i, :len(ids[r])] = 1
-            out[rows] = sigmoid(self.net.logits(x, m))
+            with self._threads_for(x.size):
+                out[rows] = sigmoid(self.net.logits(x, m))
         return out
+
+    def _threads_for(self, tokens: int):
+        # Small inputs (a live utterance) run faster on one BLAS thread: the GEMMs are tiny, and
+        # on a busy 2-core laptop a second thread mostly waits (measured: p50 80 ms -> 9 ms).
+        if self._blas is None or tokens > SMALL_INPUT_TOKENS:
+            return nullcontext()
+        return self._blas.limit(limits=1, user_api="blas")
+
+
+SMALL_INPUT_TOKENS = 512
+
+
+def _blas_controller():
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # optional (comes with scikit-learn): without it numpy keeps its default
+        return None
+    try:
+        return ThreadpoolController()
+    except Exception:  # noqa: BLE001 - a speed tweak must never break scoring
+        return None

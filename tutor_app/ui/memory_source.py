@@ -185,11 +185,13 @@ class StoreMemorySource:
                 names |= set(lister())
             except Exception:  # noqa: BLE001
                 log.debug("store.profiles() failed", exc_info=True)
-        names.add(self.profile)
+        if self.profile not in names:  # remember every profile that was ever opened
+            _write_profiles(self._profiles_file, _read_profiles(self._profiles_file) | {self.profile})
+            names.add(self.profile)
         return sorted(names, key=str.lower)
 
     def add_profile(self, name: str) -> None:
-        names = _read_profiles(self._profiles_file) | {name}
+        names = _read_profiles(self._profiles_file) | {name, self.profile}
         _write_profiles(self._profiles_file, names)
 
     def delete_profile(self, name: str) -> None:

