@@ -27,6 +27,13 @@ class App:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "App":
+        # No telemetry, no progress bars from the model libraries, and no hub look-ups
+        # except when the user asks to download a model.
+        os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("DO_NOT_TRACK", "1")
+        if getattr(args, "command", None) != "models":
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
         paths = AppPaths.resolve(getattr(args, "data_dir", None))
         debug = bool(getattr(args, "debug", False))
         setup_logging(paths.log_file if _writable_or_creatable(paths.data_dir) else None, debug)

@@ -75,7 +75,9 @@ def _models(app) -> list[Check]:
     for status in app.registry.statuses(verify=False):
         if not status.spec.default:
             continue
-        fix = "" if status.usable else f"tutor-app models install {status.spec.name}"
+        fix = "" if status.usable else (
+            "retrain it: make train-emotion (or reinstall the app)" if status.spec.source == "asset"
+            else f"tutor-app models install {status.spec.name}")
         out.append(Check("models", status.usable, f"{status.spec.role}: {status.spec.name} {status.state}"
                          + (f" ({status.detail})" if status.detail else ""), fix))
     return out
@@ -118,13 +120,20 @@ def _default_name(sd, index: int) -> str:
 
 
 def _keyring(app) -> list[Check]:
-    from tutor_app.llm.keys import describe_keyring, has_api_key
+    from tutor_app.llm.keys import key_source
 
-    backend_ok, backend = describe_keyring()
-    key = has_api_key()
-    checks = [Check("keyring", backend_ok, f"OS keyring: {backend}",
-                    "" if backend_ok else "install a keyring service (gnome-keyring / KWallet); the "
-                    "ANTHROPIC_API_KEY variable works too")]
-    checks.append(Check("llm", True, "Claude API key configured: the tutor uses Claude" if key else
-                        "no Claude API key: the tutor uses the bundled local model (offline)"))
+    try:
+        import keyring
+
+        backend = keyring.get_keyring()
+        name = f"{type(backend).__module__.split('.')[-1]}.{type(backend).__name__}"
+        usable = getattr(backend, "priority", 0) > 0
+    except Exception as exc:  # noqa: BLE001 - keyring import/backends vary by platform
+        name, usable = f"unavailable ({type(exc).__name__})", False
+    checks = [Check("keyring", usable, f"OS keyring: {name}",
+                    "" if usable else "install a keyring service (gnome-keyring / KWallet) to save "
+                    "an API key in the app; the ANTHROPIC_API_KEY variable works without one")]
+    source = key_source()
+    checks.append(Check("llm", True, f"Claude API key from the {source}: the tutor uses Claude" if source
+                        else "no Claude API key: the tutor uses the bundled local model (offline)"))
     return checks

@@ -50,12 +50,15 @@ class ChatModel(Protocol):
     name: str
 
     def stream(
-        self, system: str, messages: Sequence[ChatMessage], cancel: CancelToken | None = None
+        self, system: "str | Sequence[tuple[str, bool]]", messages: Sequence[ChatMessage],
+        cancel: CancelToken | None = None,
     ) -> Iterator[str]:
-        """Yield text deltas of the reply; stops early when `cancel` is set."""
+        """Yield text deltas of the reply; stops early when `cancel` is set. `system` is a
+        string or (text, cacheable) parts: the leading cacheable run is prompt-cached."""
         ...
 
-    def complete_json(self, system: str, messages: Sequence[ChatMessage]) -> dict[str, Any]:
+    def complete_json(self, system: "str | Sequence[tuple[str, bool]]",
+                      messages: Sequence[ChatMessage]) -> dict[str, Any]:
         """Ask for a JSON object and return it parsed."""
         ...
 

@@ -51,6 +51,16 @@ class TutorEngine:
     def start_call(self, session_id: str | None = None, off_record: bool = False) -> "CallSession":
         return CallSession(self, session_id or new_session_id(), off_record)
 
+    def warm_up(self) -> None:
+        """Load the tutor model (and import its SDK) ahead of the first turn; background use."""
+        try:
+            model = self.services.chat_model()
+            warm = getattr(model, "warm_up", None)
+            if warm:
+                warm()
+        except TutorError as exc:
+            log.warning("tutor model warm-up failed: %s", exc)
+
 
 def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
@@ -253,6 +263,12 @@ class CallSession:
             if not token.cancelled:
                 for sentence in splitter.flush():
                     emit(sentence)
+            backend = getattr(model, "last_backend", None) or backend
+            fallback = getattr(model, "last_fallback_reason", None)
+            if fallback:
+                # The turn was answered by the local model: say so once, briefly.
+                clock.mark("llm")
+                return " ".join(delivered), token.cancelled, f"offline: local tutor ({fallback})", backend
         except TutorError as exc:
             clock.mark("llm")
             log.warning("tutor model failed: %s", exc)

@@ -87,8 +87,14 @@ class CallBridge(QObject):
             self._backend = self._factory()
         return self._backend
 
-    def run_setup(self, fn: Callable[[], Any]) -> Future:
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def run_setup(self, fn: Callable[[], Any]) -> Future | None:
         """Run `fn` on the engine setup thread, in order with start_call (warm-up)."""
+        if self._closed:
+            return None
         return self._setup.submit(fn)
 
     # -- requests (GUI thread) -------------------------------------------------------

@@ -220,6 +220,8 @@ class MainWindow(QMainWindow):
 
     # -- background -------------------------------------------------------------------
     def start_background_work(self) -> None:
+        if self.bridge.closed:
+            return  # the window closed before the event loop got here
         self.warm_bar.show()
         self.warm_bar.setRange(0, 0)
         self.warm_label.setText("Getting ready…")
