@@ -2,8 +2,8 @@
 its own threads (like the real engine), fake services, the theme applied."""
 from __future__ import annotations
 
+import queue
 import threading
-import time
 
 import pytest
 
@@ -33,19 +33,19 @@ class ScriptedBackend:
         self.calls: list[tuple] = []
         self.report = dict(report or REPORT)
         self.session = "s1"
-        self.threads: list[threading.Thread] = []
+        # One engine thread, like the real one: events keep their order across calls.
+        self._queue: queue.Queue = queue.Queue()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="fake-engine")
+        self._thread.start()
 
-    def emit_async(self, events: list) -> threading.Thread:
-        sink = self.sink
-
-        def run() -> None:
+    def _run(self) -> None:
+        while True:
+            events = self._queue.get()
             for e in events:
-                sink(e)
+                self.sink(e)
 
-        t = threading.Thread(target=run, daemon=True)
-        self.threads.append(t)
-        t.start()
-        return t
+    def emit_async(self, events: list) -> None:
+        self._queue.put(list(events))
 
     def start_call(self, off_record: bool, sink) -> str:
         self.calls.append(("start_call", off_record))

@@ -1,14 +1,30 @@
 """The call view over the bridge, with a scripted backend emitting from worker threads."""
 from __future__ import annotations
 
+import pytest
+
 from tutor_app.tutor import events as ev
 from tutor_app.ui.bridge import CallBridge
 from tutor_app.ui.call_view import IDLE, IN_CALL, CallView
 from tests.ui.conftest import turn
 
 
+_bridges: list[CallBridge] = []
+_closed: list[CallBridge] = []  # kept alive: events already queued may still be delivered
+
+
+@pytest.fixture(autouse=True)
+def _close_bridges(qtbot):
+    yield
+    while _bridges:  # stop event delivery before qtbot deletes the widgets
+        bridge = _bridges.pop()
+        bridge.close()
+        _closed.append(bridge)
+
+
 def _view(qtbot, backend):
     bridge = CallBridge(backend)
+    _bridges.append(bridge)
     view = CallView(bridge)
     qtbot.addWidget(view)
     view.show()

@@ -49,6 +49,12 @@ class _Stream:
     def close(self) -> None:
         self.active = False
 
+    def lose(self) -> None:
+        """The device was unplugged: the stream stops by itself."""
+        self.active = False
+        if self.finished_callback:
+            self.finished_callback()
+
 
 class FakeInputStream(_Stream):
     def push(self, samples, overflow: bool = False) -> None:
@@ -59,13 +65,6 @@ class FakeInputStream(_Stream):
     def push_frames(self, amplitude: float, n: int) -> None:
         for _ in range(n):
             self.push(np.full(FRAME, amplitude, dtype=np.float32))
-
-    def lose(self) -> None:
-        """The device was unplugged: the stream stops by itself."""
-        self.active = False
-        if self.finished_callback:
-            self.finished_callback()
-
 
 class FakeOutputStream(_Stream):
     def pull(self, frames: int) -> np.ndarray:

@@ -97,3 +97,15 @@ def test_devices_listed_and_resolved():
     assert resolve_device(sd, "nonexistent", "output") is None  # warns, falls back to default
     with pytest.raises(NoDeviceError, match="no microphone"):
         resolve_device(FakeSd(inputs=False), "", "input")
+
+
+def test_echo_mode_suggestion_from_device_names():
+    from tutor_app.speech.audio_io import DeviceInfo
+    from tutor_app.speech.echo import suggest_mode
+
+    headset = [DeviceInfo(0, "Jabra Evolve2 Headset", 1, 2, 48000, True, True)]
+    laptop = [DeviceInfo(0, "Built-in Microphone", 1, 0, 48000, True, False),
+              DeviceInfo(1, "Built-in Speakers", 0, 2, 48000, False, True)]
+    assert suggest_mode(headset)[0] == "headset"
+    assert suggest_mode(laptop)[0] == "speaker"
+    assert suggest_mode([])[0] == "speaker"  # unknown: the safe choice

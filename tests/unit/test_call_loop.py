@@ -96,6 +96,7 @@ def test_utterance_becomes_a_turn_with_events_in_order(calls):
     assert utterance.text == "hello there"
     # pre-roll: the utterance starts 300 ms (9 frames) before its first speech frame
     assert len(call.stt.clips[0].samples) == (9 + 16) * 512
+    assert len(call.stt.clips) == 1  # the early STT guess was the turn: no second decode
     assert call.rec.of(ev.EmotionRead)[0].label == "joy"  # top non-neutral emotion
     for stamp in ("stt_done", "first_audio"):
         assert stamp in done.timings_ms
@@ -133,6 +134,15 @@ def test_barge_in_off_lets_the_tutor_finish(calls):
     assert not call.rec.of(ev.TutorTurnDone)
     call.play_all()
     assert call.rec.wait_kind(ev.TutorTurnDone)[0].reply == " ".join(REPLY)
+
+
+def test_early_stt_guess_is_dropped_when_the_learner_goes_on(calls):
+    call = calls(stt=FakeStt("first guess", "whole turn"))
+    call.say(frames=16, then_silence=8)  # a pause: long enough for an early STT, not an end
+    call.say(frames=10)
+    assert call.rec.wait_kind(ev.UserUtterance)[0].text == "whole turn"
+    assert len(call.stt.clips) == 2
+    assert len(call.stt.clips[1].samples) == (16 + 8 + 10) * 512
 
 
 def test_blips_are_ignored(calls):
@@ -191,6 +201,15 @@ def test_microphone_lost_pauses_and_resumes(calls):
     assert wait_until(lambda: call.mic is not first and call.mic.active)
     call.say()
     assert call.rec.wait_kind(ev.UserUtterance)[0].text == "hello there"
+
+
+def test_speaker_lost_shows_replies_as_text(calls):
+    call = calls()
+    call.out.lose()
+    call.ctl.send_text("Hello")
+    done = call.rec.wait_kind(ev.TutorTurnDone)[0]
+    assert done.reply == " ".join(REPLY)
+    assert any(p.kind == "device-lost" for p in call.rec.of(ev.Problem))
 
 
 def test_no_microphone_still_allows_typed_turns(calls):

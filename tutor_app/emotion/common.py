@@ -46,12 +46,10 @@ class ProbabilityScorer:
         return [rank(row) for row in self.probabilities(list(texts))]
 
     def predicted(self, scores: Sequence[EmotionScore]) -> list[str]:
-        """Labels at or over their own threshold, highest first; neutral if none."""
+        """Labels at or over their own threshold, highest first (may be empty for a vague text)."""
         by_label = {s.label: s.score for s in scores}
         hits = [(by_label[lab], lab) for j, lab in enumerate(EMOTION_LABELS)
                 if lab in by_label and by_label[lab] >= float(self.thresholds[j])]
-        if not hits:
-            return ["neutral"] if scores else []
         return [lab for _, lab in sorted(hits, key=lambda h: -h[0])]
 
 

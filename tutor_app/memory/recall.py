@@ -154,9 +154,14 @@ def recall(store: "ProfileMemory", query: str, emotions: "Sequence[EmotionScore]
                 has[arr[0]] = True
             mask &= has
         rows = np.nonzero(mask & idx.current)[0] if len(idx) else []
+        accepted = {c.row for c in cands}
         for i in rows[np.argsort(-rel[rows])][:k] if len(rows) else []:
             i = int(i)
-            if cos[i] >= LOW_THRESHOLD / 2 or idx.rows[i].category in slot.categories:
+            if slot.defines:  # "what's my name?": a name memory is the answer
+                ok = cos[i] >= LOW_THRESHOLD or idx.rows[i].category in slot.categories
+            else:  # "my favourite team?": a latte preference is not; it must be on topic too
+                ok = i in accepted
+            if ok:
                 cands.append(_Scored(i, float(rel[i]) + SLOT_BONUS, float(cos[i]), f"slot:{slot.name}"))
     # "Do you remember ...?": a fact lookup, lower bar but still on topic.
     rest = slots.remember_ask(query)

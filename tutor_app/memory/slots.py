@@ -18,6 +18,7 @@ class Slot:
     categories: frozenset[str]
     text: re.Pattern
     specific: bool = False  # the noun asked about (group 1) must itself be in the memory
+    defines: bool = True  # any memory of this kind answers ("my name"); False: it must also be on topic
 
 
 def _re(p: str) -> re.Pattern:
@@ -36,22 +37,22 @@ SLOTS: tuple[Slot, ...] = (
          _re(r"\bi\s+work\b|\bworking\s+(?:as|at|for|in)\b|\bmy\s+(?:job|work|boss|company|office|team)\b|\bjob\b|\bcareer\b|^occupation:")),
     Slot("preference", 4, _re(r"\bwhat\s+(?:\w+\s+){0,2}(?:do|did)\s+i\s+(?:like|love|prefer|enjoy|hate|dislike)\b|\bmy\s+fav(?:ou)?rite\b|\bdo\s+i\s+(?:like|love|prefer|enjoy|hate)\b|\bwhat\s+i\s+(?:like|love|prefer)\b|\bpreferences?\b|좋아"),
          frozenset({"preference", "interest"}),
-         _re(r"\b(?:like|likes|love|loves|prefer|prefers|enjoy|enjoys|favou?rite|hate|hates|can'?t\s+stand|into|fan\s+of|dislike)\b|좋아|^(?:preference|interest):")),
+         _re(r"\b(?:like|likes|love|loves|prefer|prefers|enjoy|enjoys|favou?rite|hate|hates|can'?t\s+stand|into|fan\s+of|dislike)\b|좋아|^(?:preference|interest):"), defines=False),
     Slot("location", 8, _re(r"\bwhere\s+(?:do|did)\s+i\s+(?:live|grow\s+up|come\s+from|stay|move)\b|\bwhere\s+am\s+i\s+from\b|\bmy\s+(?:home\s*town|city|country|neighbou?rhood|address)\b"),
          frozenset({"identity", "fact"}),
          _re(r"\blive\s+in\b|\blived\s+in\b|\bliving\s+in\b|\bi'?m\s+from\b|\bgrew\s+up\b|\bmoved\s+to\b|\bhome\s*town\b|\bborn\s+in\b|살아")),
     Slot("schedule", 16, _re(r"\bwhen\s+(?:is|was|are|were|do|did|will)\s+(?:my|i)\b|\bwhat\s+(?:day|date|time)\b|\bmy\s+(?:schedule|appointment|plans?)\b"),
          frozenset({"schedule"}),
-         _re(rf"\b(?:{_DAYS}|{_MONTHS})\b|\b\d{{1,2}}(?:st|nd|rd|th)\b|\b\d{{1,2}}\s*(?:am|pm)\b|\b\d{{1,2}}:\d\d\b|\bnext\s+\w+\b|\bin\s+\d+\s+(?:days|weeks)\b")),
+         _re(rf"\b(?:{_DAYS}|{_MONTHS})\b|\b\d{{1,2}}(?:st|nd|rd|th)\b|\b\d{{1,2}}\s*(?:am|pm)\b|\b\d{{1,2}}:\d\d\b|\bnext\s+\w+\b|\bin\s+\d+\s+(?:days|weeks)\b"), defines=False),
     Slot("goal", 32, _re(r"\bmy\s+(?:goal|goals|dream|plan|target)\b|\bwhy\s+am\s+i\s+(?:learning|studying)\b|\bwhat\s+am\s+i\s+(?:learning|studying|preparing)\b"),
          frozenset({"goal"}),
          _re(r"\bgoal\b|\bwant\s+to\b|\bhope\s+to\b|\bplan\s+to\b|\bpreparing\s+for\b|\bdream\b|\bi'?m\s+studying\b|^learning goal:")),
     Slot("people", 64, _re(r"\bmy\s+(sister|brother|mom|mother|dad|father|parents?|wife|husband|partner|girlfriend|boyfriend|friend|boss|son|daughter|kids?|children|grandma|grandmother|grandpa|grandfather|cousin|colleague|roommate|teacher)\b"),
          frozenset(),
-         _re(r"\b(?:sister|brother|mom|mother|dad|father|parents?|wife|husband|partner|girlfriend|boyfriend|friend|boss|son|daughter|kids?|children|grandma|grandmother|grandpa|grandfather|cousin|colleague|roommate|teacher)\b"), specific=True),
+         _re(r"\b(?:sister|brother|mom|mother|dad|father|parents?|wife|husband|partner|girlfriend|boyfriend|friend|boss|son|daughter|kids?|children|grandma|grandmother|grandpa|grandfather|cousin|colleague|roommate|teacher)\b"), specific=True, defines=False),
     Slot("pet", 128, _re(r"\bmy\s+(dog|cat|pet|puppy|kitten|hamster|bird|fish|rabbit|parrot)\b"),
          frozenset(),
-         _re(r"\b(?:dog|cat|pet|puppy|kitten|hamster|bird|fish|rabbit|parrot)s?\b"), specific=True),
+         _re(r"\b(?:dog|cat|pet|puppy|kitten|hamster|bird|fish|rabbit|parrot)s?\b"), specific=True, defines=False),
 )
 
 _REMEMBER_ASK = _re(r"^\s*(?:hey[\s,]+)?(?:do|did|can|could)\s+you\s+(?:still\s+)?(?:remember|recall)\s*(?:that|when|what|the|my|about)?\s*|기억\s*나(?:니|요)?\??")

@@ -30,9 +30,30 @@ class EchoOptions:
     speech_probability: float = 0.5
 
     @classmethod
-    def from_settings(cls, speech) -> "EchoOptions":
-        mode = speech.audio_mode if speech.audio_mode in (HEADSET, SPEAKER) else HEADSET
+    def from_settings(cls, speech, devices=None) -> "EchoOptions":
+        """`audio_mode` "auto" (or anything unknown) is decided by `suggest_mode`."""
+        mode = speech.audio_mode
+        if mode not in (HEADSET, SPEAKER):
+            mode = suggest_mode(devices or [])[0]
         return cls(mode=mode, barge_in=bool(speech.barge_in))
+
+
+_HEADSET_WORDS = ("headset", "headphone", "earphone", "earbud", "airpods", "buds", "hands-free",
+                  "handsfree", "bluetooth", "usb audio", "jabra", "plantronics", "poly ", "hyperx")
+_SPEAKER_WORDS = ("built-in", "builtin", "internal", "laptop", "realtek", "array", "webcam", "speaker")
+
+
+def suggest_mode(devices) -> tuple[str, str]:
+    """(mode, reason) from the default devices' names (DeviceInfo from audio_io): a
+    headset-like name gives headset mode; otherwise speaker mode, the safe choice (the
+    tutor must never hear itself)."""
+    defaults = [d for d in devices if getattr(d, "default_input", False) or getattr(d, "default_output", False)]
+    names = " | ".join(d.name.lower() for d in (defaults or devices))
+    if any(w in names for w in _HEADSET_WORDS):
+        return HEADSET, f"headset-like device ({names}): full duplex, barge-in on"
+    if any(w in names for w in _SPEAKER_WORDS):
+        return SPEAKER, f"built-in microphone/speakers ({names}): microphone gated while the tutor speaks"
+    return SPEAKER, "no headset recognised: microphone gated while the tutor speaks (choose headset in settings)"
 
 
 class EchoGate:

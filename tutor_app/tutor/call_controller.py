@@ -86,7 +86,14 @@ class CallController:
                               on_problem=lambda kind, msg: loop_box[0].on_problem(kind, msg))
             if player is not None:
                 player.listen(speaker.started, speaker.notify)
-            options = self._options or LoopOptions.from_settings(speech)
+            if self._options is None:
+                from tutor_app.speech.audio_io import list_devices
+
+                options = LoopOptions.from_settings(speech, list_devices(sd) if sd else [])
+            else:
+                options = self._options
+            log.info("live call %s: %s mode, barge-in %s", self.session.session_id, options.echo.mode,
+                     "on" if options.echo.barge_in else "off")
             self.loop = CallLoop(self.session, self._stt_factory(), self._service("vad") if capture else None,
                                  speaker, capture, self._emit, options,
                                  reopen_capture=(lambda: self._open_capture(sd, quiet=True)[0]) if sd else None)

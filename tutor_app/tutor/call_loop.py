@@ -10,8 +10,10 @@ Threads (DESIGN.md "Threads"):
   speaker) -> waits until the reply was played or cut -> TutorTurnDone.
 - TTS/playback thread (tutor/call_speaker.py) and the player's notifier thread.
 
-Latency stamps (ms after the end of the learner's speech, time.perf_counter) land in
-each turn's `timings_ms`: stt_done, first_token, first_sentence, first_audio.
+Latency stamps (ms on time.perf_counter after the end of speech was detected, i.e. after
+the silence window that ends a turn) land in each turn's `timings_ms`: stt_done,
+first_token, first_sentence, first_audio. STT may start inside that silence window
+(`early_stt_ms`), so stt_done can be near 0.
 """
 from __future__ import annotations
 
@@ -45,11 +47,16 @@ class LoopOptions:
     reopen_every_s: float = 1.0  # while paused, try the microphone again this often
     give_up_s: float = 120.0  # then stop trying (typed turns still work)
     warm_up: bool = True  # load/warm STT and TTS before the first turn
+    # Start STT this long into the silence that may end the turn, instead of waiting for
+    # the whole silence window: if the turn does end there, the transcript is (nearly)
+    # ready at the end of speech; if the learner goes on, the guess is dropped. 0 = off.
+    early_stt_ms: int = 160
 
     @classmethod
-    def from_settings(cls, speech, **overrides) -> "LoopOptions":
-        return cls(segmenter=SegmenterOptions.from_settings(speech), echo=EchoOptions.from_settings(speech),
-                   **overrides)
+    def from_settings(cls, speech, devices=None, **overrides) -> "LoopOptions":
+        """`devices` (audio_io.list_devices) decide the echo mode when it is "auto"."""
+        return cls(segmenter=SegmenterOptions.from_settings(speech),
+                   echo=EchoOptions.from_settings(speech, devices), **overrides)
 
 
 @dataclass
@@ -57,6 +64,7 @@ class _Job:
     text: str = ""
     audio: Any = None  # 16 kHz float32 samples of an utterance, or None for typed text
     eos: float = 0.0  # perf_counter at the end of the learner's speech (or of typing)
+    transcript: Any = None  # Future of the STT result for `audio`
 
 
 class CallLoop:
@@ -85,6 +93,12 @@ class CallLoop:
         self._echo = EchoGate(self.options.echo)
         self._frames: list[Any] = []  # frames since segmenter index `_base`
         self._base = 0
+        self._index = 0  # segmenter index of the next frame
+        self._utt_start = 0
+        self._last_speech = 0
+        self._early: tuple[int, int, Any] | None = None  # (start, end, Future) of an early STT
+        self._stt_lock = threading.Lock()
+        self._stt_pool: Any = None
         self._recent: deque = deque(maxlen=self._echo.frames(self.options.echo.loud_min_ms
                                                              + self.options.segmenter.preroll_ms) + 4)
         self._was_gated = False
@@ -98,9 +112,20 @@ class CallLoop:
 
     @property
     def stt(self) -> Any:
-        if callable(self._stt) and not hasattr(self._stt, "transcribe"):
-            self._stt = self._stt()
-        return self._stt
+        with self._stt_lock:  # the audio and engine threads may both ask first
+            if callable(self._stt) and not hasattr(self._stt, "transcribe"):
+                self._stt = self._stt()
+            return self._stt
+
+    def _transcribe_later(self, audio):
+        """STT on its own thread (one at a time), so it can start before the turn ends."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        from tutor_app.core.types import AudioClip
+
+        if self._stt_pool is None:
+            self._stt_pool = ThreadPoolExecutor(1, thread_name_prefix="call-stt")
+        return self._stt_pool.submit(lambda: self.stt.transcribe(AudioClip(audio, SAMPLE_RATE)))
 
     # -- control -------------------------------------------------------------------------
     def start(self) -> None:
@@ -132,6 +157,11 @@ class CallLoop:
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(timeout=timeout)
+        if self._stt_pool is not None:
+            self._stt_pool.shutdown(wait=False, cancel_futures=True)
+        player = self.speaker.player
+        log.info("call audio: input %s; output underflows %s",
+                 getattr(self.capture, "stats", None), getattr(getattr(player, "stats", None), "underflows", None))
         if self.capture is not None:
             self.capture.stop()
 
@@ -180,7 +210,14 @@ class CallLoop:
 
         self.vad.reset()
         pending = np.zeros(0, dtype=np.float32)
+        lost = (0, 0)
         while not self._stop.is_set():
+            stats = self.capture.stats
+            if (stats.overflows, stats.dropped) != lost:
+                # Under load the device or our queue ran over: audio was lost, say so once per burst.
+                log.warning("microphone input lost: %d overflow(s), %d block(s) dropped so far",
+                            stats.overflows, stats.dropped)
+                lost = (stats.overflows, stats.dropped)
             item = self.capture.read(timeout=0.1)
             if item is None:
                 if self._device_lost():
@@ -241,25 +278,52 @@ class CallLoop:
 
     def _segment(self, frame, probability: float) -> None:
         self._frames.append(frame)
+        index = self._index
+        self._index += 1
+        was_speaking = self._segmenter.speaking
         for event in self._segmenter.feed(probability):
             if isinstance(event, SegSpeechStarted):
+                self._utt_start, self._last_speech, self._early = event.start_frame, event.frame, None
                 self._emit(ev.SpeechStarted())
                 if self.options.echo.barge_in and self._echo.headset and self._tutor_speaking():
                     self.barge_in()
             elif isinstance(event, UtteranceEnded):
                 self._utterance(event)
+        if was_speaking and self._segmenter.speaking:
+            self._maybe_early_stt(index, probability)
         if not self._segmenter.speaking:
             self._trim()
 
-    def _utterance(self, event: UtteranceEnded) -> None:
+    def _maybe_early_stt(self, index: int, probability: float) -> None:
+        if probability >= self.options.segmenter.low:
+            self._last_speech = index
+            self._early = None  # still talking: an earlier guess is stale
+            return
+        early = self.options.early_stt_ms
+        if not early or self._early is not None or self.stt is None:
+            return
+        if index - self._last_speech == self.options.segmenter.frames(early):
+            start, end = self._utt_start, self._last_speech + 1
+            self._early = (start, end, self._transcribe_later(self._cut(start, end)))
+
+    def _cut(self, start: int, end: int):
         import numpy as np
 
-        a = max(0, event.start_frame - self._base)
-        b = max(a, event.end_frame - self._base)
-        audio = np.concatenate(self._frames[a:b]) if b > a else np.zeros(0, dtype=np.float32)
-        if audio.size:
-            log.debug("utterance of %.2f s (%s)", audio.size / SAMPLE_RATE, event.reason)
-            self._jobs.put(_Job(audio=audio, eos=time.perf_counter()))
+        a = max(0, start - self._base)
+        b = max(a, end - self._base)
+        return np.concatenate(self._frames[a:b]) if b > a else np.zeros(0, dtype=np.float32)
+
+    def _utterance(self, event: UtteranceEnded) -> None:
+        audio = self._cut(event.start_frame, event.end_frame)
+        early, self._early = self._early, None
+        if not audio.size or self.stt is None:
+            return
+        if early is not None and early[:2] == (event.start_frame, event.end_frame):
+            transcript = early[2]
+        else:
+            transcript = self._transcribe_later(audio)
+        log.debug("utterance of %.2f s (%s)", audio.size / SAMPLE_RATE, event.reason)
+        self._jobs.put(_Job(audio=audio, eos=time.perf_counter(), transcript=transcript))
 
     def _trim(self) -> None:
         """Idle: keep only what a new utterance could still start in (pre-roll, a blip
@@ -275,6 +339,8 @@ class CallLoop:
         self._segmenter.reset()
         self._frames.clear()
         self._base = 0
+        self._index = 0
+        self._early = None
 
     def _device_lost(self) -> bool:
         cap = self.capture
@@ -330,7 +396,8 @@ class CallLoop:
 
     def _warm_up(self) -> None:
         services = [("speech recognition", lambda: self.stt if self.capture is not None else None),
-                    ("speech synthesis", lambda: self.speaker.tts if self.speaker.player is not None else None)]
+                    ("speech synthesis", lambda: self.speaker.tts if self.speaker.player is not None else None),
+                    ("tutor model", self._chat_model)]
         for name, get in services:
             try:
                 warm = getattr(get(), "warm_up", None)
@@ -338,6 +405,12 @@ class CallLoop:
                     warm()
             except Exception as exc:  # noqa: BLE001 - the first real use reports it properly
                 log.warning("loading/warming up %s failed: %s", name, exc)
+
+    def _chat_model(self) -> Any:
+        """The engine's tutor model (its first use imports the SDK and connects: seconds)."""
+        services = getattr(getattr(self.session, "engine", None), "services", None)
+        factory = getattr(services, "chat_model", None)
+        return factory() if callable(factory) else None
 
     def _run_turn(self, job: _Job) -> None:
         from tutor_app.core.types import AudioClip
@@ -349,9 +422,9 @@ class CallLoop:
         text = job.text
         if job.audio is not None:
             seconds = round(len(job.audio) / SAMPLE_RATE, 2)
-            if self.stt is None:
-                return
-            text = (self.stt.transcribe(AudioClip(job.audio, SAMPLE_RATE)).text or "").strip()
+            transcript = job.transcript.result() if job.transcript is not None else \
+                self.stt.transcribe(AudioClip(job.audio, SAMPLE_RATE))
+            text = (transcript.text or "").strip()
             clock.mark("stt")
             clock.since_start("stt_done")
             if not text:

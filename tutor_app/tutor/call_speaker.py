@@ -169,7 +169,7 @@ class Speaker:
             return True
         if any(not (s.synthesised or s.failed) for s in turn.sentences):
             return False
-        if self.player is None:
+        if self.player is None or self.player.finished.is_set():
             return True
         # Every sentence announced (its TutorSentence went out) and the player drained.
         return all(s.shown or s.failed for s in turn.sentences) and not self.player.busy
@@ -199,6 +199,12 @@ class Speaker:
             return
         with self._cond:
             sentence = self._turns[gen].sentences[index]
+        if self.player is not None and self.player.finished.is_set():
+            # The output stream died (speaker unplugged): go on as text only.
+            log.warning("the speaker is gone: replies are shown as text")
+            with self._cond:
+                self.player = None
+            self._on_problem("device-lost", "The speaker was disconnected: replies are shown as text.")
         if self.player is None:
             sentence.synthesised = True
             self.started((gen, index), time.perf_counter())

@@ -134,15 +134,21 @@ class CallBridge(QObject):
     def sink(self, event: Any) -> None:
         """The EventSink given to the backend: safe to call from any thread."""
         if not self._closed:
-            self._incoming.emit(event)
+            try:
+                self._incoming.emit(event)
+            except RuntimeError:  # the Qt side is already gone (app quitting)
+                self._closed = True
 
     def close(self) -> None:
         """Stop delivering events (window closing); ends a running call first."""
+        if self._closed:
+            return
+        self._closed = True  # first: nothing reaches the widgets from here on
         if self.in_call and self._started:
-            self._call("end_call")
-        self._closed = True
+            backend = self._backend
+            self._control.submit(lambda: _quietly(backend.end_call))
         for pool in (self._setup, self._text, self._control):
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=False, cancel_futures=False)
 
     # -- internals --------------------------------------------------------------------
     def _submit(self, pool: ThreadPoolExecutor, fn) -> None:
@@ -170,6 +176,8 @@ class CallBridge(QObject):
 
     @Slot(object)
     def _dispatch(self, event: Any) -> None:
+        if self._closed:
+            return  # queued before close(): the widgets may be gone
         if isinstance(event, _Started):
             self.session_id = event.session_id
             self._started = True
@@ -217,6 +225,13 @@ class _Started:
 class _StartFailed:
     def __init__(self, message: str) -> None:
         self.message = message
+
+
+def _quietly(fn: Callable[[], Any]) -> None:
+    try:
+        fn()
+    except Exception:  # noqa: BLE001 - closing: nobody left to tell
+        log.warning("ending the call on close failed", exc_info=True)
 
 
 def _one_line(exc: BaseException) -> str:

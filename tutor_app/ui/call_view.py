@@ -154,7 +154,7 @@ class CallView(QWidget):
         b.tutorTurnDone.connect(self._on_turn_done)
         b.problem.connect(self._on_problem)
         b.callEnded.connect(self._on_ended)
-        b.reportReady.connect(self.reportReady.emit)
+        b.reportReady.connect(self._on_report)
 
     # -- actions ----------------------------------------------------------------------
     def toggle_call(self) -> None:
@@ -238,6 +238,9 @@ class CallView(QWidget):
         self.problemRaised.emit(event.kind, event.message)
         if event.fatal:
             self._set_phase(IDLE)
+
+    def _on_report(self, session_id: str, report: dict) -> None:
+        self.reportReady.emit(session_id, report)
 
     def _on_ended(self, _session_id: str) -> None:
         self._set_phase(IDLE)

@@ -108,6 +108,10 @@ class TranscriptView(QScrollArea):
         self._bubbles: list[Bubble] = []
         self._open_tutor: Bubble | None = None  # the reply being spoken
         self._pending_learner: Bubble | None = None  # "..." while the learner speaks
+        self._scroll_timer = QTimer(self)
+        self._scroll_timer.setSingleShot(True)
+        self._scroll_timer.setInterval(0)
+        self._scroll_timer.timeout.connect(self._scroll_to_end)
         self.verticalScrollBar().rangeChanged.connect(self._stick_to_bottom)
         self._follow = True
         self.verticalScrollBar().valueChanged.connect(self._track_follow)
@@ -203,4 +207,8 @@ class TranscriptView(QScrollArea):
 
     def _stick_to_bottom(self, _lo: int, hi: int) -> None:
         if self._follow:
-            QTimer.singleShot(0, lambda: self.verticalScrollBar().setValue(self.verticalScrollBar().maximum()))
+            self._scroll_timer.start()  # after the layout settled; a child timer dies with us
+
+    def _scroll_to_end(self) -> None:
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())

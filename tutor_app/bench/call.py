@@ -1,0 +1,248 @@
+"""`tutor-app bench call`: live-call latency through the real audio path.
+
+Recorded utterances are played into the virtual microphone (PulseAudio null sink
+`micsrc`, see scripts/virtual-audio.sh); the app's live call hears them, the tutor model
+is the project's fake Anthropic server with a fixed timing (default: first token after
+400 ms, then 40 tokens/s), and Piper speaks into the virtual speaker. Per turn, from the
+end of the learner's speech (ms): STT done, first LLM token, first sentence, first audio
+out. The same run times the naive cascade on the same clips: full STT -> full LLM reply
+-> full TTS -> play. Also: CPU use while idle-listening (process CPU time over a quiet
+period). Prints numbers next to the targets; never asserts.
+
+Targets (2-core CPU, Whisper tiny.en): pipeline overhead beyond the LLM's own time to
+its first sentence <= 400 ms p50; first audio <= 0.3 x the naive cascade; idle-listening
+CPU <= 10 % of one core.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+TARGETS = {"overhead_ms_p50": 400, "first_audio_vs_naive": 0.3, "idle_cpu_pct": 10}
+REPLY = ("That sounds really interesting. Could you tell me a little more about it? "
+         "I would love to hear what happened next.")
+STAMPS = ("stt_done", "first_token", "first_sentence", "first_audio", "overhead")
+LLM_START_STAGES = ("stt", "emotion", "guardrail", "gate", "recall", "history", "prompt")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--turns", type=int, default=6, help="utterances fed through the call")
+    parser.add_argument("--max-clip-seconds", type=float, default=8.0, help="use shared clips up to this long")
+    parser.add_argument("--data", metavar="DIR", default=None,
+                        help="folder with speech/manifest.tsv (default: shared/data beside the checkout)")
+    parser.add_argument("--first-token-ms", type=float, default=400.0, help="fake LLM: delay to the first token")
+    parser.add_argument("--tokens-per-s", type=float, default=40.0, help="fake LLM: tokens per second")
+    parser.add_argument("--idle-seconds", type=float, default=5.0, help="quiet period for the idle CPU figure")
+    parser.add_argument("--json", action="store_true", help="also print one JSON summary line")
+
+
+def run(args: argparse.Namespace, app) -> int:
+    from tutor_app.errors import TutorError
+
+    problem = _environment_problem()
+    if problem:
+        raise TutorError(f"bench call: {problem}")
+    fakes = _fake_server_module()
+    clips = _clips(args)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"machine: {os.cpu_count()} CPU cores, load average {load:.2f} (other work slows every number)")
+    print(f"fake LLM: first token {args.first_token_ms:.0f} ms, {args.tokens_per_s:.0f} tokens/s; "
+          f"{args.turns} turns over {len(clips)} clip(s)")
+    with fakes.FakeAnthropicServer(timing=fakes.Timing.realistic(args.first_token_ms, args.tokens_per_s),
+                                   default=fakes.Reply(REPLY)) as server:
+        os.environ["ANTHROPIC_BASE_URL"] = server.url
+        os.environ["ANTHROPIC_API_KEY"] = fakes.FAKE_API_KEY
+        app.settings.llm.backend = "anthropic"
+        app.settings.llm.fallback_to_local = False
+        engine = _engine(app)
+        live, idle_cpu = _live(app, engine, clips, args)
+        naive = _naive(app, engine, clips, args)
+    summary = _report(live, naive, idle_cpu)
+    summary["load_avg"] = round(load, 2)
+    if args.json:
+        print(json.dumps({"bench": "call", **summary}))
+    return 0
+
+
+# -- setup ---------------------------------------------------------------------------------
+def _environment_problem() -> str | None:
+    if not os.environ.get("PULSE_SERVER") or not os.environ.get("TUTOR_APP_VIRTUAL_AUDIO"):
+        return ("needs the virtual sound card: run `source scripts/virtual-audio.sh` in this shell "
+                "first (PulseAudio null sinks micsrc/spk)")
+    if shutil.which("paplay") is None:
+        return "paplay not found (apt-get install pulseaudio-utils)"
+    return None
+
+
+def _fake_server_module():
+    from tutor_app.errors import TutorError
+    from tutor_app.paths import source_root
+
+    root = source_root()
+    if not (root / "tests" / "fakes" / "anthropic_server.py").is_file():
+        raise TutorError("bench call needs the fake Anthropic server from a source checkout "
+                         f"(tests/fakes/ not found under {root})")
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from tests.fakes import anthropic_server
+
+    return anthropic_server
+
+
+def _clips(args) -> list:
+    import csv
+    from pathlib import Path
+
+    from tutor_app.bench.speech import default_data_dir
+    from tutor_app.errors import TutorError
+
+    data = Path(args.data) if args.data else default_data_dir()
+    manifest = data / "speech" / "manifest.tsv"
+    try:
+        with manifest.open(encoding="utf-8", newline="") as handle:
+            rows = list(csv.DictReader(handle, delimiter="\t"))
+    except OSError as exc:
+        raise TutorError(f"bench call: no speech clips at {manifest} ({exc.strerror}); pass --data DIR") from None
+    paths = [data / "speech" / r["file"] for r in rows if float(r["duration_s"]) <= args.max_clip_seconds]
+    if not paths:
+        raise TutorError(f"bench call: no clip of at most {args.max_clip_seconds} s in {manifest}")
+    return paths
+
+
+class _Neutral:
+    def score(self, text):
+        from tutor_app.core.types import EmotionScore
+
+        return [EmotionScore("neutral", 1.0)]
+
+
+def _engine(app):
+    """Off-the-record calls (nothing stored); the trained emotion model when it is built."""
+    from tutor_app.tutor.engine import EngineServices, TutorEngine
+
+    try:
+        emotion = app.emotion
+    except Exception as exc:  # noqa: BLE001
+        print(f"note: emotion model unavailable ({exc}); a neutral stand-in is used")
+        emotion = _Neutral()
+    return TutorEngine(EngineServices(settings=app.settings, emotion=emotion, memory=None,
+                                      chat_model=lambda: app.chat_model, stt=lambda: app.stt))
+
+
+# -- the live call ------------------------------------------------------------------------
+def _live(app, engine, clips, args) -> tuple[list[dict], float]:
+    from tutor_app.tutor import events as ev
+    from tutor_app.tutor.call_controller import CallController
+
+    done = threading.Event()
+
+    def sink(event) -> None:
+        if isinstance(event, ev.TutorTurnDone):
+            done.set()
+
+    controller = CallController(app, engine=engine)
+    controller.start_call(off_record=True, sink=sink)
+    loop = controller.loop
+    try:
+        loop.ready.wait(120)
+        loop.wait_frames(loop.frames_seen + 20, timeout=20)
+        idle_cpu = _idle_cpu(loop, args.idle_seconds)
+        for i in range(args.turns):
+            done.clear()
+            subprocess.run(["paplay", "--device=micsrc", str(clips[i % len(clips)])], check=True)
+            if not done.wait(120):
+                print(f"turn {i + 1}: no reply within 120 s", file=sys.stderr)
+        results = list(loop.results)
+    finally:
+        controller.end_call()
+    rows = []
+    for result in results:
+        t = result.timings_ms
+        row = {k: t.get(k) for k in STAMPS[:-1]}
+        if None not in row.values():
+            llm_start = sum(t.get(k, 0.0) for k in LLM_START_STAGES)
+            # Everything but the LLM's own time to its first sentence.
+            row["overhead"] = round(llm_start + t["first_audio"] - t["first_sentence"], 1)
+            rows.append(row)
+    return rows, idle_cpu
+
+
+def _idle_cpu(loop, seconds: float) -> float:
+    """% of one core used by this process while the call listens to silence."""
+    start_frames = loop.frames_seen
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    loop.wait_frames(start_frames + int(seconds * 16000 / 512), timeout=seconds * 3)
+    return 100.0 * (time.process_time() - cpu0) / max(1e-6, time.perf_counter() - wall0)
+
+
+# -- the naive cascade -------------------------------------------------------------------
+def _naive(app, engine, clips, args) -> list[float]:
+    """Full STT -> full LLM reply -> full TTS -> play; ms to the first sample out."""
+    from tutor_app.speech.audio_io import Player, load_sounddevice, resolve_device
+    from tutor_app.speech.audiofile import load_audio
+
+    sd = load_sounddevice()
+    started = threading.Event()
+    first: list[float] = []
+    player = Player(sd, resolve_device(sd, app.settings.speech.output_device, "output"), app.tts.sample_rate)
+    player.listen(lambda tag, t: (first.append(t), started.set()), None)
+    player.start()
+    out = []
+    try:
+        session = engine.start_call(None, off_record=True)
+        for i in range(args.turns):
+            clip = load_audio(clips[i % len(clips)])
+            first.clear()
+            started.clear()
+            t0 = time.perf_counter()
+            text = app.stt.transcribe(clip).text
+            result = session.turn(text)
+            audio = app.tts.synthesize_all(result.reply)
+            player.play(audio, i)
+            if started.wait(30):
+                out.append(round((first[0] - t0) * 1000, 1))
+            while player.busy:
+                time.sleep(0.05)  # let the reply finish before the next turn
+    finally:
+        player.close()
+    return out
+
+
+# -- report ---------------------------------------------------------------------------------
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    k = min(len(values) - 1, max(0, round(q * (len(values) - 1))))
+    return values[k]
+
+
+def _report(live: list[dict], naive: list[float], idle_cpu: float) -> dict:
+    summary: dict[str, object] = {"turns": len(live)}
+    print(f"\n{'ms after end of speech':<26}{'p50':>9}{'p95':>9}")
+    for stamp in STAMPS:
+        values = [row[stamp] for row in live]
+        p50, p95 = _pct(values, 0.5), _pct(values, 0.95)
+        summary[f"{stamp}_ms_p50"], summary[f"{stamp}_ms_p95"] = p50, p95
+        label = "overhead (not the LLM)" if stamp == "overhead" else stamp
+        print(f"{label:<26}{p50:>9.0f}{p95:>9.0f}")
+    n50, n95 = _pct(naive, 0.5), _pct(naive, 0.95)
+    summary["naive_first_audio_ms_p50"], summary["naive_first_audio_ms_p95"] = n50, n95
+    print(f"{'naive cascade first audio':<26}{n50:>9.0f}{n95:>9.0f}")
+    ratio = summary["first_audio_ms_p50"] / n50 if naive and live else float("nan")
+    summary["first_audio_vs_naive"] = round(ratio, 3)
+    summary["idle_cpu_pct"] = round(idle_cpu, 1)
+    print(f"\n{'target':<34}{'measured':>10}{'target':>10}")
+    print(f"{'overhead p50 (ms)':<34}{summary['overhead_ms_p50']:>10.0f}{'<= 400':>10}")
+    print(f"{'first audio / naive cascade (p50)':<34}{ratio:>10.2f}{'<= 0.3':>10}")
+    print(f"{'idle-listening CPU (% of a core)':<34}{idle_cpu:>10.1f}{'<= 10':>10}")
+    if live and statistics.median([r["stt_done"] for r in live]) > 1500:
+        print("note: STT dominates; a busy machine (see load average) slows Whisper most")
+    return summary
