@@ -43,6 +43,7 @@ def test_spoken_turn_is_answered_aloud(call_app, fake_anthropic, learner_wav, tm
     heard = recorder.of(ev.UserUtterance)[0].text
     assert {"job", "interview"} <= words(heard)
     assert done.reply == reply and not done.interrupted
+    assert " ".join(e.text for e in recorder.of(ev.TutorSentence)) == reply  # each sentence once
     user_turn = fake_anthropic.requests[0].messages[-1]
     assert "interview" in str(user_turn["content"]).lower()
     for stamp in ("stt_done", "first_token", "first_sentence", "first_audio"):

@@ -126,14 +126,14 @@ def test_temp_memo_never_reaches_long_term_memory(open_profile):
     from tutor_app.memory.stm import ShortTermMemory
 
     s = open_profile()
-    stm = ShortTermMemory(s.profile)
+    stm = ShortTermMemory()
     text = "Temp memo: the meeting room is 4021"
     d = decide(text, [EmotionScore("joy", 0.95)])
     if d.store:
         s.add(text)
     if d.temp_memo:
-        stm.add_memo("call-1", d.temp_memo)
-    assert s.count() == 0 and stm.memos("call-1") == ["the meeting room is 4021"]
+        stm.add_note(d.temp_memo)
+    assert s.count() == 0 and stm.notes() == ["the meeting room is 4021"]
 
 
 def test_merge_seed_example_and_history(open_profile):
@@ -315,3 +315,15 @@ def test_embedder_change_triggers_reembed(open_profile, tmp_path, embedder):
     assert Renamed.calls == 1  # every stored vector was recomputed
     assert s2.recall("what coffee do I like?").hits[0].text == "I love lattes"
     s2.close()
+
+
+def test_calls_and_profiles(open_profile):
+    a, b = open_profile("alice"), open_profile("bob")
+    start = utcnow()
+    call = a.record_call("s1", start)
+    a.update_call(call.id, ended_at=start + timedelta(minutes=5), report={"wpm": 87}, extracted=True)
+    (got,) = a.calls()
+    assert got.extracted and got.report == {"wpm": 87} and got.ended_at > got.started_at
+    assert b.calls() == []
+    b.add("Bob likes tea")
+    assert a.profiles() == ["alice", "bob"]

@@ -143,3 +143,17 @@ def test_start_failure_is_one_line(qtbot):
         view.start_call()
     assert view.phase == IDLE
     assert problems == ["The call could not start: PortAudio: device unavailable"]
+
+
+def test_speech_without_words_leaves_no_bubble(qtbot, backend):
+    view, bridge = _view(qtbot, backend)
+    with qtbot.waitSignal(bridge.callStarted, timeout=3000):
+        view.start_call()
+    view.transcript._pending_timer.setInterval(50)  # the engine sent no utterance for it
+    with qtbot.waitSignal(bridge.speechStarted, timeout=3000):
+        backend.emit_async([ev.SpeechStarted()])
+    assert [b.text for b in view.transcript.bubbles()] == ["…"]
+    qtbot.waitUntil(lambda: view.transcript.bubbles() == [], timeout=3000)
+    with qtbot.waitSignal(bridge.userUtterance, timeout=3000):
+        backend.emit_async([ev.SpeechStarted(), ev.UserUtterance("", 0.4)])
+    assert view.transcript.bubbles() == []

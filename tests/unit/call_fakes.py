@@ -145,13 +145,16 @@ class FakeTts:
 
     sample_rate = 16000
 
-    def __init__(self, fail_on: str | None = None) -> None:
+    def __init__(self, fail_on: str | None = None, chunks: int = 1) -> None:
         self.fail_on = fail_on
+        self.chunks = chunks  # Piper yields one chunk per sentence *it* finds
 
     def synthesize(self, text: str):
         if self.fail_on and self.fail_on in text:
             raise RuntimeError("synthesis exploded")
-        yield np.full(1000 * len(text.split()), 0.2, dtype=np.float32)
+        n = 1000 * len(text.split())
+        for part in np.array_split(np.full(n, 0.2, dtype=np.float32), self.chunks):
+            yield part
 
 
 class FakeSession:
@@ -171,6 +174,8 @@ class FakeSession:
     def turn(self, text, on_sentence=None, cancel=None, speech_seconds=None, clock=None,
              on_emotion=None, spoken=None):
         self.texts.append(text)
+        if self.error == "raise":
+            raise RuntimeError("the engine broke")
         if on_emotion:
             on_emotion([EmotionScore("neutral", 0.6), EmotionScore("joy", 0.3)])
         sentences = self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]

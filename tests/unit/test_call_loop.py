@@ -12,7 +12,7 @@ from tutor_app.settings import SpeechSettings
 from tutor_app.speech.echo import EchoOptions
 from tutor_app.tutor import events as ev
 from tutor_app.tutor.call_controller import CallController
-from tutor_app.tutor.call_loop import SORRY_CUT, LoopOptions
+from tutor_app.tutor.call_loop import SORRY_CUT, SORRY_FAILED, LoopOptions
 
 REPLY = ["One two three.", "Four five six.", "Seven eight nine."]  # 3000 fake samples each
 SILENCE_FRAMES = 25  # > 600 ms of 32 ms frames: ends an utterance
@@ -233,6 +233,17 @@ def test_no_devices_at_all_shows_replies_as_text(calls):
     assert [e.text for e in call.rec.of(ev.TutorSentence)] == REPLY
 
 
+def test_a_sentence_in_several_chunks_is_announced_once(calls):
+    call = calls(tts=FakeTts(chunks=3))
+    call.ctl.send_text("Hello")
+    call.queued(9000)
+    call.out.pull(4500)
+    call.rec.wait_kind(ev.TutorSentence, 2)
+    call.play_all()
+    call.rec.wait_kind(ev.TutorTurnDone)
+    assert [e.text for e in call.rec.of(ev.TutorSentence)] == REPLY
+
+
 def test_tts_error_skips_one_sentence(calls):
     call = calls(tts=FakeTts(fail_on="Four"))
     call.ctl.send_text("Hello")
@@ -250,6 +261,16 @@ def test_llm_error_mid_reply_says_sorry_and_keeps_listening(calls):
     assert done.reply == f"Well, I think {SORRY_CUT}"
     assert any(p.kind == "llm" for p in call.rec.of(ev.Problem))
     assert call.rec.wait_for(lambda r: r.events[-1] == ev.StateChanged(ev.LISTENING))
+
+
+def test_a_failing_turn_is_answered_and_closed(calls):
+    call = calls(sd=FakeSd(inputs=False, outputs=False), error="raise")
+    call.ctl.send_text("Hello")
+    done = call.rec.wait_kind(ev.TutorTurnDone)[0]
+    assert done.reply == SORRY_FAILED
+    assert call.rec.wait_for(lambda r: r.events[-1] == ev.StateChanged(ev.LISTENING))
+    call.ctl.send_text("Again")  # the call goes on
+    call.rec.wait_kind(ev.TutorTurnDone, 2)
 
 
 def test_mute_ignores_the_microphone(calls):

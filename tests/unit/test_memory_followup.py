@@ -17,8 +17,8 @@ def test_short_or_followup_worded_questions_keep_context():
 def test_similarity_decides_otherwise():
     prev = "What should I say about teamwork in my nursing interview?"
     q = "Could you give me a better example about handling stress at the hospital?"
-    assert classify(q, prev, similarity=0.7, threshold=0.5).kind == "followup"
-    assert classify(q, prev, similarity=0.2, threshold=0.5).kind == "new"
+    assert classify(q, prev, threshold=0.5, similarity=0.7).kind == "followup"
+    assert classify(q, prev, threshold=0.5, similarity=0.2).kind == "new"
 
 
 def test_first_question():
@@ -38,3 +38,15 @@ def test_classify_with_embedder_failure_is_new_topic():
 def test_needs_context():
     assert needs_context("what about her?")
     assert not needs_context("What is my sister's name?")
+
+
+def test_vectors_and_string_comparison():
+    import numpy as np
+
+    prev = "What should I say about teamwork in my nursing interview?"
+    q = "Could you give me a better example about handling stress at the hospital?"
+    a = np.array([1.0, 0.0], dtype=np.float32)
+    b = np.array([0.6, 0.8], dtype=np.float32)
+    d = classify(q, prev, b, a, 0.5)
+    assert d == "followup" and d.similarity == __import__("pytest").approx(0.6)
+    assert classify(q, prev, np.array([0.0, 1.0]), a, 0.5) == "new"

@@ -1,4 +1,4 @@
-from tutor_app.memory.stm import ShortTermMemory
+from tutor_app.memory.stm import ShortTermMemory, ShortTermStore
 
 
 class Clock:
@@ -11,46 +11,45 @@ class Clock:
 
 def test_session_expires_after_ttl_without_activity():
     clock = Clock()
-    stm = ShortTermMemory("alice", ttl_hours=24, clock=clock)
-    stm.add_turn("s1", "user", "hello")
-    stm.add_memo("s1", "room 4021")
+    stm = ShortTermMemory(ttl_seconds=24 * 3600, clock=clock)
+    stm.add_turn("hello", "hi there")
+    stm.add_note("room 4021")
     clock.t += 23.9 * 3600
-    assert stm.memos("s1") == ["room 4021"]  # reading does not refresh activity
+    assert stm.notes() == ["room 4021"] and not stm.expired  # reading does not refresh activity
     clock.t += 0.2 * 3600
-    assert "s1" not in stm
-    assert stm.memos("s1") == [] and stm.recent("s1") == []
+    assert stm.expired
+    assert stm.notes() == [] and stm.turns() == [] and stm.recalled() == []
 
 
 def test_activity_extends_the_ttl():
     clock = Clock()
-    stm = ShortTermMemory("alice", ttl_hours=1, clock=clock)
-    stm.add_turn("s1", "user", "a")
+    stm = ShortTermMemory(ttl_seconds=3600, clock=clock)
+    stm.add_turn("a", "b")
     clock.t += 3000
-    stm.add_turn("s1", "assistant", "b")
+    stm.add_turn("c", "d")
     clock.t += 3000
-    assert stm.recent("s1") == [("user", "a"), ("assistant", "b")]
-    clock.t += 3600
-    assert stm.expire() == ["s1"]
+    assert stm.turns() == [("a", "b"), ("c", "d")]
+    clock.t += 600
+    assert stm.expired and stm.turns() == []
 
 
-def test_configurable_ttl_and_expire_lists_only_stale_sessions():
+def test_store_ttl_configurable_and_expire_lists_only_stale_sessions():
     clock = Clock()
-    stm = ShortTermMemory("alice", ttl_hours=10 / 3600, clock=clock)  # 10 s, as in seed 001's test
-    stm.add_memo("old", "x")
+    store = ShortTermStore("alice", ttl_hours=10 / 3600, clock=clock)  # 10 s, as in seed 001's test
+    store.session("old").add_note("x")
     clock.t += 5
-    stm.add_memo("new", "y")
+    store.session("new").add_note("y")
     clock.t += 6
-    assert stm.expire() == ["old"]
-    assert stm.memos("new") == ["y"]
+    assert store.expire() == ["old"]
+    assert store.session("new").notes() == ["y"]
+    assert "old" not in store
+    assert store.session("old").notes() == []  # a new, empty session
 
 
 def test_recalled_memories_and_last_question():
-    stm = ShortTermMemory("alice", clock=Clock())
-    stm.set_recalled("s", ["hit1", "hit2"])
-    stm.set_question("s", "what coffee do I like?", None)
-    assert stm.recalled("s") == ["hit1", "hit2"]
-    assert stm.session("s").last_question == "what coffee do I like?"
-    stm.clear_recalled("s")
-    assert stm.recalled("s") == []
-    stm.forget()
-    assert "s" not in stm
+    stm = ShortTermMemory(clock=Clock())
+    stm.set_recalled(["hit1", "hit2"])
+    stm.set_question("what coffee do I like?", None)
+    assert stm.recalled() == ["hit1", "hit2"] and stm.last_question == "what coffee do I like?"
+    stm.clear()
+    assert stm.recalled() == [] and stm.last_question == ""

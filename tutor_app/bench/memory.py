@@ -90,7 +90,7 @@ def _bench_size(app, root: Path, size: int, args, emit) -> None:
         t0 = time.perf_counter()
         res = recall(store, qa, k=3, touch=False)
         lat.append((time.perf_counter() - t0) * 1000)
-        lat_search.append(res.timings.get("search", 0.0) + res.timings.get("merge", 0.0))
+        lat_search.append(res.timings_ms.get("search", 0.0) + res.timings_ms.get("merge", 0.0))
         t0 = time.perf_counter()
         qv = emb.embed_one(qb)
         t1 = time.perf_counter()

@@ -48,7 +48,6 @@ def run_live(args: argparse.Namespace, app) -> int:
     max_seconds = float(getattr(args, "max_seconds", 0.0) or 0.0)
 
     stop = threading.Event()
-    report_ready = threading.Event()
     state = {"turns": 0, "user": "", "seconds": None, "goodbye": False, "report": None}
 
     def say(line: str) -> None:
@@ -77,7 +76,6 @@ def run_live(args: argparse.Namespace, app) -> int:
             say("       (paused: waiting for the microphone)")
         elif isinstance(event, ev.ReportReady):
             state["report"] = event.report
-            report_ready.set()
 
     controller = CallController(app, sd=sd)
     session_id = controller.start_call(off_record=bool(getattr(args, "off_record", False)), sink=sink)
@@ -92,7 +90,8 @@ def run_live(args: argparse.Namespace, app) -> int:
     say("ending the call ...")
     controller.end_call()
     try:
-        report_ready.wait(timeout=300)
+        if controller.end_work is not None:
+            controller.end_work.join()  # extraction + report; ReportReady comes before it ends
     except KeyboardInterrupt:
         pass
     report = state["report"] or {}

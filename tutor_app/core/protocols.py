@@ -84,3 +84,37 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> "np.ndarray":
         """L2-normalised float32 vectors, one row per text."""
         ...
+
+
+@runtime_checkable
+class MemoryStore(Protocol):
+    """Long-term memory of ONE learner profile (tutor_app.memory.store.ProfileMemory).
+    Every method is scoped to `profile`; there is no cross-profile read."""
+
+    profile: str
+
+    def add(self, text: str, *, category: str = "", memory_type: str = "semantic", importance: float = 0.5,
+            source: str = "manual", session_id: str = "", meta: dict[str, Any] | None = None,
+            emotion: EmotionScore | None = None, created_at: Any = None) -> Any:
+        """Store one memory verbatim (embedded, committed when this returns)."""
+        ...
+
+    def recall(self, query: str, emotions: Sequence[EmotionScore] | None = None, **kwargs: Any) -> Any:
+        """Memories for a turn: .hits (text, score, reason), .query_vector, .timings_ms."""
+        ...
+
+    def search(self, query: str, k: int = 5) -> list[Any]: ...
+
+    def list(self, include_superseded: bool = True) -> list[Any]: ...
+
+    def profile_view(self) -> dict[str, Any]: ...
+
+    def delete(self, mem_id: str) -> Any:
+        """Physical deletion (rows, old versions and files); TutorError for an unknown id."""
+        ...
+
+    def clear(self) -> int: ...
+
+    def add_message(self, session_id: str, role: str, text: str, emotion: str = "") -> Any: ...
+
+    def close(self) -> None: ...

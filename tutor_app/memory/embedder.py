@@ -45,6 +45,7 @@ class SentenceEmbedder:
         self._model = None
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._pool = None
 
     def _load(self):
         if self._model is None:
@@ -86,14 +87,31 @@ class SentenceEmbedder:
                 self._cache.move_to_end(text)
                 return hit
             model = self._load()
-            vec = model.encode([text], normalize_embeddings=True, convert_to_numpy=True,
-                               show_progress_bar=False)[0]
+            vec = self._single_pool().submit(
+                model.encode, [text], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+            ).result()[0]
             vec = np.ascontiguousarray(vec, dtype=np.float32)
             vec.setflags(write=False)
             self._cache[text] = vec
             if len(self._cache) > _QUERY_CACHE:
                 self._cache.popitem(last=False)
             return vec
+
+    def _single_pool(self):
+        """A one-thread worker whose torch runs single-threaded (the setting is per thread,
+        so the rest of the app keeps its threads). One short sentence is a few tiny
+        matmuls: extra threads only add sync cost, and on a busy 2-core CPU OpenMP
+        spinning made a query take ~80 ms instead of ~9 ms (measured here)."""
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            def init() -> None:
+                import torch
+
+                torch.set_num_threads(1)
+
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed", initializer=init)
+        return self._pool
 
     def warm_up(self) -> None:
         self.embed_one("warm up")

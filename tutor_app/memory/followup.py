@@ -5,7 +5,6 @@ embedding similarity to the previous question decides (settings.memory.followup_
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 SHORT_CHARS = 30  # seed 002: len < 30 counts as a follow-up hint
@@ -25,11 +24,22 @@ _FOLLOWUP = re.compile(
 _PRONOUN = re.compile(r"\b(?:it|that|this|those|them|her|him|she|he|they|there)\b", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class FollowupDecision:
-    kind: str  # "reset" | "followup" | "new" | "first"
-    reason: str  # "reset_phrase" | "short" | "followup_phrase" | "similar" | "dissimilar" | "no_previous"
-    similarity: float | None = None
+class FollowupDecision(str):
+    """The kind ("reset" | "followup" | "new" | "first"), a str so `d == "followup"`
+    works, with why (`reason`: reset_phrase | short | followup_phrase | similar |
+    dissimilar | no_previous) and the similarity when it decided."""
+
+    reason: str
+    similarity: float | None
+
+    def __new__(cls, kind: str, reason: str, similarity: float | None = None) -> "FollowupDecision":
+        obj = super().__new__(cls, kind)
+        obj.reason, obj.similarity = reason, similarity
+        return obj
+
+    @property
+    def kind(self) -> str:
+        return str(self)
 
     @property
     def keep_context(self) -> bool:
@@ -46,10 +56,15 @@ def needs_context(question: str) -> bool:
     return bool(q) and (bool(_FOLLOWUP.search(q)) or (len(q) < SHORT_CHARS and bool(_PRONOUN.search(q))))
 
 
-def classify(question: str, previous: str | None, similarity: float | None = None,
-             threshold: float = 0.5) -> FollowupDecision:
-    """`similarity` is the cosine between this and the previous question (only needed
-    when no rule decides; pass None to let the rules alone decide)."""
+def classify(question: str, previous: str | None, query_vector: Any = None, previous_vector: Any = None,
+             threshold: float = 0.5, similarity: float | None = None) -> FollowupDecision:
+    """Rules first; then the cosine of the two questions (given as `similarity`, or
+    computed from the two vectors). Without either, an undecided question is new."""
+    if similarity is None and query_vector is not None and previous_vector is not None:
+        try:
+            similarity = float(query_vector @ previous_vector)
+        except (TypeError, ValueError):
+            similarity = None
     if is_reset(question):
         return FollowupDecision("reset", "reset_phrase")
     if not previous:
@@ -69,7 +84,7 @@ def classify(question: str, previous: str | None, similarity: float | None = Non
 def classify_with(embedder: Any, question: str, previous: str | None, threshold: float = 0.5,
                   question_vector: Any = None, previous_vector: Any = None) -> FollowupDecision:
     """classify(), embedding only when the rules do not decide."""
-    quick = classify(question, previous, None, threshold)
+    quick = classify(question, previous, threshold=threshold)
     if quick.kind != "new" or not previous:
         return quick
     try:
@@ -78,4 +93,4 @@ def classify_with(embedder: Any, question: str, previous: str | None, threshold:
         sim = float(qv @ pv)
     except Exception:  # noqa: BLE001 - without embeddings, treat as a new topic
         return quick
-    return classify(question, previous, sim, threshold)
+    return classify(question, previous, threshold=threshold, similarity=sim)

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 # are our own.
 DENSE_THRESHOLD = 0.45   # relevance (cosine + lexical) alone is enough above this
 COS_MIN = 0.25           # below this cosine a memory is never "about" the question
-Z_MIN = 4.0              # ...between the two: it must stand out from this profile's other
+Z_MIN = 3.5              # ...between the two: it must stand out from this profile's other
 MARGIN_MIN = 0.10        # memories (z-score, and margin over the 6th best) to count
 MIN_ROWS_FOR_Z = 20      # too few memories for a distribution: absolute threshold only
 LOW_THRESHOLD = 0.20     # slot answers need at least this cosine (or the slot's category)
@@ -38,6 +38,7 @@ LEXICAL_MIN = 0.50       # share of the question's idf mass that marks a lexical
 LEXICAL_WEIGHT = 0.35    # relevance = cosine + weight * lexical coverage (+ time bonus)
 TIME_BONUS = 0.10        # a memory from the time the question points at
 SLOT_BONUS = 0.25        # a slot question ranks its slot's memories first
+ABSENT_FOCUS_COS = 0.5   # "my dog" and no memory mentions a dog: only near-paraphrases count
 EMOTION_BONUS = 0.05
 DUPLICATE_COSINE = 0.92  # two hits this close say the same thing: keep the newer
 SINGLE_VALUE = frozenset({"name", "occupation"})  # newer wins within these categories
@@ -63,11 +64,10 @@ class _Scored:
     reason: str
 
 
-def _relevance(store: "ProfileMemory", query: str, qvec, now: datetime):
+def _relevance(idx, query: str, qvec, now: datetime):
     """(index, cosine, relevance, lexical coverage, time window) for every row."""
     import numpy as np
 
-    idx = store.index()
     cos = idx.dense(qvec)
     rel = cos.copy()
     cov = lexical.coverage(idx.lexical, lexical.tokens(query)) if len(idx) else None
@@ -81,7 +81,7 @@ def _relevance(store: "ProfileMemory", query: str, qvec, now: datetime):
     return idx, cos, rel, cov, win
 
 
-def _semantic(idx, cos, rel, cov, win, limit: int, reason: str = "semantic") -> list[_Scored]:
+def _semantic(idx, cos, rel, cov, win, limit: int, reason: str = "semantic", gate: bool = True) -> list[_Scored]:
     """Candidates that pass the calibrated acceptance rule: relevance over the absolute
     threshold, or a cosine over COS_MIN that stands out from the profile's other
     memories for this question (an outlier, not just the best of a weak lot)."""
@@ -105,7 +105,7 @@ def _semantic(idx, cos, rel, cov, win, limit: int, reason: str = "semantic") -> 
         if not np.isfinite(r):
             continue
         c = float(cos[i])
-        ok = r >= DENSE_THRESHOLD and c >= LOW_THRESHOLD
+        ok = (r >= DENSE_THRESHOLD and c >= LOW_THRESHOLD) or not gate
         if not ok and use_z and c >= COS_MIN:
             ok = (r - mu) / sd >= Z_MIN and r - sixth >= MARGIN_MIN
         if ok:
@@ -121,18 +121,19 @@ def search(store: "ProfileMemory", query: str, k: int = 5, now: datetime | None 
     if not query.strip():
         return []
     qvec = store.embedder.embed_one(query)
-    idx, cos, rel, cov, win = _relevance(store, query, qvec, now or utcnow())
-    found = _rank(idx, _semantic(idx, cos, rel, cov, win, limit=max(k * 3, k)))[:k]
-    return _hits(store, idx, found)
+    idx = store.index()
+    with idx.lock:
+        idx, cos, rel, cov, win = _relevance(idx, query, qvec, now or utcnow())
+        found = _rank(idx, _semantic(idx, cos, rel, cov, win, limit=max(k * 3, k)))[:k]
+        return _hits(store, idx, found)
 
 
 def recall(store: "ProfileMemory", query: str, emotions: "Sequence[EmotionScore] | None" = None,
            k: int = 3, now: datetime | None = None, context: str = "", touch: bool = True,
-           query_vector: "np.ndarray | None" = None) -> RecallResult:
+           query_vector: "np.ndarray | None" = None, gate: bool = True) -> RecallResult:
     """Memories for this turn. `context` (e.g. the previous learner question) is used to
-    rewrite short follow-ups ("what about her?") into a fuller query."""
-    import numpy as np
-
+    rewrite short follow-ups ("what about her?") into a fuller query. `gate=False`
+    skips the acceptance threshold (ranking only; for evaluation)."""
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     if not query.strip():
@@ -140,12 +141,39 @@ def recall(store: "ProfileMemory", query: str, emotions: "Sequence[EmotionScore]
     now = now or utcnow()
     rewritten = _rewrite(query, context)
     qvec = query_vector if query_vector is not None and rewritten == query else store.embedder.embed_one(rewritten)
+    rest = slots.remember_ask(query)  # "do you remember X?" -> also search for X alone
+    rest_vec = store.embedder.embed_one(rest) if rest and rest != query else None
     timings["embed"] = (time.perf_counter() - t0) * 1000
     t1 = time.perf_counter()
-    idx, cos, rel, cov, win = _relevance(store, rewritten, qvec, now)
-    cands: list[_Scored] = _semantic(idx, cos, rel, cov, win, limit=CANDIDATES)
+    idx = store.index()
+    with idx.lock:  # embedding is done: the lock covers only the ms of numpy work
+        return _recall_locked(store, idx, query, rewritten, qvec, rest, rest_vec, emotions, k, now, gate,
+                              touch, timings, t0, t1)
+
+
+def _recall_locked(store, idx, query, rewritten, qvec, rest, rest_vec, emotions, k, now, gate, touch,
+                   timings, t0, t1) -> RecallResult:
+    import numpy as np
+
+    idx, cos, rel, cov, win = _relevance(idx, rewritten, qvec, now)
+    asked = slots.query_slots_nouns(query)
+    nouns = [n.lower() for _, n in asked if n]
+    # "my dog" when no memory mentions a dog: the answer is not in memory, so only a
+    # very close paraphrase may still count (seed 001: say "I don't know", don't guess).
+    absent = bool(nouns) and all(idx.lexical._array(lexical.stem(n)) is None for n in nouns)
+    cands: list[_Scored] = _semantic(idx, cos, rel, cov, win, limit=CANDIDATES, gate=gate)
+    if absent and gate:
+        cands = [c for c in cands if c.cosine >= ABSENT_FOCUS_COS]
+    # "my sister" -> the sister's name from an earlier memory ("my sister Jiwon"), so
+    # memories that only use the name ("Jiwon is moving to Seoul") are found too.
+    for name in _names_for(idx, nouns):
+        arr = idx.lexical._array(lexical.stem(name.lower()))
+        for i in (arr[0] if arr is not None else []):
+            i = int(i)
+            if idx.current[i]:
+                cands.append(_Scored(i, float(rel[i]) + SLOT_BONUS / 2, float(cos[i]), "slot:people"))
     # Slot / fact recall: the question names a kind of fact.
-    for slot, noun in slots.query_slots_nouns(query):
+    for slot, noun in asked:
         mask = (idx.tags & slot.bit) != 0
         if noun and len(idx):  # "my sister": a memory about a brother is not an answer
             has = np.zeros(len(idx), dtype=bool)
@@ -164,10 +192,8 @@ def recall(store: "ProfileMemory", query: str, emotions: "Sequence[EmotionScore]
             if ok:
                 cands.append(_Scored(i, float(rel[i]) + SLOT_BONUS, float(cos[i]), f"slot:{slot.name}"))
     # "Do you remember ...?": a fact lookup, lower bar but still on topic.
-    rest = slots.remember_ask(query)
-    if rest and rest != query:
-        sub = store.embedder.embed_one(rest)
-        _, c2, r2, v2, w2 = _relevance(store, rest, sub, now)
+    if rest_vec is not None:
+        _, c2, r2, v2, w2 = _relevance(idx, rest, rest_vec, now)
         for s in _semantic(idx, c2, r2, v2, w2, limit=k, reason="remember"):
             cands.append(s)
     # Emotion recall: a strong feeling brings back memories with the same feeling.
@@ -186,6 +212,27 @@ def recall(store: "ProfileMemory", query: str, emotions: "Sequence[EmotionScore]
     timings["merge"] = (time.perf_counter() - t2) * 1000
     timings["total"] = (time.perf_counter() - t0) * 1000
     return RecallResult(hits, qvec, timings)
+
+
+_NAMED = r"(?:my\s+{n}\s+(?:is\s+(?:called\s+|named\s+)?)?([A-Z][\w-]+)|([A-Z][\w-]+),?\s+my\s+{n}\b|{n}\s+(?:called|named)\s+([A-Z][\w-]+))"
+
+
+def _names_for(idx, nouns: list[str]) -> list[str]:
+    """Names the learner gave for "my sister", "my cat"... in memories that mention them."""
+    import re
+
+    names: list[str] = []
+    for noun in nouns:
+        arr = idx.lexical._array(lexical.stem(noun))
+        if arr is None:
+            continue
+        pat = re.compile(_NAMED.format(n=re.escape(noun)))
+        for i in arr[0][:50]:
+            for m in pat.finditer(idx.rows[int(i)].text):
+                name = next(g for g in m.groups() if g)
+                if name.lower() not in lexical.STOPWORDS and name not in names:
+                    names.append(name)
+    return names[:3]
 
 
 def _rewrite(query: str, context: str) -> str:

@@ -1,7 +1,11 @@
-"""Short-term memory of one profile: per session, the recent turns, the memories
-recalled for them, the last question and "temporary memos". Nothing here is written
-to disk (a temp memo must never reach long-term memory). A session expires after
-`ttl_s` without activity (seed 001: 24 h); the clock is injectable for tests.
+"""Short-term memory (seed 001's Redis STM, in process): per call/session, the recent
+turns, the memories recalled for them, the last question and "temporary memos".
+Nothing here is written to disk: a temp memo never reaches long-term memory.
+
+A session expires after `ttl` seconds without activity (seed 001: 24 h); expiry is
+lazy and observable (`expired`, `ShortTermStore.expire()`), with an injectable clock.
+`ShortTermMemory` is one session (what a call holds); `ShortTermStore` keeps the
+sessions of one profile by id.
 """
 from __future__ import annotations
 
@@ -9,95 +13,139 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 MAX_TURNS = 40
-
-
-@dataclass
-class SessionState:
-    session_id: str
-    last_active: float
-    turns: deque = field(default_factory=lambda: deque(maxlen=MAX_TURNS))  # (role, text)
-    recalled: list[Any] = field(default_factory=list)  # MemoryHit of the last recall kept in context
-    memos: list[str] = field(default_factory=list)
-    last_question: str = ""
-    last_vector: Any = None
+DAY_S = 24 * 3600.0
 
 
 class ShortTermMemory:
+    def __init__(self, ttl_seconds: float = DAY_S, clock: Callable[[], float] = time.time,
+                 session_id: str = "") -> None:
+        self.session_id = session_id
+        self.ttl_seconds = float(ttl_seconds)
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._reset()
+        self.last_active = clock()
+
+    def _reset(self) -> None:
+        self._turns: deque[tuple[str, str]] = deque(maxlen=MAX_TURNS)  # (learner text, tutor reply)
+        self._notes: list[str] = []
+        self._recalled: list[Any] = []
+        self.last_question = ""
+        self.last_vector: Any = None
+
+    # -- expiry ---------------------------------------------------------------------
+    @property
+    def expired(self) -> bool:
+        return self.clock() - self.last_active >= self.ttl_seconds
+
+    def _live(self) -> None:
+        """Drop everything once the TTL has passed (called before every read/write)."""
+        if self.expired:
+            self._reset()
+
+    def touch(self) -> None:
+        with self._lock:
+            self._live()
+            self.last_active = self.clock()
+
+    # -- contents ---------------------------------------------------------------------
+    def add_turn(self, user_text: str, reply: str = "") -> None:
+        with self._lock:
+            self._live()
+            self._turns.append((user_text, reply))
+            self.last_active = self.clock()
+
+    def set_reply(self, reply: str) -> None:
+        """Attach the tutor's reply to the last learner turn (or add a reply-only turn)."""
+        with self._lock:
+            self._live()
+            if self._turns and not self._turns[-1][1]:
+                user, _ = self._turns.pop()
+                self._turns.append((user, reply))
+            else:
+                self._turns.append(("", reply))
+            self.last_active = self.clock()
+
+    def turns(self, n: int | None = None) -> list[tuple[str, str]]:
+        with self._lock:
+            self._live()
+            items = list(self._turns)
+        return items[-n:] if n else items
+
+    def add_note(self, text: str) -> None:
+        """A temporary memo ("temp memo: ...", "just for this call ...")."""
+        with self._lock:
+            self._live()
+            self._notes.append(text)
+            self.last_active = self.clock()
+
+    def notes(self) -> list[str]:
+        with self._lock:
+            self._live()
+            return list(self._notes)
+
+    def set_recalled(self, hits: list[Any]) -> None:
+        with self._lock:
+            self._live()
+            self._recalled = list(hits)
+            self.last_active = self.clock()
+
+    def recalled(self) -> list[Any]:
+        with self._lock:
+            self._live()
+            return list(self._recalled)
+
+    def set_question(self, question: str, vector: Any = None) -> None:
+        with self._lock:
+            self._live()
+            self.last_question, self.last_vector = question, vector
+            self.last_active = self.clock()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._reset()
+
+
+class ShortTermStore:
+    """The live sessions of one profile, by id."""
+
     def __init__(self, profile: str, ttl_hours: float = 24.0, clock: Callable[[], float] = time.time) -> None:
         self.profile = profile
-        self.ttl_s = float(ttl_hours) * 3600.0
+        self.ttl_seconds = float(ttl_hours) * 3600.0
         self.clock = clock
-        self._sessions: dict[str, SessionState] = {}
+        self._sessions: dict[str, ShortTermMemory] = {}
         self._lock = threading.Lock()
 
-    def _expired(self, st: SessionState, now: float) -> bool:
-        return now - st.last_active >= self.ttl_s
-
-    def expire(self) -> list[str]:
-        """Drop sessions idle for the TTL; returns their ids."""
-        now = self.clock()
-        with self._lock:
-            gone = [sid for sid, st in self._sessions.items() if self._expired(st, now)]
-            for sid in gone:
-                del self._sessions[sid]
-        return gone
-
-    def peek(self, session_id: str) -> SessionState | None:
-        """The live session or None (expired sessions are dropped, activity not refreshed)."""
-        now = self.clock()
+    def session(self, session_id: str) -> ShortTermMemory:
+        """The session (a fresh one after expiry), marked active."""
         with self._lock:
             st = self._sessions.get(session_id)
-            if st is not None and self._expired(st, now):
+            if st is None or st.expired:
+                st = self._sessions[session_id] = ShortTermMemory(self.ttl_seconds, self.clock, session_id)
+        st.touch()
+        return st
+
+    def peek(self, session_id: str) -> ShortTermMemory | None:
+        """The live session or None; does not count as activity."""
+        with self._lock:
+            st = self._sessions.get(session_id)
+            if st is not None and st.expired:
                 del self._sessions[session_id]
                 return None
             return st
 
-    def session(self, session_id: str) -> SessionState:
-        """The session, created (or re-created after expiry) and marked active."""
-        now = self.clock()
+    def expire(self) -> list[str]:
+        """Drop sessions idle for the TTL; returns their ids."""
         with self._lock:
-            st = self._sessions.get(session_id)
-            if st is None or self._expired(st, now):
-                st = self._sessions[session_id] = SessionState(session_id, now)
-            st.last_active = now
-            return st
-
-    def add_turn(self, session_id: str, role: str, text: str) -> None:
-        self.session(session_id).turns.append((role, text))
-
-    def recent(self, session_id: str, n: int = 10) -> list[tuple[str, str]]:
-        st = self.peek(session_id)
-        return list(st.turns)[-n:] if st else []
-
-    def add_memo(self, session_id: str, memo: str) -> None:
-        self.session(session_id).memos.append(memo)
-
-    def memos(self, session_id: str) -> list[str]:
-        st = self.peek(session_id)
-        return list(st.memos) if st else []
-
-    def set_recalled(self, session_id: str, hits: list[Any]) -> None:
-        self.session(session_id).recalled = list(hits)
-
-    def recalled(self, session_id: str) -> list[Any]:
-        st = self.peek(session_id)
-        return list(st.recalled) if st else []
-
-    def clear_recalled(self, session_id: str) -> None:
-        st = self.peek(session_id)
-        if st:
-            st.recalled = []
-
-    def set_question(self, session_id: str, question: str, vector: Any = None) -> None:
-        st = self.session(session_id)
-        st.last_question, st.last_vector = question, vector
+            gone = [sid for sid, st in self._sessions.items() if st.expired]
+            for sid in gone:
+                del self._sessions[sid]
+        return gone
 
     def forget(self, session_id: str | None = None) -> None:
-        """Drop one session, or all (used by "delete all")."""
         with self._lock:
             if session_id is None:
                 self._sessions.clear()

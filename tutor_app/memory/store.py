@@ -83,7 +83,8 @@ class ProfileMemory:
                     del db.indices[prof]  # someone else wrote in between: rebuild on next read
                     continue
                 if prof == self.profile and patch is not None:
-                    patch(idx)
+                    with idx.lock:
+                        patch(idx)
                 idx.version = after
 
     def index(self) -> ProfileIndex:
@@ -95,35 +96,45 @@ class ProfileMemory:
             return idx
         import numpy as np
 
-        with db.writing():
+        with db.writing():  # a consistent snapshot; the index is built outside the lock
             version = db.version(S.MEMORIES)
             data = self._db.tables[S.MEMORIES].search().where(self._where).select(_INDEX_COLUMNS).limit(None).to_arrow()
-            idx = ProfileIndex(db.dim)
-            n = data.num_rows
-            if n:
-                vec_col = data.column("vector").combine_chunks()
-                valid = np.asarray(vec_col.is_valid())
-                vecs = np.zeros((n, db.dim), dtype=np.float32)
-                if valid.any():
-                    flat = vec_col.filter(vec_col.is_valid()).flatten()
-                    vecs[valid] = np.asarray(flat, dtype=np.float32).reshape(-1, db.dim)
-                created = data.column("created_at").cast("int64").to_numpy(zero_copy_only=False) / 1e6
-                col = {name: data.column(name).to_pylist() for name in _INDEX_COLUMNS
-                       if name not in ("vector", "created_at")}
-                rows = [
-                    IndexRow(i, t or "", c or "", e or "", float(cr), float(imp or 0.0), bool(sb), mt or "semantic",
-                             src or "", sid or "", meta or "", float(es or 0.0))
-                    for i, t, c, e, cr, imp, sb, mt, src, sid, meta, es in zip(
-                        col["id"], col["text"], col["category"], col["emotion_label"], created, col["importance"],
-                        col["superseded_by"], col["memory_type"], col["source"], col["session_id"], col["meta"],
-                        col["emotion_score"])
-                ]
-                idx.add(rows, vecs)
-                for i, ok in enumerate(valid.tolist()):
-                    idx.has_vec[i] = ok
-            idx.version = version
-            db.indices[self.profile] = idx
-            return idx
+        idx = ProfileIndex(db.dim)
+        n = data.num_rows
+        if n:
+            vec_col = data.column("vector").combine_chunks()
+            valid = np.asarray(vec_col.is_valid())
+            vecs = np.zeros((n, db.dim), dtype=np.float32)
+            if valid.any():
+                flat = vec_col.filter(vec_col.is_valid()).flatten()
+                vecs[valid] = np.asarray(flat, dtype=np.float32).reshape(-1, db.dim)
+            created = data.column("created_at").cast("int64").to_numpy(zero_copy_only=False) / 1e6
+            col = {name: data.column(name).to_pylist() for name in _INDEX_COLUMNS
+                   if name not in ("vector", "created_at")}
+            rows = [
+                IndexRow(i, t or "", c or "", e or "", float(cr), float(imp or 0.0), bool(sb), mt or "semantic",
+                         src or "", sid or "", meta or "", float(es or 0.0))
+                for i, t, c, e, cr, imp, sb, mt, src, sid, meta, es in zip(
+                    col["id"], col["text"], col["category"], col["emotion_label"], created, col["importance"],
+                    col["superseded_by"], col["memory_type"], col["source"], col["session_id"], col["meta"],
+                    col["emotion_score"])
+            ]
+            idx.add(rows, vecs)
+            for i, ok in enumerate(valid.tolist()):
+                idx.has_vec[i] = ok
+        idx.version = version
+        with db.writing():
+            if db.version(S.MEMORIES) == version:  # nobody wrote while we built
+                db.indices[self.profile] = idx
+        return idx
+
+    def warm_up(self) -> None:
+        """Build the search index (and the lexical one) and load the embedder now, e.g.
+        in the background when a call starts, so the first turn does not pay for it."""
+        self.index().lexical  # noqa: B018 - building it is the point
+        warm = getattr(self.embedder, "warm_up", None)
+        if callable(warm):
+            warm()
 
     # -- memories: write ------------------------------------------------------------
     def add(self, text: str, *, category: str = "", memory_type: str = "semantic", importance: float = 0.5,
@@ -231,7 +242,7 @@ class ProfileMemory:
         self._write(lambda: self._db.delete(S.MEMORIES, self._and(f"id = {S.sql_str(mem_id)}")),
                     lambda idx: idx.remove({mem_id}))
         self._db.delete(S.MESSAGES, self._and(f"text = {S.sql_str(found.text)}"))
-        self._purge()
+        self._purge((S.MEMORIES, S.MESSAGES))
         return found
 
     def delete_many(self, ids: Sequence[str]) -> int:
@@ -243,7 +254,7 @@ class ProfileMemory:
             lit = ", ".join(S.sql_str(i) for i in chunk)
             self._write(lambda: self._db.delete(S.MEMORIES, self._and(f"id IN ({lit})")),
                         lambda idx: idx.remove(set(chunk)))
-        self._purge()
+        self._purge((S.MEMORIES,))
         return len(ids)
 
     def clear(self) -> int:
@@ -256,8 +267,8 @@ class ProfileMemory:
         self._purge()
         return n
 
-    def _purge(self) -> None:
-        self._write(lambda: self._db.purge())
+    def _purge(self, tables: tuple[str, ...] = S.TABLES) -> None:
+        self._write(lambda: self._db.purge(tables))
 
     # -- memories: read -------------------------------------------------------------
     def get(self, mem_id: str) -> Memory | None:
@@ -344,8 +355,31 @@ class ProfileMemory:
         self._db.add(S.CALLS, pa.Table.from_pylist([row], schema=self._db.tables[S.CALLS].schema))
         return rec
 
+    def update_call(self, call_id: str, *, ended_at: datetime | None = None, report: dict[str, Any] | None = None,
+                    extracted: bool | None = None) -> None:
+        import json
+
+        values: dict[str, Any] = {}
+        if ended_at is not None:
+            values["ended_at"] = ended_at
+        if report is not None:
+            values["report"] = json.dumps(report, ensure_ascii=False)
+        if extracted is not None:
+            values["extracted"] = bool(extracted)
+        if values:
+            self._db.update(S.CALLS, self._and(f"id = {S.sql_str(call_id)}"), values)
+
     def mark_extracted(self, call_id: str) -> None:
-        self._db.update(S.CALLS, self._and(f"id = {S.sql_str(call_id)}"), {"extracted": True})
+        self.update_call(call_id, extracted=True)
+
+    def profiles(self) -> list[str]:
+        """Names of the profiles in this database (names only, never their data): for the
+        profile picker."""
+        names: set[str] = set()
+        for name in S.TABLES:
+            rows = self._db.tables[name].search().select(["profile"]).limit(None).to_arrow()
+            names.update(p for p in rows.column("profile").to_pylist() if p)
+        return sorted(names | {self.profile}, key=str.lower)
 
     def calls(self) -> list[CallRecord]:
         import json

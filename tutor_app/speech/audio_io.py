@@ -247,6 +247,7 @@ class Player:
         self._cond = threading.Condition()
         self._started: deque[tuple[Any, float]] = deque()
         self._idle_pending = False
+        self._last_tag: Any = object()
         self._busy = False
         self._stream: Any = None
         self._closed = False
@@ -334,7 +335,8 @@ class Player:
                 seg = self._segments[0]
                 n = min(frames - filled, len(seg.samples) - seg.offset)
                 out[filled:filled + n] = seg.samples[seg.offset:seg.offset + n]
-                if seg.offset == 0:
+                if seg.offset == 0 and seg.tag != self._last_tag:  # a tag's later chunks are not new starts
+                    self._last_tag = seg.tag
                     self._started.append((seg.tag, time.perf_counter()))
                 seg.offset += n
                 filled += n

@@ -177,24 +177,29 @@ class CallController:
             message = f"cannot play audio ({exc}): replies are shown but not spoken"
         return None, ev.Problem("other", message)
 
-    def _finish(self, session) -> threading.Thread | None:
+    def _finish(self, session) -> threading.Thread:
+        """Call-end work on a background thread; ReportReady always follows (a report from
+        this call's turns alone when the full call-end work fails or is off the record)."""
         from tutor_app.tutor.lifecycle import finish_call
+        from tutor_app.tutor.report import build_report
 
         sid = session.session_id
 
-        def done(outcome) -> None:
-            report = outcome.report.to_dict() if outcome.report is not None else {}
+        def work() -> None:
+            report = None
+            if not session.off_record:  # off the record: nothing stored or sent for extraction
+                try:
+                    outcome = finish_call(self.engine, sid, session.turns, session.started_at, background=False)
+                    report = outcome.report.to_dict() if outcome.report is not None else None
+                except Exception as exc:  # noqa: BLE001 - retried at the next start (finish_pending)
+                    log.exception("call-end work failed")
+                    self._emit(ev.Problem("other", f"Saving what you said failed ({type(exc).__name__}); "
+                                                   "it is retried next time."))
+            if report is None:
+                ended = self.engine.services.clock()
+                report = build_report(sid, session.started_at, ended, list(session.turns)).to_dict()
             self._emit(ev.ReportReady(sid, report))
 
-        if session.off_record:
-            # Nothing is stored or sent for extraction: a report from this call's turns only.
-            def local() -> None:
-                from tutor_app.tutor.report import build_report
-
-                ended = self.engine.services.clock()
-                report = build_report(sid, session.started_at, ended, list(session.turns))
-                self._emit(ev.ReportReady(sid, report.to_dict()))
-            thread = threading.Thread(target=local, name=f"call-end-{sid}", daemon=False)
-            thread.start()
-            return thread
-        return finish_call(self.engine, sid, session.turns, session.started_at, background=True, on_done=done)
+        thread = threading.Thread(target=work, name=f"call-end-{sid}", daemon=False)
+        thread.start()
+        return thread

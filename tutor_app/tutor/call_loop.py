@@ -36,6 +36,7 @@ from tutor_app.tutor import events as ev
 log = logging.getLogger(__name__)
 
 SORRY_CUT = "Sorry, I lost my train of thought there. Could you say that again?"
+SORRY_FAILED = "Sorry, something went wrong on my side. Could you say that again?"
 LEVEL_SAMPLES = SAMPLE_RATE // 20  # MicLevel about 20 times a second
 
 
@@ -392,6 +393,14 @@ class CallLoop:
             except Exception as exc:  # noqa: BLE001 - a failed turn must not end the call
                 log.exception("turn failed")
                 self._emit(ev.Problem("other", f"That turn failed ({type(exc).__name__}); still listening."))
+                gen = self._gen
+                if gen and not self._stop.is_set():
+                    # The learner saw their words go out: answer, and close the turn for the UI.
+                    self.speaker.say(gen, SORRY_FAILED)
+                    self.speaker.wait_done(gen, timeout=30)
+                    self.speaker.forget(gen)
+                    self._emit(ev.TutorTurnDone(SORRY_FAILED))
+                self._gen = 0
                 self._set_state(ev.LISTENING)
 
     def _warm_up(self) -> None:
@@ -444,6 +453,7 @@ class CallLoop:
 
         def spoken(reply: str) -> str:
             self.speaker.wait_done(gen)
+            clock.mark("playback")  # the rest of the reply playing out (not the persist stage)
             heard, _cut = self.speaker.heard(gen)
             return heard
 

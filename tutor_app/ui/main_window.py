@@ -23,13 +23,15 @@ log = logging.getLogger(__name__)
 
 ROLE_NAMES = {"stt": "speech recognition", "tts": "voice", "embedder": "memory search",
               "emotion": "emotion reader", "llm-local": "offline tutor model", "vad": "voice detection"}
+ESSENTIAL_ROLES = ("stt", "tts")  # without these there is no spoken call at all
 PAGES = (("call", "Call", "phone"), ("progress", "Progress", "chart"), ("memory", "Memory", "memory"),
          ("models", "Models", "box"))
 
 
 @dataclass
 class WarmResult:
-    missing: list[str] = field(default_factory=list)  # default models not usable: "role (name)"
+    missing: list[str] = field(default_factory=list)  # essential default models not usable: "role (name)"
+    optional_missing: list[str] = field(default_factory=list)  # the call works without them
     problems: list[tuple[str, str]] = field(default_factory=list)  # (part, one line)
 
 
@@ -233,7 +235,11 @@ class MainWindow(QMainWindow):
             try:
                 for s in services.registry().statuses(verify=False):
                     if s.spec.default and not s.usable:
-                        result.missing.append(f"{ROLE_NAMES.get(s.spec.role, s.spec.role)} ({s.spec.name})")
+                        what = f"{ROLE_NAMES.get(s.spec.role, s.spec.role)} ({s.spec.name})"
+                        if s.spec.role in ESSENTIAL_ROLES:
+                            result.missing.append(what)
+                        else:
+                            result.optional_missing.append(what)
             except Exception as exc:  # noqa: BLE001
                 result.problems.append(("models", error_text(exc)))
             if result.missing:
@@ -258,7 +264,7 @@ class MainWindow(QMainWindow):
             return result
 
         run_task(job, on_done=self._warmed, on_error=lambda e: self._warmed(WarmResult(problems=[("startup", error_text(e))])),
-                 on_progress=self._warm_progress, executor=bridge.run_setup)
+                 on_progress=self._warm_progress, executor=bridge.run_setup, context=self)
         self.load_history()
 
     def _warm_progress(self, done: int, total: int, what: str) -> None:
@@ -275,7 +281,14 @@ class MainWindow(QMainWindow):
             self.banner.show_problem(
                 "models", "install " + ", ".join(result.missing) + " to start talking. "
                 "It works offline and takes a minute.", BannerAction("Open models", "models"))
+        elif result.optional_missing and not result.problems:
+            self.warm_label.setText("Ready")
+            self.banner.show_message("warning", "Some models are missing",
+                                     ", ".join(result.optional_missing) + ": the tutor works without them, "
+                                     "with less to offer.", BannerAction("Open models", "models"))
         elif result.problems:
+            seen: set[str] = set()  # one cause often breaks several parts: say it once
+            result.problems = [p for p in result.problems if not (p[1] in seen or seen.add(p[1]))]
             self.warm_label.setText("Ready, with problems")
             self.warm_label.setToolTip("\n".join(f"{what}: {msg}" for what, msg in result.problems))
             what, msg = result.problems[0]
@@ -289,7 +302,7 @@ class MainWindow(QMainWindow):
 
     def load_history(self) -> None:
         run_task(self.services.past_reports, on_done=self.history.set_reports,
-                 on_error=lambda e: log.info("no call history: %s", error_text(e)))
+                 on_error=lambda e: log.info("no call history: %s", error_text(e)), context=self)
 
     def closeEvent(self, event) -> None:
         self.bridge.close()

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDia
                                QHeaderView, QInputDialog, QLabel, QLineEdit, QMessageBox, QPushButton,
                                QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from tutor_app.ui.memory_source import MemoryRow, export_json, profile_entries
+from tutor_app.ui.memory_source import MemoryRow, ProfileEntry, profile_entries
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.theme import icon, theme
 from tutor_app.ui.workers import error_text, run_task
@@ -24,6 +24,12 @@ log = logging.getLogger(__name__)
 
 COLUMNS = ("Memory", "Category", "Source", "Created", "Last used")
 ALL = "All categories"
+
+
+def _snapshot(source) -> tuple[list[MemoryRow], list[ProfileEntry]]:
+    rows = source.rows()
+    entries = getattr(source, "profile_entries", None)
+    return rows, entries() if callable(entries) else profile_entries(rows)
 
 
 def _date(dt: datetime | None) -> str:
@@ -43,6 +49,7 @@ class MemoryPanel(QWidget):
         self.services = services
         self.source = None
         self.rows: list[MemoryRow] = []
+        self.entries: list[ProfileEntry] = []
         self.hits: list[str] | None = None  # search result ids, None = no search
         self._build()
         self._search_timer = QTimer(self)
@@ -203,9 +210,9 @@ class MemoryPanel(QWidget):
 
         def work():
             source = self.services.memory(name)
-            return source, source.rows(), source.profiles()
+            return source, _snapshot(source), source.profiles()
 
-        run_task(work, on_done=self._opened, on_error=self._failed)
+        run_task(work, on_done=self._opened, on_error=self._failed, context=self)
 
     def _opened(self, result) -> None:
         self.source, rows, profiles = result
@@ -223,14 +230,15 @@ class MemoryPanel(QWidget):
     def reload(self) -> None:
         source = self.source
         if source is not None:
-            run_task(source.rows, on_done=self._show_rows, on_error=self._failed)
+            run_task(lambda: _snapshot(source), on_done=self._show_rows, on_error=self._failed, context=self)
 
     def _failed(self, exc: BaseException) -> None:
         self.status.setText(f"Memory problem: {error_text(exc)}")
         log.warning("memory panel: %s", exc)
         self._set_busy(False)
 
-    def _show_rows(self, rows: list[MemoryRow]) -> None:
+    def _show_rows(self, snapshot: tuple[list[MemoryRow], list[ProfileEntry]]) -> None:
+        rows, self.entries = snapshot
         self.rows = list(rows)
         current = [r for r in self.rows if r.current]
         self.status.setText(f"{len(current)} memories" + (f", {len(self.rows) - len(current)} replaced"
@@ -256,7 +264,7 @@ class MemoryPanel(QWidget):
         head = QLabel(f"About {self.profile}")
         head.setObjectName("SectionTitle")
         self.profile_col.addWidget(head)
-        for entry in profile_entries(self.rows):
+        for entry in self.entries:
             label = QLabel(entry.field.upper())
             label.setObjectName("FieldHint")
             f = label.font()
@@ -328,7 +336,7 @@ class MemoryPanel(QWidget):
                 self._fill_table()
                 self.loaded.emit()
 
-        run_task(lambda: source.search(query), on_done=done, on_error=self._failed)
+        run_task(lambda: source.search(query), on_done=done, on_error=self._failed, context=self)
 
     # -- actions ----------------------------------------------------------------------
     def selected_id(self) -> str | None:
@@ -359,7 +367,7 @@ class MemoryPanel(QWidget):
 
         def work():
             fn(source)
-            return source.rows()
+            return _snapshot(source)
 
         def done(rows) -> None:
             self._show_rows(rows)
@@ -367,7 +375,7 @@ class MemoryPanel(QWidget):
             if self.search.text().strip():
                 self._run_search()
 
-        run_task(work, on_done=done, on_error=self._failed)
+        run_task(work, on_done=done, on_error=self._failed, context=self)
 
     def delete_selected(self) -> None:
         mem_id = self.selected_id()
@@ -399,9 +407,9 @@ class MemoryPanel(QWidget):
         path = self.ask_save_path()
         if not path or self.source is None:
             return
-        rows, profile = list(self.rows), self.profile
-        run_task(lambda: export_json(rows, path, profile),
-                 on_done=lambda n: self.status.setText(f"Exported {n} memories."), on_error=self._failed)
+        source = self.source
+        run_task(lambda: source.export(path),
+                 on_done=lambda n: self.status.setText(f"Exported {n} memories."), on_error=self._failed, context=self)
 
     def set_paused(self, paused: bool) -> None:
         settings = self.services.settings
@@ -445,4 +453,4 @@ class MemoryPanel(QWidget):
             return
         source = self.source
         run_task(lambda: source.delete_profile(name), on_done=lambda _r: self.switch_profile(others[0]),
-                 on_error=self._failed)
+                 on_error=self._failed, context=self)

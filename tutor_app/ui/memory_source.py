@@ -72,6 +72,8 @@ class MemorySource(Protocol):
     def profiles(self) -> list[str]: ...
     def add_profile(self, name: str) -> None: ...
     def delete_profile(self, name: str) -> None: ...
+    def profile_entries(self) -> list["ProfileEntry"]: ...
+    def export(self, path: Path) -> int: ...  # number of memories written
 
 
 def profile_entries(rows: list[MemoryRow]) -> list[ProfileEntry]:
@@ -126,6 +128,12 @@ class InMemorySource:
     def profiles(self) -> list[str]:
         return list(self._profiles)
 
+    def profile_entries(self) -> list[ProfileEntry]:
+        return profile_entries(self._rows)
+
+    def export(self, path: Path) -> int:
+        return export_json(self._rows, path, self.profile)
+
     def add_profile(self, name: str) -> None:
         if name not in self._profiles:
             self._profiles.append(name)
@@ -158,6 +166,32 @@ class StoreMemorySource:
 
     def search(self, query: str) -> list[str]:
         return [h.id for h in self._store.search(query, k=50)]
+
+    def profile_entries(self) -> list[ProfileEntry]:
+        """The store's own profile view (its merge rules: newest single value wins)."""
+        try:
+            view = self._store.profile_view()
+        except Exception:  # noqa: BLE001 - older store: group the rows ourselves
+            log.debug("profile_view failed", exc_info=True)
+            return profile_entries(self.rows())
+        history = view.get("history") or {}
+        out = []
+        for title, key in (("Name", "name"), ("Occupation", "occupation"), ("Interests", "interests"),
+                           ("Goals", "learning_goals"), ("Preferences", "preferences"),
+                           ("Facts", "mentioned_facts")):
+            value = view.get(key)
+            values = [value] if isinstance(value, str) else [str(v) for v in (value or [])]
+            past = [str(v) for v in reversed(history.get(key) or [])]
+            out.append(ProfileEntry(title, values, past))
+        return out
+
+    def export(self, path: Path) -> int:
+        """Everything of this profile: memories with history, transcripts, call reports."""
+        try:
+            from tutor_app.memory.transfer import write_export
+        except ImportError:
+            return export_json(self.rows(), path, self.profile)
+        return write_export(self._store, Path(path))
 
     def delete(self, mem_id: str) -> None:
         self._store.delete(mem_id)

@@ -26,6 +26,10 @@ SOURCE_TEXT = {"package": "pip package", "hub": "Hugging Face", "asset": "with t
 COLUMNS = ("Model", "Used for", "Status", "Size", "Licence", "Source", "")
 
 
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.0f} MB" if n >= 10e6 else f"{n / 1e6:.1f} MB"
+
+
 class ModelsPanel(QWidget):
     installed = Signal(str)  # a model finished installing
 
@@ -110,9 +114,9 @@ class ModelsPanel(QWidget):
         self.refresh_button.setEnabled(False)
         self.summary.setText("Checking the models (verifying checksums)…")
         run_task(lambda: self.services.registry().statuses(verify=True), on_done=self._show_statuses,
-                 on_error=self._status_failed)
+                 on_error=self._status_failed, context=self)
         run_task(self.services.compute, on_done=lambda text: self.device_label.setText(
-            f"Speech recognition runs on: {text}" if text else ""), on_error=lambda e: None)
+            f"Speech recognition runs on: {text}" if text else ""), on_error=lambda e: None, context=self)
 
     def _status_failed(self, exc: BaseException) -> None:
         self.refresh_button.setEnabled(True)
@@ -196,7 +200,7 @@ class ModelsPanel(QWidget):
             return install(registry(), name, progress=progress, cancel=token, force=True)
 
         run_task(work, on_done=lambda _r: self._finished(name, None),
-                 on_error=lambda exc: self._finished(name, exc), on_progress=self._on_progress)
+                 on_error=lambda exc: self._finished(name, exc), on_progress=self._on_progress, context=self)
 
     def cancel(self) -> None:
         if self.cancel_token is not None:
@@ -209,7 +213,7 @@ class ModelsPanel(QWidget):
             # QProgressBar is int32: scale bytes to per-mille.
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * min(done, total) / total))
-            self.progress_label.setText(f"{self.installing}: {done / 1e6:.0f} of {total / 1e6:.0f} MB")
+            self.progress_label.setText(f"{self.installing}: {_mb(done)} of {_mb(total)}")
         else:
             self.progress.setRange(0, 0)
             self.progress_label.setText(f"{self.installing}: {what}")

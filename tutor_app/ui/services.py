@@ -164,9 +164,17 @@ class UiServices:
             sd.play(audio, tts.sample_rate)
             sd.wait()
 
+        def on_profile_changed(name: str) -> None:
+            # Rebinding the live services to another profile belongs to the composition
+            # root; without it the switch takes effect at the next start (settings saved).
+            switch = getattr(app, "switch_profile", None)
+            if callable(switch):
+                switch(name)
+
         return cls(settings=app.settings, registry=registry, make_backend=make_backend,
                    warm_up_steps=warm_up_steps, memory=memory, past_reports=past_reports,
-                   install=install, compute=compute, tts_preview=tts_preview)
+                   install=install, compute=compute, tts_preview=tts_preview,
+                   on_profile_changed=on_profile_changed)
 
 
 def _warm(service: Any) -> Any:

@@ -177,6 +177,8 @@ class SettingsDialog(QDialog):
         form.addRow("Voice", voice_row)
         self.voice_status = _hint("")
         form.addRow("", self.voice_status)
+        form.addRow("", _hint("A new recognition model, device or voice is used from the next start of "
+                              "Tutor; install more models on the Models page."))
         return page
 
     def _data_tab(self) -> QWidget:
@@ -207,11 +209,11 @@ class SettingsDialog(QDialog):
             reg = self.services.registry()
             return {role: [s.name for s in reg.for_role(role)] for role in ("stt", "tts", "llm-local")}
 
-        run_task(models, on_done=self._fill_models, on_error=lambda e: log.info("models: %s", e))
+        run_task(models, on_done=self._fill_models, on_error=lambda e: log.info("models: %s", e), context=self)
         run_task(self.services.audio_devices, on_done=self._fill_devices,
-                 on_error=lambda e: self.audio_status.setText(f"No audio devices: {error_text(e)}"))
+                 on_error=lambda e: self.audio_status.setText(f"No audio devices: {error_text(e)}"), context=self)
         run_task(self.services.compute, on_done=lambda text: self.compute_label.setText(
-            f"This computer: {text}" if text else ""), on_error=lambda e: None)
+            f"This computer: {text}" if text else ""), on_error=lambda e: None, context=self)
 
     def _fill_models(self, by_role: dict[str, list[str]]) -> None:
         for box, role in ((self.stt_model, "stt"), (self.tts_voice, "tts"), (self.local_model, "llm-local")):
@@ -254,7 +256,7 @@ class SettingsDialog(QDialog):
                 self.key_status.setText("No key: the tutor runs offline on this computer.")
 
         self.key_stored = False
-        run_task(source, on_done=show, on_error=lambda e: self.key_status.setText(error_text(e)))
+        run_task(source, on_done=show, on_error=lambda e: self.key_status.setText(error_text(e)), context=self)
 
     # -- actions ----------------------------------------------------------------------
     def test_audio(self) -> None:
@@ -270,7 +272,7 @@ class SettingsDialog(QDialog):
             self.audio_status.setText(f"Test failed: {error_text(exc)}")
 
         run_task(lambda progress: self.services.audio_test(mic, out, progress), on_done=done, on_error=failed,
-                 on_progress=lambda d, t, what: self.audio_status.setText(what.capitalize() + "…"))
+                 on_progress=lambda d, t, what: self.audio_status.setText(what.capitalize() + "…"), context=self)
 
     def test_key(self) -> None:
         typed = self.key_edit.text().strip()
@@ -292,7 +294,7 @@ class SettingsDialog(QDialog):
             self.test_key_button.setEnabled(True)
             self.key_status.setText(f"Key test failed: {error_text(exc) if not isinstance(exc, ValueError) else exc}")
 
-        run_task(work, on_done=done, on_error=failed)
+        run_task(work, on_done=done, on_error=failed, context=self)
 
     def remove_key(self) -> None:
         try:
@@ -315,7 +317,7 @@ class SettingsDialog(QDialog):
             self.voice_status.setText(text)
 
         run_task(lambda: self.services.tts_preview(PREVIEW_TEXT), on_done=lambda _r: finished(""),
-                 on_error=lambda e: finished(f"Preview failed: {error_text(e)}"))
+                 on_error=lambda e: finished(f"Preview failed: {error_text(e)}"), context=self)
 
     def apply(self) -> None:
         """Copy the fields into the Settings object (no saving)."""

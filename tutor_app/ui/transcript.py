@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 LEARNER, TUTOR = "learner", "tutor"
+PENDING_TIMEOUT_MS = 45_000  # longer than any utterance the segmenter lets through
 
 
 class Bubble(QFrame):
@@ -108,6 +109,10 @@ class TranscriptView(QScrollArea):
         self._bubbles: list[Bubble] = []
         self._open_tutor: Bubble | None = None  # the reply being spoken
         self._pending_learner: Bubble | None = None  # "..." while the learner speaks
+        self._pending_timer = QTimer(self)
+        self._pending_timer.setSingleShot(True)
+        self._pending_timer.setInterval(PENDING_TIMEOUT_MS)
+        self._pending_timer.timeout.connect(self.learner_silent)
         self._scroll_timer = QTimer(self)
         self._scroll_timer.setSingleShot(True)
         self._scroll_timer.setInterval(0)
@@ -135,8 +140,12 @@ class TranscriptView(QScrollArea):
         if self._pending_learner is None:
             self._pending_learner = self._add(LEARNER, "…")
             self._pending_learner.set_pending(True)
+        # Speech that turns out to have no words gives no UserUtterance: drop the "..."
+        # bubble if nothing arrives for a while.
+        self._pending_timer.start()
 
     def learner_said(self, text: str) -> None:
+        self._pending_timer.stop()
         if self._pending_learner is not None:
             bubble, self._pending_learner = self._pending_learner, None
             bubble.set_text(text)
