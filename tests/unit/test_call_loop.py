@@ -263,6 +263,14 @@ def test_llm_error_mid_reply_says_sorry_and_keeps_listening(calls):
     assert call.rec.wait_for(lambda r: r.events[-1] == ev.StateChanged(ev.LISTENING))
 
 
+def test_llm_error_before_any_text_apologises_once(calls):
+    from tutor_app.tutor.engine import SORRY_OFFLINE
+
+    call = calls(sd=FakeSd(inputs=False, outputs=False), replies=[[SORRY_OFFLINE]], error="offline")
+    call.ctl.send_text("Hello")
+    assert call.rec.wait_kind(ev.TutorTurnDone)[0].reply == SORRY_OFFLINE
+
+
 def test_a_failing_turn_is_answered_and_closed(calls):
     call = calls(sd=FakeSd(inputs=False, outputs=False), error="raise")
     call.ctl.send_text("Hello")

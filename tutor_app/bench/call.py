@@ -64,8 +64,10 @@ def run(args: argparse.Namespace, app) -> int:
         app.settings.llm.fallback_to_local = False
         engine = _engine(app)
         live, idle_cpu = _live(app, engine, clips, args)
-        naive, out_latency = _naive(app, engine, clips, args)
+        naive, out_latency, naive_stages = _naive(app, engine, clips, args)
     summary = _report(live, naive, idle_cpu)
+    print("naive cascade stages p50 (ms): " + ", ".join(
+        f"{k} {_pct(v, 0.5):.0f}" for k, v in naive_stages.items()))
     from tutor_app.speech.audio_io import PLAY_BLOCK_S
 
     stop_ms = (PLAY_BLOCK_S + out_latency) * 1000
@@ -190,7 +192,7 @@ def _idle_cpu(loop, seconds: float) -> float:
 
 
 # -- the naive cascade -------------------------------------------------------------------
-def _naive(app, engine, clips, args) -> tuple[list[float], float]:
+def _naive(app, engine, clips, args) -> tuple[list[float], float, dict[str, list[float]]]:
     """Full STT -> full LLM reply -> full TTS -> play; ms to the first sample out."""
     from tutor_app.speech.audio_io import Player, load_sounddevice, resolve_device
     from tutor_app.speech.audiofile import load_audio
@@ -202,6 +204,7 @@ def _naive(app, engine, clips, args) -> tuple[list[float], float]:
     player.listen(lambda tag, t: (first.append(t), started.set()), None)
     player.start()
     out = []
+    stages: dict[str, list[float]] = {"stt": [], "llm": [], "tts": [], "play": []}
     try:
         session = engine.start_call(None, off_record=True)
         for i in range(args.turns):
@@ -210,17 +213,22 @@ def _naive(app, engine, clips, args) -> tuple[list[float], float]:
             started.clear()
             t0 = time.perf_counter()
             text = app.stt.transcribe(clip).text
+            t1 = time.perf_counter()
             result = session.turn(text)
+            t2 = time.perf_counter()
             audio = app.tts.synthesize_all(result.reply)
+            t3 = time.perf_counter()
             player.play(audio, i)
             if started.wait(30):
                 out.append(round((first[0] - t0) * 1000, 1))
+                for name, a, b in (("stt", t0, t1), ("llm", t1, t2), ("tts", t2, t3), ("play", t3, first[0])):
+                    stages[name].append((b - a) * 1000)
             while player.busy:
                 time.sleep(0.05)  # let the reply finish before the next turn
         latency = player.latency_s
     finally:
         player.close()
-    return out, latency
+    return out, latency, stages
 
 
 # -- report ---------------------------------------------------------------------------------

@@ -166,7 +166,7 @@ def run(args: argparse.Namespace, app) -> int:
     if not args.skip_retrieval:
         from tutor_app.bench.retrieval import evaluate
 
-        for split in ("calibration", "eval"):
+        for split in ("calibration", "eval", "heldout"):
             sc = evaluate(app.embedder, split)
             emit({"bench": "retrieval", "split": split, **sc.row()})
             if not args.json:

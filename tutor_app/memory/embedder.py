@@ -74,8 +74,11 @@ class SentenceEmbedder:
             return self.embed_one(texts[0])[None, :]
         with self._lock:
             model = self._load()
-            vecs = model.encode(texts, batch_size=64, normalize_embeddings=True,
-                                convert_to_numpy=True, show_progress_bar=False)
+            # Batches too run single-threaded: they are background work (import, merge)
+            # and must not take both cores from a live turn.
+            vecs = self._single_pool().submit(
+                model.encode, texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
+                show_progress_bar=False).result()
         return np.ascontiguousarray(vecs, dtype=np.float32)
 
     def embed_one(self, text: str) -> "np.ndarray":

@@ -25,7 +25,8 @@ about into over under again further once all any both each few more most other s
 tell told know remember recall say said ask asked please hey hi hello yeah yes ok okay oh um uh like
 let lets let's me? do you don't didn't dont im i'm i've ive it's its that's what's whats again anything
 something thing things really actually maybe still ever
-""".split())
+recently lately yesterday today tonight ago week weekend month last night morning evening time
+""".split())  # time words are handled by timeref.py, not by word matching
 # Korean particles are left alone: whole-word matches still work for names and nouns.
 
 
@@ -46,6 +47,8 @@ def stem(token: str) -> str:
         t = t[:-3] + "y"
     elif len(t) > 3 and t.endswith("s") and not t.endswith("ss"):
         t = t[:-1]
+    if len(t) > 3 and t[-1] == t[-2] and t[-1] not in "lsz" and t[-1].isalpha():
+        t = t[:-1]  # "swimming" -> "swimm" -> "swim", "stopped" -> "stop"
     if len(t) > 4 and t.endswith("e"):
         t = t[:-1]  # "hike"/"hiking" -> "hik"
     return t
@@ -60,6 +63,41 @@ def tokens(text: str) -> list[str]:
         if t and t not in STOPWORDS:
             out.append(t)
     return out
+
+
+# Query rewriting for a few everyday categories a learner talks about: a question
+# names the category ("what sport", "my dog"), the memory names the instance
+# ("swimming", "a shiba inu"). Applied to queries only; memories stay verbatim.
+EXPANSIONS: dict[str, tuple[str, ...]] = {
+    "sport": ("swimming", "tennis", "soccer", "football", "baseball", "basketball", "badminton", "golf", "yoga",
+              "running", "hiking", "climbing", "cycling", "boxing", "skiing", "volleyball", "pilates", "gym"),
+    "dog": ("puppy", "shiba", "poodle", "retriever", "terrier", "beagle", "corgi", "maltese", "jindo", "husky"),
+    "cat": ("kitten", "kitty"),
+    "pet": ("dog", "cat", "puppy", "kitten", "parrot", "hamster", "rabbit", "fish", "bird", "turtle"),
+    "drink": ("coffee", "tea", "latte", "americano", "espresso", "juice", "beer", "wine", "soju", "water", "milk"),
+    "coffee": ("latte", "americano", "espresso", "cappuccino", "mocha", "macchiato", "cafe"),
+    "instrument": ("guitar", "piano", "violin", "drums", "cello", "flute", "ukulele", "bass", "saxophone"),
+    "music": ("band", "song", "singer", "jazz", "rock", "pop", "blues", "classical", "hip-hop", "k-pop", "concert"),
+    "language": ("english", "spanish", "japanese", "chinese", "french", "german", "korean", "python", "java", "go"),
+    "test": ("exam", "ielts", "toefl", "toeic", "oet", "interview"),
+    "exam": ("test", "ielts", "toefl", "toeic", "oet"),
+    "food": ("eat", "spicy", "allergic", "vegetarian", "vegan", "kimchi", "pizza", "sushi"),
+}
+
+
+IDF_FULL = 6.0  # query idf mass that earns the full lexical weight
+
+
+def query_groups(text: str) -> list[list[str]]:
+    """Query tokens, each with its expansions (stemmed like memory tokens)."""
+    groups = []
+    for t in tokens(text):
+        alts = [t]
+        for base, more in EXPANSIONS.items():
+            if stem(base) == t:
+                alts += [stem(m) for m in more if stem(m) not in alts]
+        groups.append(alts)
+    return groups
 
 
 class Bm25:
@@ -133,27 +171,39 @@ class Bm25:
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5)) if n else 0.0
 
 
-def coverage(index: Bm25, query_terms: list[str]) -> "np.ndarray | None":
+def coverage(index: Bm25, query_terms: list) -> "np.ndarray | None":
     """Per row, the share of the query's idf mass that the row contains (0..1).
-    Query terms unknown to the index count against every row (the thing asked about
-    is not in memory), which is what keeps unseen topics from matching weakly."""
+    A term is a token or a group of alternatives (query_groups). Terms unknown to the
+    index count against every row (the thing asked about is not in memory), which is
+    what keeps unseen topics from matching weakly."""
     import numpy as np
 
     n = index.size
-    terms = list(dict.fromkeys(query_terms))
-    if n == 0 or not terms:
+    groups = [[t] if isinstance(t, str) else list(t) for t in query_terms]
+    seen, uniq = set(), []
+    for g in groups:
+        if g[0] not in seen:
+            seen.add(g[0])
+            uniq.append(g)
+    if n == 0 or not uniq:
         return None
     total = 0.0
     out = None
-    for term in terms:
-        w = index.idf(term)
+    for group in uniq:
+        w = index.idf(group[0])
         total += w
-        arr = index._array(term)
-        if arr is None:
+        hit = None
+        for term in group:
+            arr = index._array(term)
+            if arr is not None:
+                hit = arr[0] if hit is None else np.union1d(hit, arr[0])
+        if hit is None:
             continue
         if out is None:
             out = np.zeros(n, dtype=np.float32)
-        out[arr[0]] += w
+        out[hit] += w
     if out is None or total <= 0:
         return None
-    return out / total
+    # A one-word generic question ("what do I do at work?") must not let every memory
+    # containing "work" outrank the real answer: full weight needs ~2 rare terms.
+    return out / total * min(1.0, total / IDF_FULL)

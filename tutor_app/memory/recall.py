@@ -70,7 +70,7 @@ def _relevance(idx, query: str, qvec, now: datetime):
 
     cos = idx.dense(qvec)
     rel = cos.copy()
-    cov = lexical.coverage(idx.lexical, lexical.tokens(query)) if len(idx) else None
+    cov = lexical.coverage(idx.lexical, lexical.query_groups(query)) if len(idx) else None
     if cov is not None:
         rel += LEXICAL_WEIGHT * cov
     win = timeref.window(query, now)
@@ -160,7 +160,8 @@ def _recall_locked(store, idx, query, rewritten, qvec, rest, rest_vec, emotions,
     nouns = [n.lower() for _, n in asked if n]
     # "my dog" when no memory mentions a dog: the answer is not in memory, so only a
     # very close paraphrase may still count (seed 001: say "I don't know", don't guess).
-    absent = bool(nouns) and all(idx.lexical._array(lexical.stem(n)) is None for n in nouns)
+    absent = bool(nouns) and not any(idx.lexical._array(alt) is not None
+                                     for n in nouns for g in lexical.query_groups(n) for alt in g)
     cands: list[_Scored] = _semantic(idx, cos, rel, cov, win, limit=CANDIDATES, gate=gate)
     if absent and gate:
         cands = [c for c in cands if c.cosine >= ABSENT_FOCUS_COS]

@@ -3,9 +3,10 @@ speaker, with barge-in, echo handling, device loss and latency stamps. No Qt.
 
 Threads (DESIGN.md "Threads"):
 - PortAudio callbacks (speech/audio_io.py) only copy samples and count.
-- audio thread: 512-sample frames -> Silero probability -> echo gate -> Segmenter;
-  SpeechStarted is announced, an ended utterance is queued for the engine thread, and
-  speech over the tutor is a barge-in (cancel the turn, clear the player).
+- audio thread: microphone blocks -> Listener (tutor/call_listen.py: Silero -> echo
+  gate -> Segmenter); SpeechStarted is announced, an ended utterance is queued for the
+  engine thread, speech over the tutor is a barge-in (cancel the turn, clear the
+  player); a vanished microphone pauses the call until it is back.
 - engine thread: one job at a time: STT -> CallSession.turn (streams sentences into the
   speaker) -> waits until the reply was played or cut -> TutorTurnDone.
 - TTS/playback thread (tutor/call_speaker.py) and the player's notifier thread.
@@ -21,23 +22,20 @@ import logging
 import queue
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from tutor_app.core.cancel import CancelToken, TurnCounter
-from tutor_app.speech.echo import EchoGate, EchoOptions
-from tutor_app.speech.segmenter import FRAME_SAMPLES, SAMPLE_RATE, Segmenter, SegmenterOptions
-from tutor_app.speech.segmenter import SpeechStarted as SegSpeechStarted
-from tutor_app.speech.segmenter import UtteranceEnded
+from tutor_app.speech.echo import EchoOptions
+from tutor_app.speech.segmenter import SAMPLE_RATE, SegmenterOptions
 from tutor_app.tutor import events as ev
+from tutor_app.tutor.call_listen import Listener
 
 log = logging.getLogger(__name__)
 
 SORRY_CUT = "Sorry, I lost my train of thought there. Could you say that again?"
 SORRY_FAILED = "Sorry, something went wrong on my side. Could you say that again?"
-LEVEL_SAMPLES = SAMPLE_RATE // 20  # MicLevel about 20 times a second
 
 
 @dataclass(frozen=True)
@@ -87,26 +85,12 @@ class CallLoop:
         self._gen = 0  # generation of the turn being run (0 = none)
         self._token = CancelToken()
         self._cut_gen = -1  # the turn a barge-in stopped: no more gating for it
-        self._muted = False
         self._state = ev.LISTENING
         self._paused = False
-        self._segmenter = Segmenter(self.options.segmenter)
-        self._echo = EchoGate(self.options.echo)
-        self._frames: list[Any] = []  # frames since segmenter index `_base`
-        self._base = 0
-        self._index = 0  # segmenter index of the next frame
-        self._utt_start = 0
-        self._last_speech = 0
-        self._early: tuple[int, int, Any] | None = None  # (start, end, Future) of an early STT
         self._stt_lock = threading.Lock()
         self._stt_pool: Any = None
-        self._recent: deque = deque(maxlen=self._echo.frames(self.options.echo.loud_min_ms
-                                                             + self.options.segmenter.preroll_ms) + 4)
-        self._was_gated = False
-        self._level_acc = 0.0
-        self._level_n = 0
-        self._frames_cond = threading.Condition()
-        self.frames_seen = 0
+        self.listener = Listener(self.options, vad, self._emit, self._tutor_speaking, self.barge_in,
+                                 self._transcribe_later, self._utterance)
         self.results: list[Any] = []  # TurnResult per finished turn (bench, tests)
         self.ready = threading.Event()  # models warm, audio running
         self._threads: list[threading.Thread] = []
@@ -148,7 +132,11 @@ class CallLoop:
         self._jobs.put(_Job(text=text, eos=time.perf_counter()))
 
     def set_muted(self, muted: bool) -> None:
-        self._muted = bool(muted)
+        self.listener.muted = bool(muted)
+
+    @property
+    def frames_seen(self) -> int:
+        return self.listener.frames_seen
 
     def stop(self, timeout: float = 15.0) -> None:
         self._stop.set()
@@ -177,8 +165,7 @@ class CallLoop:
 
     def wait_frames(self, n: int, timeout: float = 10.0) -> bool:
         """Tests and benches: until `n` microphone frames were processed in total."""
-        with self._frames_cond:
-            return self._frames_cond.wait_for(lambda: self.frames_seen >= n, timeout)
+        return self.listener.wait_frames(n, timeout)
 
     # -- events --------------------------------------------------------------------------
     def _emit(self, event: ev.CallEvent) -> None:
@@ -207,10 +194,7 @@ class CallLoop:
 
     # -- audio thread --------------------------------------------------------------------
     def _audio_run(self) -> None:
-        import numpy as np
-
-        self.vad.reset()
-        pending = np.zeros(0, dtype=np.float32)
+        self.listener.restart()
         lost = (0, 0)
         while not self._stop.is_set():
             stats = self.capture.stats
@@ -224,124 +208,11 @@ class CallLoop:
                 if self._device_lost():
                     if not self._recover():
                         return  # the microphone is gone for good; typed turns go on
-                    pending = np.zeros(0, dtype=np.float32)
                 continue
-            samples, _level = item
-            pending = np.concatenate([pending, samples]) if pending.size else samples
-            while pending.size >= FRAME_SAMPLES and not self._stop.is_set():
-                frame, pending = pending[:FRAME_SAMPLES], pending[FRAME_SAMPLES:]
-                self._frame(frame)
+            self.listener.feed(item[0])
 
-    def _frame(self, frame) -> None:
-        import numpy as np
-
-        rms = float(np.sqrt(np.mean(frame * frame)))
-        self._level(rms, len(frame))
-        try:
-            if self._muted:
-                self._reset_turn_taking()
-                return
-            probability = self.vad.probability(frame)
-            self._recent.append((frame, probability))
-            speaking = self._tutor_speaking()
-            if not self._echo.listen(speaking):
-                if not self._was_gated:
-                    self._reset_turn_taking()  # the speaker may be heard from here on
-                    self._was_gated = True
-                if speaking and self._echo.loud_barge_in(probability, rms):
-                    self._speaker_mode_barge_in()
-                return
-            self._was_gated = False
-            self._segment(frame, probability)
-        finally:
-            with self._frames_cond:
-                self.frames_seen += 1
-                self._frames_cond.notify_all()
-
-    def _level(self, rms: float, n: int) -> None:
-        self._level_acc += rms * rms * n
-        self._level_n += n
-        if self._level_n >= LEVEL_SAMPLES:
-            level = 0.0 if self._muted else (self._level_acc / self._level_n) ** 0.5
-            self._level_acc = 0.0
-            self._level_n = 0
-            self._emit(ev.MicLevel(min(1.0, level)))
-
-    def _speaker_mode_barge_in(self) -> None:
-        self.barge_in()
-        self._echo.open()
-        self._was_gated = False
-        # The loud speech was gated so far: replay it (and its pre-roll) into turn-taking.
-        recent = list(self._recent)
-        self._reset_turn_taking()
-        for frame, probability in recent:
-            self._segment(frame, probability)
-
-    def _segment(self, frame, probability: float) -> None:
-        self._frames.append(frame)
-        index = self._index
-        self._index += 1
-        was_speaking = self._segmenter.speaking
-        for event in self._segmenter.feed(probability):
-            if isinstance(event, SegSpeechStarted):
-                self._utt_start, self._last_speech, self._early = event.start_frame, event.frame, None
-                self._emit(ev.SpeechStarted())
-                if self.options.echo.barge_in and self._echo.headset and self._tutor_speaking():
-                    self.barge_in()
-            elif isinstance(event, UtteranceEnded):
-                self._utterance(event)
-        if was_speaking and self._segmenter.speaking:
-            self._maybe_early_stt(index, probability)
-        if not self._segmenter.speaking:
-            self._trim()
-
-    def _maybe_early_stt(self, index: int, probability: float) -> None:
-        if probability >= self.options.segmenter.low:
-            self._last_speech = index
-            self._early = None  # still talking: an earlier guess is stale
-            return
-        early = self.options.early_stt_ms
-        if not early or self._early is not None or self.stt is None:
-            return
-        if index - self._last_speech == self.options.segmenter.frames(early):
-            start, end = self._utt_start, self._last_speech + 1
-            self._early = (start, end, self._transcribe_later(self._cut(start, end)))
-
-    def _cut(self, start: int, end: int):
-        import numpy as np
-
-        a = max(0, start - self._base)
-        b = max(a, end - self._base)
-        return np.concatenate(self._frames[a:b]) if b > a else np.zeros(0, dtype=np.float32)
-
-    def _utterance(self, event: UtteranceEnded) -> None:
-        audio = self._cut(event.start_frame, event.end_frame)
-        early, self._early = self._early, None
-        if not audio.size or self.stt is None:
-            return
-        if early is not None and early[:2] == (event.start_frame, event.end_frame):
-            transcript = early[2]
-        else:
-            transcript = self._transcribe_later(audio)
-        log.debug("utterance of %.2f s (%s)", audio.size / SAMPLE_RATE, event.reason)
-        self._jobs.put(_Job(audio=audio, eos=time.perf_counter(), transcript=transcript))
-
-    def _trim(self) -> None:
-        """Idle: keep only what a new utterance could still start in (pre-roll, a blip
-        that may grow into speech)."""
-        o = self.options.segmenter
-        keep = o.frames(o.preroll_ms) + o.frames(o.silence_ms) + 4 * o.frames(o.min_speech_ms)
-        extra = len(self._frames) - keep
-        if extra > 0:
-            del self._frames[:extra]
-            self._base += extra
-
-    def _reset_turn_taking(self) -> None:
-        self._segmenter.reset()
-        self._frames.clear()
-        self._base = 0
-        self._index = 0
-        self._early = None
+    def _utterance(self, audio, eos: float, transcript) -> None:
+        self._jobs.put(_Job(audio=audio, eos=eos, transcript=transcript))
 
     def _device_lost(self) -> bool:
         cap = self.capture
@@ -366,8 +237,7 @@ class CallLoop:
                 capture = None
             if capture is not None:
                 self.capture = capture
-                self.vad.reset()
-                self._reset_turn_taking()
+                self.listener.restart()
                 self._paused = False
                 log.info("microphone back: the call resumes")
                 self._emit(ev.StateChanged(self._state))
@@ -466,7 +336,10 @@ class CallLoop:
         shown = result.reply
         if result.error:
             self._emit(ev.Problem("llm", f"The tutor model failed: {result.error}"))
-            if result.reply and not interrupted and not self._stop.is_set():
+            from tutor_app.tutor.engine import SORRY_OFFLINE
+
+            # The engine already apologised when nothing came at all; a cut reply needs one.
+            if result.reply and result.reply != SORRY_OFFLINE and not interrupted and not self._stop.is_set():
                 self.speaker.say(gen, SORRY_CUT)  # cut mid-reply: never end on half a sentence
                 self.speaker.wait_done(gen)
                 shown = f"{result.reply} {SORRY_CUT}"

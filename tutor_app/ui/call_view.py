@@ -38,6 +38,8 @@ class CallView(QWidget):
         self.bridge = bridge
         self.phase = IDLE
         self.muted = False
+        self.ready = True  # False while models warm up (a call can still be started)
+        self.blocked = ""
         self._started_at = 0.0
         self._build()
         self._wire()
@@ -105,6 +107,7 @@ class CallView(QWidget):
         self.off_record.setObjectName("OffRecord")
         self.off_record.setAccessibleName("Off the record: nothing from this call is remembered")
         self.off_record.setToolTip("Nothing from this call goes into your tutor's memory.")
+        self.off_record.toggled.connect(lambda _on: self.phase == IDLE and self._set_phase(IDLE))
         top.addWidget(self.off_record, 0, Qt.AlignTop)
         outer.addWidget(header)
 
@@ -155,6 +158,13 @@ class CallView(QWidget):
         b.problem.connect(self._on_problem)
         b.callEnded.connect(self._on_ended)
         b.reportReady.connect(self._on_report)
+
+    def set_ready(self, ready: bool, blocked: str = "") -> None:
+        """`blocked`: why calls cannot work yet (e.g. models missing), shown instead of the hint."""
+        self.ready = ready
+        self.blocked = blocked
+        if self.phase == IDLE:
+            self._set_phase(IDLE)
 
     # -- actions ----------------------------------------------------------------------
     def toggle_call(self) -> None:
@@ -258,16 +268,23 @@ class CallView(QWidget):
         name = {IDLE: "Start call", STARTING: "Cancel call", IN_CALL: "End call", ENDING: "Ending call"}[phase]
         self.call_button.setAccessibleName(name)
         self.call_button.setToolTip(f"{name} ({'Space' if phase == IDLE else 'Esc'})")
-        self.title.setText({IDLE: "Ready when you are", STARTING: "Connecting…", IN_CALL: "In call",
-                            ENDING: "Ending the call…"}[phase])
+        idle_title = "Almost ready" if self.blocked else "Ready when you are" if self.ready else "Getting ready…"
+        self.title.setText({IDLE: idle_title, STARTING: "Connecting…" if self.ready else "Loading the tutor…",
+                            IN_CALL: "In call", ENDING: "Ending the call…"}[phase])
         self.mute_button.setEnabled(in_call)
         self.off_record.setEnabled(phase == IDLE)
         self.meter.set_active(in_call and not self.muted)
         if phase == IDLE:
             self.state_label.setText("")
-            self.hint.setText("Space: start · Esc: end · "
-                              + ("this call will not be remembered" if self.off_record.isChecked()
-                                 else "your tutor remembers what you share"))
+            if self.blocked:
+                self.hint.setText(self.blocked)
+            elif not self.ready:
+                self.hint.setText("Loading the speech and tutor models. You can start now; "
+                                  "the tutor answers once they are loaded.")
+            else:
+                self.hint.setText("Space: start · Esc: end · "
+                                  + ("this call will not be remembered" if self.off_record.isChecked()
+                                     else "your tutor remembers what you share"))
             self._clock.stop()
             self.timer_label.setText("")
         elif phase == IN_CALL:

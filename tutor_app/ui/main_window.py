@@ -98,7 +98,11 @@ class MainWindow(QMainWindow):
         self.warm_bar.setAccessibleName("Loading models")
         self.profile_label = QLabel()
         self.profile_label.setObjectName("Muted")
-        bar.addWidget(self.warm_bar)
+        self.warm_box = QWidget()
+        wl = QHBoxLayout(self.warm_box)
+        wl.setContentsMargins(12, 0, 0, 0)
+        wl.addWidget(self.warm_bar)
+        bar.addWidget(self.warm_box)
         bar.addWidget(self.warm_label, 1)
         bar.addPermanentWidget(self.profile_label)
         self._update_profile_label()
@@ -224,9 +228,10 @@ class MainWindow(QMainWindow):
     def start_background_work(self) -> None:
         if self.bridge.closed:
             return  # the window closed before the event loop got here
-        self.warm_bar.show()
+        self.warm_box.show()
         self.warm_bar.setRange(0, 0)
         self.warm_label.setText("Getting ready…")
+        self.call_view.set_ready(False)
         services, bridge = self.services, self.bridge
 
         def job(progress) -> WarmResult:
@@ -269,13 +274,16 @@ class MainWindow(QMainWindow):
 
     def _warm_progress(self, done: int, total: int, what: str) -> None:
         if total:
-            self.warm_bar.setRange(0, total)
-            self.warm_bar.setValue(done)
+            # Half a step ahead: the bar moves as soon as a part starts loading.
+            self.warm_bar.setRange(0, 2 * total)
+            self.warm_bar.setValue(min(2 * total, 2 * done + 1))
         self.warm_label.setText(f"Getting ready: {what}…" if what != "ready" else "Ready")
 
     def _warmed(self, result: WarmResult) -> None:
         self.warm_result = result
-        self.warm_bar.hide()
+        self.warm_box.hide()
+        self.call_view.set_ready(True, "Install the missing models (Models page) to talk with your tutor."
+                                 if result.missing else "")
         if result.missing:
             self.warm_label.setText("Models missing")
             self.banner.show_problem(

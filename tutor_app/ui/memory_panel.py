@@ -10,12 +10,13 @@ import logging
 from datetime import datetime
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDialog, QFrame, QHBoxLayout,
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDialog, QHBoxLayout,
                                QHeaderView, QInputDialog, QLabel, QLineEdit, QMessageBox, QPushButton,
                                QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from tutor_app.ui.memory_source import MemoryRow, ProfileEntry, profile_entries
+from tutor_app.ui.profile_card import ProfileCard
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.theme import icon, theme
 from tutor_app.ui.workers import error_text, run_task
@@ -100,14 +101,8 @@ class MemoryPanel(QWidget):
         split = QSplitter(Qt.Horizontal)
         split.setChildrenCollapsible(False)
         col.addWidget(split, 1)
-        card = QFrame()
-        card.setObjectName("Card")
-        card.setMinimumWidth(220)
-        card.setMaximumWidth(300)
-        self.profile_col = QVBoxLayout(card)
-        self.profile_col.setContentsMargins(16, 14, 16, 14)
-        self.profile_col.setSpacing(4)
-        split.addWidget(card)
+        self.profile_card = ProfileCard()
+        split.addWidget(self.profile_card)
 
         right = QWidget()
         rcol = QVBoxLayout(right)
@@ -251,39 +246,10 @@ class MemoryPanel(QWidget):
         self.category.addItems(cats)
         self.category.setCurrentText(chosen if chosen in cats else ALL)
         self.category.blockSignals(False)
-        self._fill_profile()
+        self.profile_card.set_entries(self.profile, self.entries)
         self._fill_table()
         self._set_busy(False)
         self.loaded.emit()
-
-    def _fill_profile(self) -> None:
-        while self.profile_col.count():
-            item = self.profile_col.takeAt(0)
-            if item.widget():
-                item.widget().deleteLater()
-        head = QLabel(f"About {self.profile}")
-        head.setObjectName("SectionTitle")
-        self.profile_col.addWidget(head)
-        for entry in self.entries:
-            label = QLabel(entry.field.upper())
-            label.setObjectName("FieldHint")
-            f = label.font()
-            f.setPointSizeF(max(7.5, f.pointSizeF() * 0.8))
-            f.setWeight(QFont.DemiBold)
-            label.setFont(f)
-            self.profile_col.addSpacing(6)
-            self.profile_col.addWidget(label)
-            value = QLabel(", ".join(entry.values) if entry.values else "—")
-            value.setWordWrap(True)
-            value.setTextInteractionFlags(Qt.TextSelectableByMouse)
-            value.setAccessibleName(f"{entry.field}: {value.text()}")
-            self.profile_col.addWidget(value)
-            if entry.history:
-                old = QLabel("before: " + ", ".join(entry.history[:3]))
-                old.setObjectName("Muted")
-                old.setWordWrap(True)
-                self.profile_col.addWidget(old)
-        self.profile_col.addStretch(1)
 
     def _visible_rows(self) -> list[MemoryRow]:
         rows = self.rows if self.show_history.isChecked() else [r for r in self.rows if r.current]

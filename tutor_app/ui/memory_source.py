@@ -165,7 +165,16 @@ class StoreMemorySource:
                           m.created_at, m.accessed_at, m.superseded_by) for m in self._store.list()]
 
     def search(self, query: str) -> list[str]:
-        return [h.id for h in self._store.search(query, k=50)]
+        """The store's ranked search (by meaning), then every memory that contains the
+        typed words literally: a search box must always find what is plainly there."""
+        ids = [h.id for h in self._store.search(query, k=50)]
+        words = [w for w in query.lower().split() if w]
+        seen = set(ids)
+        for m in self._store.list():
+            if m.id not in seen and words and all(w in m.text.lower() for w in words):
+                ids.append(m.id)
+                seen.add(m.id)
+        return ids
 
     def profile_entries(self) -> list[ProfileEntry]:
         """The store's own profile view (its merge rules: newest single value wins)."""

@@ -26,8 +26,9 @@ SOURCE_TEXT = {"package": "pip package", "hub": "Hugging Face", "asset": "with t
 COLUMNS = ("Model", "Used for", "Status", "Size", "Licence", "Source", "")
 
 
-def _mb(n: int) -> str:
-    return f"{n / 1e6:.0f} MB" if n >= 10e6 else f"{n / 1e6:.1f} MB"
+def _mb(n: int, unit: bool = True) -> str:
+    text = f"{n / 1e6:.0f}" if n >= 10e6 else f"{n / 1e6:.1f}"
+    return text + (" MB" if unit else "")
 
 
 class ModelsPanel(QWidget):
@@ -213,7 +214,7 @@ class ModelsPanel(QWidget):
             # QProgressBar is int32: scale bytes to per-mille.
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * min(done, total) / total))
-            self.progress_label.setText(f"{self.installing}: {_mb(done)} of {_mb(total)}")
+            self.progress_label.setText(f"{self.installing}: {_mb(done, unit=False)} of {_mb(total)}")
         else:
             self.progress.setRange(0, 0)
             self.progress_label.setText(f"{self.installing}: {what}")

@@ -152,8 +152,10 @@ class SettingsDialog(QDialog):
         key_row.addWidget(self.test_key_button)
         key_row.addWidget(self.remove_key_button)
         form.addRow("API key", key_row)
-        self.key_status = _hint("")
+        self.key_status = _hint("")  # whether a key is stored
+        self.key_result = _hint("")  # the outcome of "Test key"
         form.addRow("", self.key_status)
+        form.addRow("", self.key_result)
         form.addRow("", _hint("The key is kept in your system's keyring, never in a file. Calls to Claude "
                               "send the conversation to Anthropic; the offline model keeps everything here."))
         return page
@@ -278,7 +280,7 @@ class SettingsDialog(QDialog):
         typed = self.key_edit.text().strip()
         model = self.claude_model.currentText().strip() or self.settings.llm.anthropic_model
         self.test_key_button.setEnabled(False)
-        self.key_status.setText("Testing the key…")
+        self.key_result.setText("Testing the key…")
 
         def work() -> str:
             key = typed or self.services.keys.get()
@@ -288,22 +290,25 @@ class SettingsDialog(QDialog):
 
         def done(text: str) -> None:
             self.test_key_button.setEnabled(True)
-            self.key_status.setText(text)
+            self.key_result.setText(text)
 
         def failed(exc: BaseException) -> None:
             self.test_key_button.setEnabled(True)
-            self.key_status.setText(f"Key test failed: {error_text(exc) if not isinstance(exc, ValueError) else exc}")
+            self.key_result.setText(f"Key test failed: {error_text(exc) if not isinstance(exc, ValueError) else exc}")
 
         run_task(work, on_done=done, on_error=failed, context=self)
 
     def remove_key(self) -> None:
-        try:
-            self.services.keys.delete()
-        except Exception as exc:  # noqa: BLE001
-            self.key_status.setText(error_text(exc))
-            return
-        self.key_edit.clear()
-        self._refresh_key_status()
+        # Keyring calls can block (an unlock prompt): never on the GUI thread.
+        self.remove_key_button.setEnabled(False)
+
+        def done(_result) -> None:
+            self.key_edit.clear()
+            self.key_result.setText("")
+            self._refresh_key_status()
+
+        run_task(self.services.keys.delete, on_done=done,
+                 on_error=lambda e: self.key_status.setText(error_text(e)), context=self)
 
     def preview_voice(self) -> None:
         if self.services.tts_preview is None:
@@ -341,17 +346,17 @@ class SettingsDialog(QDialog):
     def save(self) -> None:
         self.apply()
         key = self.key_edit.text().strip()
-        if key:
-            try:
-                self.services.keys.set(key)
-            except Exception as exc:  # noqa: BLE001 - e.g. no keyring on this system
-                self.tabs.setCurrentIndex(2)
-                self.key_status.setText(error_text(exc))
-                return
-            self.key_edit.clear()
-        try:
+        self.save_button.setEnabled(False)
+
+        def store() -> None:
+            if key:
+                self.services.keys.set(key)  # may block on a keyring prompt: in a worker
             self.settings.save()
-        except OSError as exc:
-            self.key_status.setText(f"Could not save the settings: {exc}")
-            return
-        self.accept()
+
+        def failed(exc: BaseException) -> None:
+            self.save_button.setEnabled(True)
+            if key:
+                self.tabs.setCurrentIndex(2)
+            self.key_status.setText(f"Not saved: {error_text(exc)}")
+
+        run_task(store, on_done=lambda _r: self.accept(), on_error=failed, context=self)

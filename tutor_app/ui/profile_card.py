@@ -1,0 +1,50 @@
+"""The learner's profile as a card: name, occupation, interests, goals, preferences,
+facts; older replaced values shown quietly as "before: ..."."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
+
+from tutor_app.ui.memory_source import ProfileEntry
+
+
+class ProfileCard(QFrame):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("Card")
+        self.setMinimumWidth(220)
+        self.setMaximumWidth(300)
+        self.setAccessibleName("Learner profile")
+        self._col = QVBoxLayout(self)
+        self._col.setContentsMargins(16, 14, 16, 14)
+        self._col.setSpacing(4)
+
+    def set_entries(self, profile: str, entries: list[ProfileEntry]) -> None:
+        while self._col.count():
+            item = self._col.takeAt(0)
+            if item.widget():
+                item.widget().deleteLater()
+        head = QLabel(f"About {profile}")
+        head.setObjectName("SectionTitle")
+        self._col.addWidget(head)
+        for entry in entries:
+            label = QLabel(entry.field.upper())
+            label.setObjectName("FieldHint")
+            f = label.font()
+            f.setPointSizeF(max(7.5, f.pointSizeF() * 0.8))
+            f.setWeight(QFont.DemiBold)
+            label.setFont(f)
+            self._col.addSpacing(6)
+            self._col.addWidget(label)
+            value = QLabel(", ".join(entry.values) if entry.values else "—")
+            value.setWordWrap(True)
+            value.setTextInteractionFlags(Qt.TextSelectableByMouse)
+            value.setAccessibleName(f"{entry.field}: {value.text()}")
+            self._col.addWidget(value)
+            if entry.history:
+                old = QLabel("before: " + ", ".join(entry.history[:3]))
+                old.setObjectName("Muted")
+                old.setWordWrap(True)
+                self._col.addWidget(old)
+        self._col.addStretch(1)
