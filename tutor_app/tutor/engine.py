@@ -11,7 +11,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tutor_app.core.cancel import CancelToken
@@ -42,7 +42,13 @@ class EngineServices:
 
 class TutorEngine:
     def __init__(self, services: EngineServices) -> None:
+        from tutor_app.memory.session import SessionMemory
+        from tutor_app.memory.stm import ShortTermStore
+
         self.services = services
+        mem = services.settings.memory
+        self.stm = ShortTermStore(services.memory.profile, mem.stm_ttl_hours, services.clock)
+        self.memory_flow = SessionMemory(services.memory, mem, stm=self.stm)
 
     @property
     def settings(self) -> Settings:
@@ -66,29 +72,18 @@ def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
-@dataclass
-class _Previous:
-    question: str = ""
-    hits: list[Any] = field(default_factory=list)
-    vector: Any = None
-
-
 class CallSession:
-    """One call: its turns, short-term memory and guardrail state."""
+    """One call: its turns, guardrail state and (through the engine) short-term memory."""
 
     def __init__(self, engine: TutorEngine, session_id: str, off_record: bool) -> None:
         from tutor_app.emotion.guardrail import Guardrail
-        from tutor_app.memory.stm import ShortTermMemory
 
         self.engine = engine
         self.session_id = session_id
         self.off_record = off_record
-        s = engine.services
-        self.started_at = s.clock()
+        self.started_at = engine.services.clock()
         self.turns: list[TurnRecord] = []
         self.guardrail = Guardrail(engine.settings.emotion)
-        self.stm = ShortTermMemory(ttl_seconds=engine.settings.memory.stm_ttl_hours * 3600, clock=s.clock)
-        self._previous = _Previous()
         self._transcript: list[ChatMessage] = []  # off-the-record calls keep history only here
         self._call_id: str | None = None
         self.ended = False
@@ -114,12 +109,7 @@ class CallSession:
 
     def turn(self, text: str, on_sentence: Callable[[str], None] | None = None,
              cancel: CancelToken | None = None, speech_seconds: float | None = None,
-             clock: StageClock | None = None,
-             on_emotion: Callable[[list[EmotionScore]], None] | None = None,
-             spoken: Callable[[str], str] | None = None) -> TurnResult:
-        """`on_emotion(scores)` runs as soon as the emotion is read (live call: the UI shows
-        it before the reply); `spoken(reply) -> heard` runs before the turn is stored, so a
-        live call can wait for playback and keep only what the learner heard (barge-in)."""
+             clock: StageClock | None = None) -> TurnResult:
         if self.ended:
             raise TutorError("this call has ended; start a new one")
         clock = clock or StageClock()
@@ -132,8 +122,6 @@ class CallSession:
         scores = s.emotion.score(text)
         top3 = scores[:3]
         clock.mark("emotion")
-        if on_emotion:
-            on_emotion(scores)
         decision = self.guardrail.check(text, scores)
         clock.mark("guardrail")
         if decision.kind == "crisis":
@@ -141,36 +129,35 @@ class CallSession:
             reply = decision.reply or ""
             if on_sentence:
                 on_sentence(reply)
-            if spoken:
-                reply = spoken(reply)
-            self._record(text, reply, scores, speech_seconds, store_user=False)
+            self._record("", reply, scores, speech_seconds)
             clock.since_start("total")
             return TurnResult(text, reply, top3, [], [], "crisis", clock.timings)
 
-        stored = self._gate(text, scores)
-        clock.mark("gate")
-        hits, query_vector = self._recall(text, scores)
-        clock.mark("recall")
-        recent, earlier = self._history(text, query_vector)
-        clock.mark("history")
+        if self._call_id is None and self.memory_on:
+            self._ensure_call_record()
+        flow = self.engine.memory_flow.on_learner_turn(self.session_id, text, scores,
+                                                       off_record=not self.memory_on)
+        clock.timings.update({f"memory_{k}": round(v, 2) for k, v in flow.timings_ms.items()
+                              if k != "memory_total"})
+        clock.mark("memory")
+        recent, earlier = self._history(text, flow.history)
         top = next((e for e in scores if e.label != "neutral"), scores[0] if scores else None)
         prompt = build_prompt(PromptInputs(
             tutor=settings.tutor, user_text=text,
             profile=s.memory.profile_view() if self.memory_on else {},
-            recalled=[RecalledItem(h.text, h.reason) for h in hits],
-            session_notes=self.stm.notes(), history=recent, earlier=earlier,
+            recalled=[RecalledItem(h.text, h.reason) for h in flow.recalled],
+            session_notes=flow.memos, history=recent, earlier=earlier,
             emotion=top, guardrail_instruction=decision.instruction,
         ))
         clock.mark("prompt")
         reply, interrupted, error, backend = self._generate(prompt, on_sentence, cancel, clock)
-        if spoken:
-            reply = spoken(reply)
         self._record(text, reply, scores, speech_seconds)
         clock.mark("persist")
         clock.since_start("total")
         return TurnResult(
             user_text=text, reply=reply, emotion=top3,
-            recalled=[h.to_dict() for h in hits], stored=stored, guardrail=decision.kind,
+            recalled=[h.to_dict() for h in flow.recalled],
+            stored=[flow.stored.id] if flow.stored is not None else [], guardrail=decision.kind,
             timings_ms=clock.timings, interrupted=interrupted, error=error, backend=backend,
         )
 
@@ -185,49 +172,15 @@ class CallSession:
                            background=background)
 
     # -- stages -----------------------------------------------------------------------
-    def _gate(self, text: str, scores: list[EmotionScore]) -> list[str]:
-        from tutor_app.memory import gate
-
-        decision = gate.decide(text, scores)
-        if decision.reason == "temp_memo":
-            self.stm.add_note(decision.temp_memo)  # lives only in this call's memory
-            return []
-        if not decision.store or not self.memory_on:
-            return []
-        memory = self.engine.services.memory.add(
-            gate.memory_text(text), category="emotion" if decision.reason == "emotion" else "",
-            memory_type="episodic", importance=0.8 if decision.reason == "trigger" else 0.6,
-            source=decision.source, session_id=self.session_id, emotion=decision.emotion,
-        )
-        return [memory.id]
-
-    def _recall(self, text: str, scores: list[EmotionScore]) -> tuple[list[Any], Any]:
-        from tutor_app.memory.followup import classify
-
-        memory = self.engine.services.memory
-        if not self.memory_on:
-            return [], None
-        k = self.engine.settings.memory.recall_top_k
-        result = memory.recall(text, emotions=scores, k=k, context=self._previous.question)
-        kind = classify(text, self._previous.question, result.query_vector, self._previous.vector,
-                        self.engine.settings.memory.followup_similarity)
-        hits = list(result.hits)
-        if kind == "followup" and self._previous.hits:
-            known = {h.id for h in hits}
-            hits = (hits + [h for h in self._previous.hits if h.id not in known])[:k]
-        elif kind == "reset":
-            hits = []
-        self._previous = _Previous(text, hits, result.query_vector)
-        self.stm.set_recalled(hits)
-        return hits, result.query_vector
-
-    def _history(self, text: str, query_vector: Any) -> tuple[list[ChatMessage], list[ChatMessage]]:
-        from tutor_app.memory.history import select_history
-
+    def _history(self, text: str, history) -> tuple[list[ChatMessage], list[ChatMessage]]:
+        """(recent window, relevant older turns). The store already holds this turn's
+        learner line: it is the current message, not history."""
         if not self.memory_on:
             return self._transcript[-RECENT_WINDOW:], []
-        return select_history(self.engine.services.memory, self.session_id, query_vector,
-                              recent=RECENT_WINDOW)
+        recent = [ChatMessage(m.role, m.text) for m in history.recent]
+        if recent and recent[-1].role == "user" and recent[-1].content == text:
+            recent.pop()
+        return recent, [ChatMessage(m.role, m.text) for m in history.relevant]
 
     def _generate(self, prompt, on_sentence, cancel, clock: StageClock) -> tuple[str, bool, str | None, str]:
         """Stream the reply, hand out whole sentences as they end, stop on cancel. Returns
@@ -280,21 +233,14 @@ class CallSession:
             emit(SORRY_EMPTY)  # the model returned nothing: never leave the learner hanging
         return " ".join(delivered), token.cancelled, None, backend
 
-    def _record(self, text: str, reply: str, scores: list[EmotionScore], speech_seconds: float | None,
-                store_user: bool = True) -> None:
+    def _record(self, text: str, reply: str, scores: list[EmotionScore],
+                speech_seconds: float | None) -> None:
+        """`text` is "" for a turn that must not be kept (crisis)."""
         s = self.engine.services
         top = next((e for e in scores if e.label != "neutral"), scores[0] if scores else EmotionScore("neutral", 1.0))
-        now = s.clock()
-        self.turns.append(TurnRecord(now, text if store_user else "", reply, speech_seconds, top.label, top.score))
-        self.stm.add_turn(text if store_user else "", reply)
-        self._transcript += [ChatMessage("user", text if store_user else "(not recorded)"), ChatMessage("assistant", reply)]
-        if self.off_record:
-            return
-        self._ensure_call_record()
-        if store_user:
-            s.memory.add_message(self.session_id, "user", text, emotion=top.label)
-        if reply:
-            s.memory.add_message(self.session_id, "assistant", reply, embed=False)
+        self.turns.append(TurnRecord(s.clock(), text, reply, speech_seconds, top.label, top.score))
+        self._transcript += [ChatMessage("user", text or "(not recorded)"), ChatMessage("assistant", reply)]
+        self.engine.memory_flow.on_tutor_reply(self.session_id, reply, off_record=not self.memory_on or not text)
 
     # -- persistence --------------------------------------------------------------------
     def _ensure_call_record(self) -> None:
@@ -314,10 +260,15 @@ class CallSession:
                     self.started_at = call.started_at.timestamp()
         if self._call_id is None:
             return
+        stm = self.engine.stm.session(self.session_id)  # the last question survives a restart
         for message, _ in memory.session_messages(self.session_id):
+            if message.role == "user":
+                stm.set_question(message.text)
+                stm.add_turn(message.text)
+            else:
+                stm.set_reply(message.text)
             self._transcript.append(ChatMessage(message.role, message.text))
             if message.role == "user":
-                self._previous = _Previous(message.text)
                 self.turns.append(TurnRecord(message.created_at.timestamp(), message.text, "", None,
                                              message.emotion or "neutral", 0.0))
             elif self.turns:
