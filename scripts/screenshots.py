@@ -186,7 +186,7 @@ def main() -> int:
         window.move(40, 20)
         window.show()
         pump(1500)
-        window.banner.hide()
+        window.banner.dismiss()
         play_call(window)
         grab(window, "call", suffix)
 
@@ -208,6 +208,11 @@ def main() -> int:
         dialog.move(window.x() + 240, window.y() + 90)
         dialog.show()
         pump(700)
+        if os.environ.get("SCREENSHOT_ALL_TABS"):  # for looking at every tab while styling
+            for i in range(dialog.tabs.count()):
+                dialog.tabs.setCurrentIndex(i)
+                pump(200)
+                dialog.grab().save(f"/tmp/settings-tab{i}{suffix}.png")
         dialog.tabs.setCurrentIndex(2)
         pump(300)
         path = DOCS / f"screenshot-settings{suffix}.png"

@@ -46,9 +46,13 @@ def models(tmp_path_factory, sound_card):
     from tutor_app.settings import Settings
 
     app = App(Settings(paths=AppPaths.resolve(tmp_path_factory.mktemp("e2e-models"))))
-    app.vad, app.stt, app.tts  # noqa: B018 - load now, not inside a timed test
+    app.vad, app.stt, app.tts, app.embedder  # noqa: B018 - load now, not inside a timed test
     app.stt.warm_up()
     app.tts.warm_up()
+    try:
+        app.emotion  # noqa: B018
+    except Exception:  # noqa: BLE001 - not trained yet: the audio path does not depend on it
+        app.emotion = NeutralScorer()
     return app
 
 
@@ -64,23 +68,18 @@ class NeutralScorer:
 @pytest.fixture
 def call_app(models, fake_anthropic, data_dir):
     """An App on a fresh data dir whose tutor model is the fake Anthropic server, with
-    the session's speech models; its engine uses the real emotion model when built."""
+    the session's speech models; the real emotion model when it is built."""
     from tutor_app.app import App
     from tutor_app.paths import AppPaths
     from tutor_app.settings import Settings
-    from tutor_app.tutor.engine import EngineServices, TutorEngine
 
     settings = Settings.load(AppPaths.resolve(data_dir))
     settings.llm.backend = "anthropic"
     settings.llm.fallback_to_local = False  # a scripted failure must not load the local model
     app = App(settings)
-    app.vad, app.stt, app.tts = models.vad, models.stt, models.tts
-    try:
-        emotion = app.emotion
-    except Exception:  # noqa: BLE001 - not trained yet: the audio path does not depend on it
-        emotion = NeutralScorer()
-    app.engine = TutorEngine(EngineServices(settings=settings, emotion=emotion, memory=None,
-                                            chat_model=lambda: app.chat_model, stt=lambda: app.stt))
+    for name in ("vad", "stt", "tts", "embedder", "emotion"):
+        setattr(app, name, getattr(models, name))  # loaded once per session
+    app.engine  # noqa: B018 - opens the fresh memory store outside the test's own time
     yield app
     app.close()
 

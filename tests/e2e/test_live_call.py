@@ -18,10 +18,10 @@ def words(text: str) -> set[str]:
     return set(normalize_words(text))
 
 
-def start(app) -> tuple[CallController, Recorder]:
+def start(app, off_record: bool = True) -> tuple[CallController, Recorder]:
     controller = CallController(app)
     recorder = Recorder()
-    controller.start_call(off_record=True, sink=recorder)
+    controller.start_call(off_record=off_record, sink=recorder)
     assert controller.loop.ready.wait(30), "models did not warm up"
     # The first open of a stream can take a moment: wait until microphone frames flow.
     assert controller.loop.wait_frames(controller.loop.frames_seen + 10, timeout=10)
@@ -60,7 +60,7 @@ def test_barge_in_stops_playback_and_cuts_history(call_app, fake_anthropic, lear
     fake_anthropic.push(Reply(long_reply, token_delay=0.02), Reply("Of course, go ahead."))
     first = learner_wav("Hello, I had a job interview today.", "first.wav")
     second = learner_wav("Sorry, can I ask you something?", "second.wav")
-    controller, recorder = start(call_app)
+    controller, recorder = start(call_app, off_record=False)  # the stored history is checked
     try:
         play_into_mic(first).wait(timeout=20)
         recorder.wait_kind(ev.TutorSentence, timeout=60)  # the tutor is speaking now
@@ -70,9 +70,12 @@ def test_barge_in_stops_playback_and_cuts_history(call_app, fake_anthropic, lear
         session = controller.session
     finally:
         controller.end_call()
+        controller.end_work.join(60)
     assert done.interrupted
     assert done.reply and long_reply.startswith(done.reply) and len(done.reply) < len(long_reply)
     assert session.turns[0].reply == done.reply  # history holds what was heard, no more
+    stored = [m.text for m, _ in call_app.memory.session_messages(session.session_id) if m.role == "assistant"]
+    assert stored[0] == done.reply
     second_request = fake_anthropic.requests[1].messages
     assert second_request[-2]["content"] == done.reply
     assert "ask" in words(recorder.of(ev.UserUtterance)[1].text)

@@ -327,3 +327,44 @@ def test_calls_and_profiles(open_profile):
     assert b.calls() == []
     b.add("Bob likes tea")
     assert a.profiles() == ["alice", "bob"]
+
+
+def test_relations_and_categories_are_resolved(open_profile):
+    s = open_profile()
+    s.add("This weekend I went hiking with my sister Jiwon.")
+    s.add("Jiwon is moving to Seoul for a design job.")
+    s.add("We adopted a shiba inu called Bori last year.")
+    s.add("The traffic was terrible.")
+    hits = s.recall("Do you remember what my sister does?").hits
+    assert "Jiwon is moving to Seoul for a design job." in [h.text for h in hits]
+    assert s.recall("What's my dog called?").hits[0].text.startswith("We adopted a shiba inu")
+    assert s.recall("What's my cat's name?").hits == []  # no cat in memory: say "don't know"
+
+
+def test_recall_while_a_background_writer_adds(open_profile):
+    import threading
+
+    s = open_profile()
+    s.add("I love lattes")
+    vec = s.embedder.embed(["filler"])[0]
+    stop = threading.Event()
+    errors = []
+
+    def writer():
+        try:
+            i = 0
+            while not stop.is_set() and i < 40:
+                s.add(f"background memory {i}", vector=vec)
+                i += 1
+        except Exception as exc:  # pragma: no cover
+            errors.append(exc)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        for _ in range(20):
+            assert s.recall("what coffee do I like?", touch=False).hits[0].text == "I love lattes"
+    finally:
+        stop.set()
+        t.join()
+    assert not errors

@@ -14,6 +14,18 @@ def test_no_display_is_one_clear_line(data_dir, monkeypatch, capsys):
     assert len(err) == 1 and err[0].startswith("tutor-app: no display found")
 
 
+def test_unreachable_x_display_is_one_clear_line(data_dir, monkeypatch, capsys):
+    from tutor_app.commands import gui
+
+    monkeypatch.setattr("sys.platform", "linux")
+    monkeypatch.setenv("DISPLAY", ":99")
+    for name in ("WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(gui, "_x_reachable", lambda: False)
+    assert main(["gui"]) == 1
+    assert "no display found" in capsys.readouterr().err
+
+
 def test_gui_opens_the_window(qtbot, data_dir, monkeypatch):
     from PySide6.QtWidgets import QApplication
 

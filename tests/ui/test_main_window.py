@@ -97,3 +97,50 @@ def test_engine_problem_shows_banner(qtbot, settings, tmp_path):
     assert window.banner.isVisible()
     assert "API key rejected" in window.banner.message and "401" in window.banner.message
     assert window.banner._action.text() == "Open settings"
+
+
+def test_problems_at_call_start_are_listed_together(qtbot, settings, tmp_path):
+    from tutor_app.tutor import events as ev
+
+    manifest = tmp_path / "models.toml"
+    manifest.write_text("")
+    registry = ModelRegistry.load(tmp_path / "models", manifest)
+    backend = ScriptedBackend()
+    window = MainWindow(UiServices(settings=settings, registry=lambda: registry, make_backend=lambda: backend))
+    qtbot.addWidget(window)
+    window.show()
+    with qtbot.waitSignal(window.bridge.callStarted, timeout=5000):
+        window.call_view.start_call()
+    with qtbot.waitSignal(window.bridge.problem, timeout=3000):
+        backend.emit_async([ev.Problem("other", "no speaker found: replies are shown but not spoken"),
+                            ev.Problem("no-microphone", "no microphone found. You can still type your turns.")])
+    qtbot.waitUntil(lambda: "speaker" in window.banner.message and "microphone" in window.banner.message,
+                    timeout=3000)
+    lines = window.banner.message.split("<br>")
+    assert lines[0].startswith("<b>No microphone</b>")  # the most severe first
+    assert lines[1] == "No speaker found: replies are shown but not spoken"
+    assert window.banner.property("level") == "error"
+    window.call_view.end_call()
+    qtbot.waitUntil(lambda: window.call_view.phase == "idle", timeout=3000)
+    window.call_view.start_call()  # a new call starts with a clean slate
+    assert not window.banner.isVisible()
+
+
+def test_space_only_acts_on_the_call_page(qtbot, settings, tmp_path):
+    from PySide6.QtCore import Qt
+
+    manifest = tmp_path / "models.toml"
+    manifest.write_text("")
+    registry = ModelRegistry.load(tmp_path / "models", manifest)
+    backend = ScriptedBackend()
+    window = MainWindow(UiServices(settings=settings, registry=lambda: registry, make_backend=lambda: backend))
+    qtbot.addWidget(window)
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    window.show_page("progress")
+    qtbot.keyClick(window.history.calls, Qt.Key_Space)
+    assert window.call_view.phase == "idle" and backend.calls == []
+    window.show_page("call")
+    with qtbot.waitSignal(window.bridge.callStarted, timeout=3000):
+        qtbot.keyClick(window.call_view, Qt.Key_Space)

@@ -85,8 +85,9 @@ def test_lists_profile_and_history(panel):
 
 
 def test_search_filters_the_list(qtbot, panel):
-    panel.search.setText("hiking")
-    qtbot.waitUntil(lambda: panel.hits is not None and panel.table.rowCount() >= 1, timeout=10000)
+    with qtbot.waitSignal(panel.loaded, timeout=10000):  # after the store's search answered
+        panel.search.setText("hiking")
+    assert panel.status.text().endswith("found") and panel.table.rowCount() >= 1
     assert "hiking" in _table_texts(panel)[0]
     panel.search.clear()
     qtbot.waitUntil(lambda: panel.hits is None and panel.table.rowCount() == 4, timeout=5000)

@@ -54,3 +54,13 @@ def test_history_lists_calls_newest_first_and_plots_progress(qtbot):
     view.add_report(dict(REPORT, session_id="s2", started_at=REPORT["started_at"] + 86400))
     assert view.calls.count() == 3 and view.report.report["session_id"] == "s2"
     assert not view.grab().isNull()
+
+
+def test_silent_calls_are_listed_but_not_plotted(qtbot):
+    view = HistoryView()
+    qtbot.addWidget(view)
+    silent = dict(REPORT, session_id="e", started_at=REPORT["started_at"] + 60, words=0, words_per_minute=0.0,
+                  speaking_seconds=0.0, turns=0)
+    view.set_reports([REPORT, silent])
+    assert view.calls.count() == 2
+    assert [p.wpm for p in view.progress.points] == [113.7]

@@ -62,3 +62,15 @@ def test_merge_tolerates_wrong_types():
     assert _values(["hiking", None, 3, ["nested"], {"value": "v"}, "null"], single=False) == ["hiking", "3", "nested", "v"]
     assert _values(["Minji", "Other"], single=True) == ["Minji"]
     assert _values(["My sister and I went to Jeju"], single=False) == ["My sister and I went to Jeju"]
+
+
+def test_query_expansion_and_generic_terms():
+    groups = lexical.query_groups("What sport did I pick up?")
+    assert groups[0][0] == "sport" and lexical.stem("swimming") in groups[0]
+    idx = lexical.Bm25()
+    for t in ("I started swimming on Tuesdays", "Work was boring", "I work as a nurse at a hospital"):
+        idx.add(t)
+    cov = lexical.coverage(idx, lexical.query_groups("which sport do I do?"))
+    assert cov[0] > 0 and cov[1] == 0
+    one_word = lexical.coverage(idx, lexical.query_groups("work?"))
+    assert 0 < one_word[1] < 1.0  # a single generic word earns only part of the weight

@@ -132,16 +132,14 @@ class _Neutral:
 
 
 def _engine(app):
-    """Off-the-record calls (nothing stored); the trained emotion model when it is built."""
-    from tutor_app.tutor.engine import EngineServices, TutorEngine
-
+    """The app's engine (calls run off the record: nothing stored); a neutral emotion
+    stand-in when the trained emotion model is not built."""
     try:
-        emotion = app.emotion
+        app.emotion  # noqa: B018
     except Exception as exc:  # noqa: BLE001
         print(f"note: emotion model unavailable ({exc}); a neutral stand-in is used")
-        emotion = _Neutral()
-    return TutorEngine(EngineServices(settings=app.settings, emotion=emotion, memory=None,
-                                      chat_model=lambda: app.chat_model, stt=lambda: app.stt))
+        app.emotion = _Neutral()
+    return app.engine
 
 
 # -- the live call ------------------------------------------------------------------------

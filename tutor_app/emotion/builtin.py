@@ -123,14 +123,12 @@ class BuiltinScorer(ProbabilityScorer):
         return out
 
     def _threads_for(self, tokens: int):
-        # Small inputs (a live utterance) run faster on one BLAS thread: the GEMMs are tiny, and
-        # on a busy 2-core laptop a second thread mostly waits (measured: p50 80 ms -> 9 ms).
-        if self._blas is None or tokens > SMALL_INPUT_TOKENS:
+        # One BLAS thread: the GEMMs are small, and while a call runs the CPU is shared with
+        # Whisper, Piper and the LLM; there a second BLAS thread mostly spins waiting for a core
+        # (measured on 2 busy cores: batch-1 p50 80 ms with 2 threads, 9 ms with 1).
+        if self._blas is None:
             return nullcontext()
         return self._blas.limit(limits=1, user_api="blas")
-
-
-SMALL_INPUT_TOKENS = 512
 
 
 def _blas_controller():

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from tutor_app.core.types import EMOTION_LABELS
 from tutor_app.emotion.base import TOKENIZER_FILE, WEIGHTS_FILE, WORD_EMBEDDINGS_KEY, base_model_dir
-from tutor_app.emotion.data import Example, multi_hot, read_tsv, sha256_file
+from tutor_app.emotion.data import multi_hot, read_tsv, sha256_file
 
 log = logging.getLogger("tutor_app.emotion.train")
 
@@ -245,6 +245,7 @@ def export(data_dir: Path, work_dir: Path, out_dir: Path) -> dict:
         tensors[name] = value.detach().float().numpy().astype(np.float16)
     out_dir.mkdir(parents=True, exist_ok=True)
     save_file(tensors, str(out_dir / ARTEFACT_FILE))
+    os.chmod(out_dir / ARTEFACT_FILE, 0o644)  # safetensors writes 0600; the artefact is public
 
     base = base_model_dir()
     provenance = {

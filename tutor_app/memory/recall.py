@@ -24,10 +24,11 @@ if TYPE_CHECKING:
     from tutor_app.core.types import EmotionScore
     from tutor_app.memory.store import ProfileMemory
 
-# CALIBRATION (all-MiniLM-L6-v2; `tutor-app bench memory --calibrate` recomputes these
-# from tutor_app/bench/data/calibration.json). LIRA's Weaviate certainty 0.7 is cosine
-# 0.4 for its Cohere model; MiniLM cosines are lower for paraphrases, so the numbers
-# are our own.
+# CALIBRATION (all-MiniLM-L6-v2): `tutor-app bench memory --calibrate` grid-searches
+# DENSE_THRESHOLD, COS_MIN, Z_MIN and MARGIN_MIN on the "calibration" split of
+# tutor_app/bench/data/retrieval_eval.json (see memory/README.md). LIRA's Weaviate
+# certainty 0.7 is cosine 0.4 for its model; on MiniLM paraphrased answers scored
+# 0.21-0.65 and non-answers up to 0.34, so no single cosine cut works: hence hybrid.
 DENSE_THRESHOLD = 0.45   # relevance (cosine + lexical) alone is enough above this
 COS_MIN = 0.25           # below this cosine a memory is never "about" the question
 Z_MIN = 3.5              # ...between the two: it must stand out from this profile's other

@@ -72,11 +72,19 @@ def query_slots_nouns(query: str) -> list[tuple[Slot, str]]:
     return out
 
 
+_CATEGORY_BITS: dict[str, int] = {}
+for _s in SLOTS:
+    for _c in _s.categories:
+        _CATEGORY_BITS[_c] = _CATEGORY_BITS.get(_c, 0) | _s.bit
+# One pass per memory instead of one search per slot. finditer does not report cue
+# words that overlap an earlier match; slots only boost, so a rare miss costs little.
+_ANY_TEXT = re.compile("|".join(f"(?P<s{s.bit}>{s.text.pattern})" for s in SLOTS), re.IGNORECASE)
+
+
 def row_tags(text: str, category: str) -> int:
-    tags = 0
-    for s in SLOTS:
-        if category in s.categories or s.text.search(text):
-            tags |= s.bit
+    tags = _CATEGORY_BITS.get(category, 0)
+    for m in _ANY_TEXT.finditer(text):
+        tags |= int(m.lastgroup[1:])
     return tags
 
 

@@ -334,7 +334,10 @@ class CallLoop:
         interrupted = gen == self._cut_gen
         result.interrupted = interrupted
         shown = result.reply
-        if result.error:
+        if result.error and result.error.startswith("offline:"):
+            # Answered in full by the local fallback model: a notice, not a failure.
+            self._emit(ev.Problem("offline", result.error.removeprefix("offline:").strip()))
+        elif result.error:
             self._emit(ev.Problem("llm", f"The tutor model failed: {result.error}"))
             from tutor_app.tutor.engine import SORRY_OFFLINE
 

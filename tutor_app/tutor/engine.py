@@ -109,7 +109,12 @@ class CallSession:
 
     def turn(self, text: str, on_sentence: Callable[[str], None] | None = None,
              cancel: CancelToken | None = None, speech_seconds: float | None = None,
-             clock: StageClock | None = None) -> TurnResult:
+             clock: StageClock | None = None,
+             on_emotion: Callable[[list[EmotionScore]], None] | None = None,
+             spoken: Callable[[str], str] | None = None) -> TurnResult:
+        """`on_emotion(scores)` runs as soon as the emotion is read (a live call shows it
+        before the reply); `spoken(reply) -> heard` runs before the turn is stored, so a
+        live call can wait for playback and keep only what the learner heard (barge-in)."""
         if self.ended:
             raise TutorError("this call has ended; start a new one")
         clock = clock or StageClock()
@@ -122,6 +127,8 @@ class CallSession:
         scores = s.emotion.score(text)
         top3 = scores[:3]
         clock.mark("emotion")
+        if on_emotion:
+            on_emotion(scores)
         decision = self.guardrail.check(text, scores)
         clock.mark("guardrail")
         if decision.kind == "crisis":
@@ -129,6 +136,8 @@ class CallSession:
             reply = decision.reply or ""
             if on_sentence:
                 on_sentence(reply)
+            if spoken:
+                reply = spoken(reply)
             self._record("", reply, scores, speech_seconds)
             clock.since_start("total")
             return TurnResult(text, reply, top3, [], [], "crisis", clock.timings)
@@ -151,6 +160,8 @@ class CallSession:
         ))
         clock.mark("prompt")
         reply, interrupted, error, backend = self._generate(prompt, on_sentence, cancel, clock)
+        if spoken:
+            reply = spoken(reply)
         self._record(text, reply, scores, speech_seconds)
         clock.mark("persist")
         clock.since_start("total")

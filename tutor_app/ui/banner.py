@@ -17,8 +17,11 @@ KIND_TITLES = {
     "llm": ("warning", "Tutor model problem"),
     "tts": ("warning", "Voice problem"),
     "models": ("warning", "Models missing"),
-    "other": ("warning", "Something went wrong"),
+    "other": ("warning", ""),
 }
+
+
+SEVERITY = {"info": 0, "warning": 1, "error": 2}
 
 
 @dataclass
@@ -50,13 +53,14 @@ class Banner(QFrame):
         self._close.setIcon(icon("x", "muted", 16))
         self._close.setAccessibleName("Dismiss notice")
         self._close.setAutoRaise(True)
-        self._close.clicked.connect(self.hide)
+        self._close.clicked.connect(self.dismiss)
         row.addWidget(self._icon, 0, Qt.AlignTop)
         row.addWidget(self._text, 1)
         row.addWidget(self._action, 0, Qt.AlignVCenter)
         row.addWidget(self._close, 0, Qt.AlignTop)
         self._action_key = ""
         self.kind = ""
+        self._lines: list[tuple[int, str]] = []  # (severity, html) shown together
         self.hide()
 
     @property
@@ -69,19 +73,39 @@ class Banner(QFrame):
         self.kind = kind
 
     def show_message(self, level: str, title: str, message: str, action: BannerAction | None = None) -> None:
+        """Problems that arrive together (no microphone, then no speaker) are listed
+        together, most severe first, instead of the last one hiding the first."""
         self.kind = level
-        self.setProperty("level", level)
+        if title:
+            line = f"<b>{_esc(title)}</b>" + (f" — {_esc(message)}" if message else "")
+        else:
+            line = _esc(message[:1].upper() + message[1:])
+        severity = SEVERITY.get(level, 0)
+        if not self.isVisible():
+            self._lines = []
+        if line not in (text for _sev, text in self._lines):
+            self._lines.append((severity, line))
+            self._lines.sort(key=lambda item: -item[0])  # stable: same severity keeps order
+            del self._lines[3:]
+        top = max(sev for sev, _text in self._lines)
+        shown = next(name for name, sev in SEVERITY.items() if sev == top)
+        self.setProperty("level", shown)
         self.style().unpolish(self)
         self.style().polish(self)
-        colour = {"error": "err_text", "warning": "warn_text"}.get(level, "info_text")
-        self._icon.setPixmap(icon("warning" if level in ("error", "warning") else "info", colour, 20).pixmap(20, 20))
-        body = f"<b>{_esc(title)}</b>" + (f" — {_esc(message)}" if message else "")
-        self._text.setText(body)
-        self._action_key = action.key if action else ""
-        self._action.setVisible(action is not None)
-        if action:
-            self._action.setText(action.text)
+        colour = {"error": "err_text", "warning": "warn_text"}.get(shown, "info_text")
+        self._icon.setPixmap(icon("warning" if shown in ("error", "warning") else "info", colour, 20).pixmap(20, 20))
+        self._text.setText("<br>".join(text for _sev, text in self._lines))
+        if action is not None or not self._action_key:
+            self._action_key = action.key if action else ""
+            self._action.setVisible(action is not None)
+            if action:
+                self._action.setText(action.text)
         self.show()
+
+    def dismiss(self) -> None:
+        self._lines = []
+        self._action_key = ""
+        self.hide()
 
 
 def _esc(text: str) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
@@ -147,6 +148,8 @@ class CallBridge(QObject):
         if self.in_call and self._started:
             backend = self._backend
             self._control.submit(lambda: _quietly(backend.end_call))
+        elif self.in_call:  # still starting: end it right after it has started (same thread)
+            self._setup.submit(lambda: _quietly(lambda: self.backend().end_call()))
         for pool in (self._setup, self._text, self._control):
             pool.shutdown(wait=False, cancel_futures=False)
 
@@ -217,14 +220,14 @@ class CallBridge(QObject):
             self.reportReady.emit(event.session_id, dict(event.report))
 
 
+@dataclass(frozen=True)
 class _Started:
-    def __init__(self, session_id: str) -> None:
-        self.session_id = session_id
+    session_id: str
 
 
+@dataclass(frozen=True)
 class _StartFailed:
-    def __init__(self, message: str) -> None:
-        self.message = message
+    message: str
 
 
 def _quietly(fn: Callable[[], Any]) -> None:

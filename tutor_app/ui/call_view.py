@@ -32,6 +32,7 @@ GUARDRAIL_NOTES = {"checkin": "a caring check-in", "crisis": "safety message: he
 class CallView(QWidget):
     problemRaised = Signal(str, str)  # kind, message -> the window's banner
     reportReady = Signal(str, object)  # session id, report dict
+    callStarting = Signal()  # the learner asked for a call
 
     def __init__(self, bridge: CallBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -40,6 +41,7 @@ class CallView(QWidget):
         self.muted = False
         self.ready = True  # False while models warm up (a call can still be started)
         self.blocked = ""
+        self.memory_paused = False
         self._started_at = 0.0
         self._build()
         self._wire()
@@ -159,6 +161,11 @@ class CallView(QWidget):
         b.callEnded.connect(self._on_ended)
         b.reportReady.connect(self._on_report)
 
+    def set_memory_paused(self, paused: bool) -> None:
+        self.memory_paused = paused
+        if self.phase == IDLE:
+            self._set_phase(IDLE)
+
     def set_ready(self, ready: bool, blocked: str = "") -> None:
         """`blocked`: why calls cannot work yet (e.g. models missing), shown instead of the hint."""
         self.ready = ready
@@ -179,6 +186,7 @@ class CallView(QWidget):
         self.transcript.clear()
         self.emotion_chip.hide()
         self._set_phase(STARTING)
+        self.callStarting.emit()
         self.bridge.start_call(self.off_record.isChecked())
 
     def end_call(self) -> None:
@@ -282,9 +290,9 @@ class CallView(QWidget):
                 self.hint.setText("Loading the speech and tutor models. You can start now; "
                                   "the tutor answers once they are loaded.")
             else:
-                self.hint.setText("Space: start · Esc: end · "
-                                  + ("this call will not be remembered" if self.off_record.isChecked()
-                                     else "your tutor remembers what you share"))
+                memory = ("this call will not be remembered" if self.off_record.isChecked()
+                          else "memory is paused" if self.memory_paused else "your tutor remembers what you share")
+                self.hint.setText("Space: start · Esc: end · " + memory)
             self._clock.stop()
             self.timer_label.setText("")
         elif phase == IN_CALL:

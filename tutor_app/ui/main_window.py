@@ -78,6 +78,7 @@ class MainWindow(QMainWindow):
         self.call_view = CallView(self.bridge)
         self.call_view.problemRaised.connect(self.show_problem)
         self.call_view.reportReady.connect(self._on_report)
+        self.call_view.callStarting.connect(self._clear_call_problems)
         self.history = HistoryView()
         self._add_page("call", self.call_view)
         self._add_page("progress", self.history)
@@ -178,6 +179,7 @@ class MainWindow(QMainWindow):
 
         panel = MemoryPanel(self.services)
         panel.profileChanged.connect(self._profile_changed)
+        panel.pausedChanged.connect(lambda _paused: self._update_profile_label())
         return panel
 
     def _make_models(self) -> QWidget:
@@ -209,6 +211,11 @@ class MainWindow(QMainWindow):
         elif key in self._pages:
             self.show_page(key)
 
+    def _clear_call_problems(self) -> None:
+        # Problems of the previous call are stale; still-true ones come back at once.
+        if self.banner.isVisible() and self.banner.kind != "models":
+            self.banner.dismiss()
+
     def _on_report(self, _session_id: str, report: dict[str, Any]) -> None:
         self.history.add_report(report)
         if self.stack.currentWidget() is self.call_view and not self.bridge.in_call:
@@ -223,6 +230,7 @@ class MainWindow(QMainWindow):
         s = self.services.settings
         paused = "" if s.memory.enabled else " · memory paused"
         self.profile_label.setText(f"Profile: {s.profile}{paused}")
+        self.call_view.set_memory_paused(not s.memory.enabled)
 
     # -- background -------------------------------------------------------------------
     def start_background_work(self) -> None:
@@ -305,7 +313,7 @@ class MainWindow(QMainWindow):
         else:
             self.warm_label.setText("Ready")
             if self.banner.kind == "models":
-                self.banner.hide()
+                self.banner.dismiss()
         self.warmedUp.emit(result)
 
     def load_history(self) -> None:

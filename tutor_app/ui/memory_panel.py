@@ -42,6 +42,7 @@ def _date(dt: datetime | None) -> str:
 
 class MemoryPanel(QWidget):
     profileChanged = Signal(str)
+    pausedChanged = Signal(bool)
     loaded = Signal()  # rows shown (after any change): for tests and the window
 
     def __init__(self, services: UiServices, parent: QWidget | None = None) -> None:
@@ -294,12 +295,19 @@ class MemoryPanel(QWidget):
             self.hits = None
             self._fill_table()
             return
+        # Literal matches at once (the rows are here); the store's search by meaning
+        # (which may first load the embedder) refines the list when it answers.
+        words = query.lower().split()
+        self.hits = [r.id for r in self.rows if all(w in r.text.lower() for w in words)]
+        self._fill_table()
+        self.status.setText("Searching…")
         source = self.source
 
         def done(ids: list[str]) -> None:
             if self.search.text().strip() == query:  # ignore answers to an older query
                 self.hits = list(ids)
                 self._fill_table()
+                self.status.setText(f"{self.table.rowCount()} found")
                 self.loaded.emit()
 
         run_task(lambda: source.search(query), on_done=done, on_error=self._failed, context=self)
@@ -385,6 +393,7 @@ class MemoryPanel(QWidget):
         except OSError as exc:
             self.status.setText(f"Could not save: {exc}")
         self.status.setText("Memory paused." if paused else "Memory on.")
+        self.pausedChanged.emit(paused)
 
     def switch_profile(self, name: str) -> None:
         if not name or name == self.profile:

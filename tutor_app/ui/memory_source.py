@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -190,7 +191,8 @@ class StoreMemorySource:
                            ("Facts", "mentioned_facts")):
             value = view.get(key)
             values = [value] if isinstance(value, str) else [str(v) for v in (value or [])]
-            past = [str(v) for v in reversed(history.get(key) or [])]
+            values = [_TEMPLATE_PREFIX.sub("", v) for v in values]
+            past = [_TEMPLATE_PREFIX.sub("", str(v)) for v in reversed(history.get(key) or [])]
             out.append(ProfileEntry(title, values, past))
         return out
 
@@ -268,6 +270,8 @@ def _write_profiles(path: Path | None, names: set[str]) -> None:
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+# "Name: Minji" -> "Minji" under the Name heading (the merge step's memory templates).
+_TEMPLATE_PREFIX = re.compile(r"^(name|occupation|interest|learning goal|goal|preference)\s*:\s*", re.I)
 
 
 def _iso(dt: datetime | None) -> str | None:

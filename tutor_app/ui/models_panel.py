@@ -19,7 +19,7 @@ from tutor_app.ui.workers import error_text, run_task
 log = logging.getLogger(__name__)
 
 STATE_TEXT = {"installed": "Installed", "in-package": "Ready (bundled)", "missing": "Not installed",
-              "corrupt": "Damaged", "online-only": "Download"}
+              "corrupt": "Damaged", "online-only": "Not downloaded"}
 ROLE_TEXT = {"stt": "Speech recognition", "tts": "Voice", "embedder": "Memory search",
              "emotion": "Emotion", "llm-local": "Offline tutor", "vad": "Voice detection"}
 SOURCE_TEXT = {"package": "pip package", "hub": "Hugging Face", "asset": "with the app"}

@@ -10,7 +10,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
-                               QScrollArea, QSplitter, QVBoxLayout, QWidget)
+                               QScrollArea, QSizePolicy, QSplitter, QVBoxLayout, QWidget)
 
 from tutor_app.ui.charts import EmotionPoint, EmotionTimeline, ProgressChart, ProgressPoint
 
@@ -37,6 +37,9 @@ class _Stat(QFrame):
         self.value.setObjectName("StatValue")
         self.caption = QLabel(title)
         self.caption.setObjectName("StatCaption")
+        self.caption.setWordWrap(True)  # lets the four cards share a narrow window
+        self.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.setMinimumWidth(90)
         box.addWidget(self.value)
         box.addWidget(self.caption)
 
@@ -113,10 +116,13 @@ class ReportView(QWidget):
     def set_report(self, report: dict[str, Any]) -> None:
         self.report = dict(report or {})
         r = self.report
-        self.subtitle.setText(fmt_when(r.get("started_at")) + (f" · {r.get('turns', 0)} turns" if r.get("turns") else ""))
+        turns = int(r.get("turns") or 0)
+        self.subtitle.setText(fmt_when(r.get("started_at"))
+                              + (f" · {turns} turn{'s' if turns != 1 else ''}" if turns else ""))
         self.duration.set(fmt_duration(r.get("duration_seconds", 0)))
-        est = " (estimated)" if r.get("speaking_estimated") else ""
-        self.speaking.set(fmt_duration(r.get("speaking_seconds", 0)), "you spoke (min)" + est)
+        est = r.get("speaking_estimated")
+        self.speaking.set(fmt_duration(r.get("speaking_seconds", 0)), "you spoke (min, est.)" if est else "you spoke (min)")
+        self.speaking.setToolTip("Estimated from typed turns at a typical speaking pace." if est else "")
         self.wpm.set(f"{float(r.get('words_per_minute') or 0):.0f}")
         self.words.set(str(r.get("words", 0)))
         self.timeline.set_points([EmotionPoint(float(p.get("t", 0)), str(p.get("label", "neutral")),
@@ -134,7 +140,9 @@ class ReportView(QWidget):
             chip.setObjectName("WordChip")
             self.words_row.addWidget(chip)
         if not new_words:
-            self.words_row.addWidget(_muted("No new words in this call."))
+            none = _muted("No new words in this call.")
+            none.setWordWrap(False)
+            self.words_row.addWidget(none)
         self.words_row.addStretch(1)
         source = r.get("review_source", "none")
         self.source_note.setText({"model": "Corrections and words picked by your tutor.",
@@ -198,10 +206,14 @@ class HistoryView(QWidget):
 
     def set_reports(self, reports: list[dict[str, Any]]) -> None:
         self._reports = sorted((r for r in reports if r), key=lambda r: r.get("started_at") or 0)
+        # Calls where the learner said nothing would drag the curve to zero: not progress.
+        spoken = [r for r in self._reports if (r.get("words") or 0) > 0]
+        days = {time.strftime("%Y%m%d", time.localtime(r.get("started_at") or 0)) for r in spoken}
+        fmt = "%H:%M" if len(days) == 1 and len(spoken) > 1 else "%d %b"
         self.progress.set_points([
-            ProgressPoint(time.strftime("%d %b", time.localtime(r.get("started_at") or 0)),
+            ProgressPoint(time.strftime(fmt, time.localtime(r.get("started_at") or 0)),
                           float(r.get("words_per_minute") or 0), float(r.get("speaking_seconds") or 0))
-            for r in self._reports])
+            for r in spoken])
         self.calls.clear()
         for r in reversed(self._reports):
             item = QListWidgetItem(f"{fmt_when(r.get('started_at'))}   ·   {fmt_duration(r.get('duration_seconds', 0))} min"

@@ -80,6 +80,7 @@ class SettingsDialog(QDialog):
         form.setHorizontalSpacing(16)
         form.setVerticalSpacing(12)
         form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+        form.setLabelAlignment(Qt.AlignLeft | Qt.AlignVCenter)
         return page, form
 
     def _tutor_tab(self) -> QWidget:
@@ -154,8 +155,12 @@ class SettingsDialog(QDialog):
         form.addRow("API key", key_row)
         self.key_status = _hint("")  # whether a key is stored
         self.key_result = _hint("")  # the outcome of "Test key"
-        form.addRow("", self.key_status)
-        form.addRow("", self.key_result)
+        key_notes = QVBoxLayout()
+        key_notes.setSpacing(4)
+        key_notes.addWidget(self.key_status)
+        key_notes.addWidget(self.key_result)
+        form.addRow("", key_notes)
+        self.key_result.hide()
         form.addRow("", _hint("The key is kept in your system's keyring, never in a file. Calls to Claude "
                               "send the conversation to Anthropic; the offline model keeps everything here."))
         return page
@@ -280,7 +285,7 @@ class SettingsDialog(QDialog):
         typed = self.key_edit.text().strip()
         model = self.claude_model.currentText().strip() or self.settings.llm.anthropic_model
         self.test_key_button.setEnabled(False)
-        self.key_result.setText("Testing the key…")
+        self._set_result("Testing the key…")
 
         def work() -> str:
             key = typed or self.services.keys.get()
@@ -290,13 +295,17 @@ class SettingsDialog(QDialog):
 
         def done(text: str) -> None:
             self.test_key_button.setEnabled(True)
-            self.key_result.setText(text)
+            self._set_result(text)
 
         def failed(exc: BaseException) -> None:
             self.test_key_button.setEnabled(True)
-            self.key_result.setText(f"Key test failed: {error_text(exc) if not isinstance(exc, ValueError) else exc}")
+            self._set_result(f"Key test failed: {error_text(exc) if not isinstance(exc, ValueError) else exc}")
 
         run_task(work, on_done=done, on_error=failed, context=self)
+
+    def _set_result(self, text: str) -> None:
+        self.key_result.setText(text)
+        self.key_result.setVisible(bool(text))
 
     def remove_key(self) -> None:
         # Keyring calls can block (an unlock prompt): never on the GUI thread.
@@ -304,7 +313,7 @@ class SettingsDialog(QDialog):
 
         def done(_result) -> None:
             self.key_edit.clear()
-            self.key_result.setText("")
+            self._set_result("")
             self._refresh_key_status()
 
         run_task(self.services.keys.delete, on_done=done,
