@@ -83,7 +83,7 @@ class CallSession:
         self.off_record = off_record
         self.started_at = engine.services.clock()
         self.turns: list[TurnRecord] = []
-        self.guardrail = Guardrail(engine.settings.emotion)
+        self.guardrail = Guardrail.from_settings(engine.settings.emotion)
         self._transcript: list[ChatMessage] = []  # off-the-record calls keep history only here
         self._call_id: str | None = None
         self.ended = False
