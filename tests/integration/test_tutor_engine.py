@@ -47,6 +47,7 @@ def make_engine(data_dir, fake_anthropic):
         paths = AppPaths.resolve(data_dir)
         settings = Settings.load(paths, profile=profile, llm_backend="anthropic")
         settings.llm.max_retries = 0
+        settings.llm.fallback_to_local = False  # the local model has its own tests
         store = open_store(paths.db_dir, real_embedder(), profile)
         opened.append(store)
         model = load_chat_model(settings, ModelRegistry.load(paths.models_dir))
@@ -191,7 +192,6 @@ def test_failed_extraction_is_retried_at_next_start(make_engine, fake_anthropic)
 
 def test_api_errors_leave_the_call_going(make_engine, fake_anthropic):
     engine = make_engine()
-    engine.settings.llm.fallback_to_local = False
     fake_anthropic.push(Reply(status=500), Reply("Back again!"))
     call = engine.start_call("err")
     failed = call.turn("Hello there, how are you today?")

@@ -274,14 +274,20 @@ class CallLoop:
                 self._set_state(ev.LISTENING)
 
     def _warm_up(self) -> None:
+        engine = getattr(getattr(self.session, "engine", None), "services", None)
         services = [("speech recognition", lambda: self.stt if self.capture is not None else None),
                     ("speech synthesis", lambda: self.speaker.tts if self.speaker.player is not None else None),
-                    ("tutor model", self._chat_model)]
+                    ("tutor model", self._chat_model),
+                    ("memory", lambda: getattr(engine, "memory", None)),  # the embedder: seconds
+                    ("emotion", lambda: getattr(engine, "emotion", None))]
         for name, get in services:
             try:
-                warm = getattr(get(), "warm_up", None)
+                service = get()
+                warm = getattr(service, "warm_up", None)
                 if warm is not None:
                     warm()
+                elif name == "emotion" and service is not None:
+                    service.score("Hello.")
             except Exception as exc:  # noqa: BLE001 - the first real use reports it properly
                 log.warning("loading/warming up %s failed: %s", name, exc)
 
