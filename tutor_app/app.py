@@ -9,7 +9,6 @@ import argparse
 import logging
 import os
 import threading
-from functools import cached_property
 from typing import Any
 
 from tutor_app.logs import setup_logging
@@ -19,10 +18,35 @@ from tutor_app.settings import Settings
 log = logging.getLogger(__name__)
 
 
+class service:  # noqa: N801 - used like functools.cached_property
+    """A lazily built service, built once even when several threads (GUI warm-up, workers)
+    ask at the same time; each service has its own lock, so a slow model load never
+    blocks an unrelated service. Assigning the attribute injects a ready service."""
+
+    def __init__(self, build) -> None:
+        self.build = build
+        self.name = build.__name__
+        self.__doc__ = build.__doc__
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        cache = obj.__dict__
+        if self.name not in cache:
+            with obj._service_locks.setdefault(self.name, threading.Lock()):
+                if self.name not in cache:
+                    cache[self.name] = self.build(obj)
+        return cache[self.name]
+
+
 class App:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._lock = threading.RLock()
+        self._service_locks: dict[str, threading.Lock] = {}
         self._closers: list[Any] = []
 
     @classmethod
@@ -46,49 +70,49 @@ class App:
     def paths(self) -> AppPaths:
         return self.settings.paths
 
-    @cached_property
+    @service
     def registry(self):
         from tutor_app.registry.manifest import ModelRegistry
 
         return ModelRegistry.load(self.paths.models_dir)
 
-    @cached_property
+    @service
     def devices(self):
         from tutor_app.speech.devices import select_compute
 
         return select_compute(self.settings.speech.stt_device, self.settings.speech.stt_compute_type)
 
-    @cached_property
+    @service
     def stt(self):
         from tutor_app.speech.stt import load_stt
 
         return load_stt(self.settings, self.registry, self.devices, vad=self.vad)
 
-    @cached_property
+    @service
     def tts(self):
         from tutor_app.speech.tts import load_tts
 
         return load_tts(self.settings, self.registry)
 
-    @cached_property
+    @service
     def vad(self):
         from tutor_app.speech.vad import load_vad
 
         return load_vad(self.settings, self.registry)
 
-    @cached_property
+    @service
     def emotion(self):
         from tutor_app.emotion.scorer import load_scorer
 
         return load_scorer(self.settings, self.registry)
 
-    @cached_property
+    @service
     def embedder(self):
         from tutor_app.memory.embedder import load_embedder
 
         return load_embedder(self.settings, self.registry)
 
-    @cached_property
+    @service
     def memory(self):
         from tutor_app.memory.store import open_store
 
@@ -97,13 +121,13 @@ class App:
         self._closers.append(store)
         return store
 
-    @cached_property
+    @service
     def chat_model(self):
         from tutor_app.llm.factory import load_chat_model
 
         return load_chat_model(self.settings, self.registry)
 
-    @cached_property
+    @service
     def engine(self):
         from tutor_app.tutor.engine import EngineServices, TutorEngine
 
@@ -111,6 +135,17 @@ class App:
             settings=self.settings, emotion=self.emotion, memory=self.memory,
             chat_model=lambda: self.chat_model, stt=lambda: self.stt,
         ))
+
+    def switch_profile(self, profile: str) -> None:
+        """Rebind memory and the engine to another learner profile (models stay loaded)."""
+        with self._lock:
+            memory = self.__dict__.pop("memory", None)
+            self.__dict__.pop("engine", None)
+            if memory is not None:
+                if memory in self._closers:
+                    self._closers.remove(memory)
+                memory.close()
+            self.settings.profile = profile
 
     def close(self) -> None:
         for closer in reversed(self._closers):

@@ -245,6 +245,21 @@ class ProfileMemory:
         self._purge((S.MEMORIES, S.MESSAGES))
         return found
 
+    def edit(self, mem_id: str, text: str) -> Memory:
+        """The learner corrects a memory: the corrected text is stored as their own words
+        (same category, type, importance) and the wrong text is deleted for real."""
+        old = self.get(mem_id)
+        if old is None:
+            raise TutorError(f"no memory with id '{mem_id}' in profile '{self.profile}'")
+        new = self.add(text, category=old.category, memory_type=old.memory_type, importance=old.importance,
+                       source="manual", session_id=old.session_id, meta=old.meta)
+        self.delete(mem_id)
+        return new
+
+    def for_profile(self, profile: str) -> "ProfileMemory":
+        """Another profile on the same open database (one writer per process)."""
+        return ProfileMemory(self._db, profile)
+
     def delete_many(self, ids: Sequence[str]) -> int:
         ids = [i for i in ids if i]
         if not ids:

@@ -211,16 +211,9 @@ class StoreMemorySource:
         return int(self._store.clear())
 
     def update(self, mem_id: str, text: str) -> str:
-        # The store has no in-place edit yet: add the corrected text as the learner's own
-        # memory (same category, type and importance) and delete the wrong one for real.
-        old = self._store.get(mem_id)
-        if old is None:
+        if self._store.get(mem_id) is None:
             raise KeyError(mem_id)
-        new = self._store.add(text, category=old.category, memory_type=old.memory_type,
-                              importance=old.importance, source="manual", session_id=old.session_id,
-                              meta=old.meta)
-        self._store.delete(mem_id)
-        return new.id
+        return self._store.edit(mem_id, text).id
 
     def profiles(self) -> list[str]:
         names = _read_profiles(self._profiles_file)
@@ -246,10 +239,11 @@ class StoreMemorySource:
 
 
 def _open_profile(app, base, profile: str):
-    from tutor_app.memory.store import ProfileMemory, open_store
+    from tutor_app.memory.store import open_store
 
-    db = getattr(base, "_db", None)  # share the open database (one writer per process)
-    return ProfileMemory(db, profile) if db is not None else open_store(app.paths.db_dir, app.embedder, profile)
+    if base is not None:
+        return base.for_profile(profile)  # share the open database (one writer per process)
+    return open_store(app.paths.db_dir, app.embedder, profile)
 
 
 def _read_profiles(path: Path | None) -> set[str]:
