@@ -72,8 +72,10 @@ class SessionMemory:
             self.store.add_message(session_id, "user", text, emotion=top.label if top else "")
         fu = classify_with(self.store.embedder, text, previous, self.followup_similarity,
                            previous_vector=previous_vec)
-        result = self.store.recall(text, emotions, k=self.top_k, context=previous if fu.keep_context else "")
-        hits = list(result.hits)
+        extra = 1 if stored is not None else 0
+        result = self.store.recall(text, emotions, k=self.top_k + extra, context=previous if fu.keep_context else "")
+        # What the learner just said is in the prompt already; recalling it back is noise.
+        hits = [h for h in result.hits if stored is None or h.id != stored.id][: self.top_k]
         if fu.keep_context:  # seed 002: a follow-up keeps the previous turn's memories
             seen = {h.id for h in hits}
             hits += [h for h in st.recalled() if h.id not in seen]
