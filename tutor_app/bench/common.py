@@ -1,0 +1,40 @@
+"""Helpers shared by the benchmarks."""
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+
+
+def fake_server_module():
+    """The project's fake Anthropic server (tests/fakes), for benchmarks with a fixed
+    LLM timing. Only in a source checkout."""
+    from tutor_app.errors import TutorError
+    from tutor_app.paths import source_root
+
+    root = source_root()
+    if not (root / "tests" / "fakes" / "anthropic_server.py").is_file():
+        raise TutorError("this benchmark needs the fake Anthropic server from a source checkout "
+                         f"(tests/fakes/ not found under {root})")
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from tests.fakes import anthropic_server
+
+    return anthropic_server
+
+
+def percentile(values: list[float], pct: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(pct / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def p50(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def machine_line() -> str:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return f"machine: {os.cpu_count()} CPU cores, load average {load:.2f} (other work slows every number)"
