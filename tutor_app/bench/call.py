@@ -26,8 +26,10 @@ import threading
 import time
 
 TARGETS = {"overhead_ms_p50": 400, "first_audio_vs_naive": 0.3, "idle_cpu_pct": 10}
+# A typical tutor reply (41 words, ~4 sentences; the fake streams one word per token).
 REPLY = ("That sounds really interesting. Could you tell me a little more about it? "
-         "I would love to hear what happened next.")
+         "For example, what did you enjoy most, and was anything difficult for you? "
+         "Take your time, and try to answer in full sentences, because that is great practice.")
 STAMPS = ("stt_done", "first_token", "first_sentence", "first_audio", "sentence_to_audio", "overhead")
 LABELS = {"sentence_to_audio": "first sentence -> audio", "overhead": "overhead (all but the LLM)"}
 LLM_START_STAGES = ("stt", "emotion", "guardrail", "gate", "recall", "history", "prompt")
@@ -54,8 +56,8 @@ def run(args: argparse.Namespace, app) -> int:
     clips = _clips(args)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {os.cpu_count()} CPU cores, load average {load:.2f} (other work slows every number)")
-    print(f"fake LLM: first token {args.first_token_ms:.0f} ms, {args.tokens_per_s:.0f} tokens/s; "
-          f"{args.turns} turns over {len(clips)} clip(s)")
+    print(f"fake LLM: first token {args.first_token_ms:.0f} ms, {args.tokens_per_s:.0f} tokens/s, "
+          f"{len(REPLY.split())}-word replies; {args.turns} turns over {len(clips)} clip(s)")
     with fakes.FakeAnthropicServer(timing=fakes.Timing.realistic(args.first_token_ms, args.tokens_per_s),
                                    default=fakes.Reply(REPLY)) as server:
         os.environ["ANTHROPIC_BASE_URL"] = server.url
