@@ -55,5 +55,7 @@ clean:
 
 # Rebuild the built-in emotion model in assets/emotion/ from GoEmotions train.tsv (dev.tsv
 # for epoch choice and thresholds); GOEMOTIONS=DIR points at the data (see train.py).
+# onnx is needed only to export the trained model, never by the app.
 train-emotion: $(STAMP)/deps
+	$(PIP) install -q onnx
 	$(PY) -m tutor_app.emotion.train $(if $(GOEMOTIONS),--data $(GOEMOTIONS))

@@ -38,6 +38,11 @@ def test_clear_sentences_get_the_right_top_label(scorer, text, label):
     assert label in scorer.predicted(out)
 
 
+@pytest.mark.parametrize("text, label", [("😂😂😂", "amusement"), ("😭", "sadness"), ("🙏", "gratitude")])
+def test_emoji_only_messages_are_read(scorer, text, label):
+    assert scorer.score(text)[0].label == label
+
+
 def test_scores_cover_all_labels_in_range_highest_first(scorer):
     for out in scorer.score_batch(["Wow, what a surprise!", "I'm nervous about tomorrow.", "ok"]):
         assert sorted(s.label for s in out) == sorted(EMOTION_LABELS)
@@ -49,8 +54,9 @@ def test_scores_cover_all_labels_in_range_highest_first(scorer):
 def test_batch_scores_equal_single_scores(scorer):
     texts = ["Thanks!", "I can't believe you did that to me, I'm furious and disappointed.", "Hmm."]
     batch = scorer.probabilities(texts)
+    # Dynamic int8 quantisation scales activations per batch, so tiny differences are expected.
     for i, text in enumerate(texts):
-        np.testing.assert_allclose(batch[i], scorer.probabilities([text])[0], atol=1e-4)
+        np.testing.assert_allclose(batch[i], scorer.probabilities([text])[0], atol=0.01)
 
 
 def test_bad_inputs(scorer):

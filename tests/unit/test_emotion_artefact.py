@@ -110,3 +110,14 @@ def test_scores_are_ranked_complete_and_long_text_is_clipped():
     assert [o.label for o in out] == list(reversed(EMOTION_LABELS))
     assert len(s.seen[0]) <= 4000
     assert s.predicted(out) == [o.label for o in out if o.score >= 0.5]
+
+
+def test_emoji_only_messages_are_spelled_out_for_the_builtin_model():
+    from tutor_app.emotion.emoji import spell_out
+
+    assert spell_out("😭😭😭") == "crying, so sad"
+    assert spell_out("❤️ 🙏") == "love it thank you"
+    assert spell_out("I passed! 🎉") == "I passed! 🎉"  # text with words stays as trained
+    assert spell_out("오늘 좋아요 😊") == "오늘 좋아요 😊"
+    assert spell_out("🫠") == "🫠"  # unknown emoji are left alone
+    assert spell_out("") == ""

@@ -43,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--first-token-ms", type=float, default=400.0, help="fake LLM: delay to the first token")
     parser.add_argument("--tokens-per-s", type=float, default=40.0, help="fake LLM: tokens per second")
     parser.add_argument("--idle-seconds", type=float, default=5.0, help="quiet period for the idle CPU figure")
+    parser.add_argument("--early-stt-ms", type=int, default=None,
+                        help="start STT this far into the closing silence (default: the app's, 64; 0 = off)")
     parser.add_argument("--json", action="store_true", help="also print one JSON summary line")
 
 
@@ -155,7 +157,14 @@ def _live(app, engine, clips, args) -> tuple[list[dict], float]:
         if isinstance(event, ev.TutorTurnDone):
             done.set()
 
-    controller = CallController(app, engine=engine)
+    options = None
+    if args.early_stt_ms is not None:
+        from tutor_app.speech.audio_io import list_devices, load_sounddevice
+        from tutor_app.tutor.call_loop import LoopOptions
+
+        options = LoopOptions.from_settings(app.settings.speech, list_devices(load_sounddevice()),
+                                            early_stt_ms=args.early_stt_ms)
+    controller = CallController(app, engine=engine, options=options)
     controller.start_call(off_record=True, sink=sink)
     loop = controller.loop
     try:

@@ -56,3 +56,7 @@ class ProbabilityScorer:
 def rank(row: np.ndarray) -> list[EmotionScore]:
     order = np.argsort(-row, kind="stable")
     return [EmotionScore(EMOTION_LABELS[j], float(row[j])) for j in order]
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0)))

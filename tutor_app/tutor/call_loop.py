@@ -49,7 +49,7 @@ class LoopOptions:
     # Start STT this long into the silence that may end the turn, instead of waiting for
     # the whole silence window: if the turn does end there, the transcript is (nearly)
     # ready at the end of speech; if the learner goes on, the guess is dropped. 0 = off.
-    early_stt_ms: int = 160
+    early_stt_ms: int = 64
 
     @classmethod
     def from_settings(cls, speech, devices=None, **overrides) -> "LoopOptions":
