@@ -42,7 +42,7 @@ class SpeechSettings:
     tts_voice: str = "piper-en_US-joe-medium"
     input_device: str = ""  # "" = system default
     output_device: str = ""
-    audio_mode: str = "headset"  # headset (barge-in on) | speaker (mic gated while speaking)
+    audio_mode: str = "auto"  # auto (from the device names) | headset (barge-in) | speaker (mic gated)
     silence_ms: int = 600
     min_speech_ms: int = 250
     preroll_ms: int = 300

@@ -75,6 +75,18 @@ def turn(user: str, sentences: list[str], label: str = "joy", score: float = 0.7
 
 
 @pytest.fixture(autouse=True)
+def _gui_thread_gc(qapp):
+    """As in the app: garbage (Qt objects included) is collected on the GUI thread only,
+    here at the end of each test, never by a worker thread of a later test."""
+    import gc
+
+    gc.disable()
+    yield
+    gc.collect()
+    gc.enable()
+
+
+@pytest.fixture(autouse=True)
 def _theme(qapp):
     from tutor_app.ui.theme import apply_theme
 

@@ -38,7 +38,9 @@ def test_stream_yields_deltas_in_order(fake_anthropic):
     fake_anthropic.push(Reply(tokens=["Oh, ", "you went ", "to the park ", "yesterday?"]))
     deltas = list(make_model().stream("You are a tutor.", HI))
     assert deltas == ["Oh, ", "you went ", "to the park ", "yesterday?"]
-    assert fake_anthropic.last_request().outcome == "complete"
+    request = fake_anthropic.last_request()
+    assert request.finished.wait(10)  # the server may still be closing the stream
+    assert request.outcome == "complete"
 
 
 def test_request_carries_model_system_cache_control_and_messages(fake_anthropic):

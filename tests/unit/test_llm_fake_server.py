@@ -64,6 +64,7 @@ def test_missing_key_or_fields_are_refused_like_the_api():
         assert code == 401 and body["error"]["message"] == "invalid x-api-key"
         code, body = _post(fake.url, {"x-api-key": "good", "anthropic-version": "2023-06-01"}, {"model": "m"})
         assert code == 400 and body["error"]["type"] == "invalid_request_error"
+        assert all(r.finished.wait(10) for r in fake.requests)
         assert [r.outcome for r in fake.requests] == ["status"] * 3
 
 

@@ -25,6 +25,8 @@ import sys
 import threading
 import time
 
+from tutor_app.bench.common import fake_server_module
+
 TARGETS = {"overhead_ms_p50": 400, "first_audio_vs_naive": 0.3, "idle_cpu_pct": 10}
 # A typical tutor reply (41 words, ~4 sentences; the fake streams one word per token).
 REPLY = ("That sounds really interesting. Could you tell me a little more about it? "
@@ -54,7 +56,7 @@ def run(args: argparse.Namespace, app) -> int:
     problem = _environment_problem()
     if problem:
         raise TutorError(f"bench call: {problem}")
-    fakes = _fake_server_module()
+    fakes = fake_server_module()
     clips = _clips(args)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {os.cpu_count()} CPU cores, load average {load:.2f} (other work slows every number)")
@@ -91,21 +93,6 @@ def _environment_problem() -> str | None:
     if shutil.which("paplay") is None:
         return "paplay not found (apt-get install pulseaudio-utils)"
     return None
-
-
-def _fake_server_module():
-    from tutor_app.errors import TutorError
-    from tutor_app.paths import source_root
-
-    root = source_root()
-    if not (root / "tests" / "fakes" / "anthropic_server.py").is_file():
-        raise TutorError("bench call needs the fake Anthropic server from a source checkout "
-                         f"(tests/fakes/ not found under {root})")
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    from tests.fakes import anthropic_server
-
-    return anthropic_server
 
 
 def _clips(args) -> list:

@@ -108,6 +108,14 @@ def _audio(app) -> list[Check]:
         out.append(Check("audio", True, f"speaker: {default_out or describe(outputs[0])}; {len(outputs)} output(s)"))
     else:
         out.append(Check("audio", False, "no speaker found", "connect speakers or headphones"))
+    if inputs and outputs:
+        from tutor_app.speech.audio_io import list_devices
+        from tutor_app.speech.echo import suggest_mode
+
+        mode, why = suggest_mode(list_devices(sd))
+        chosen = app.settings.speech.audio_mode
+        out.append(Check("audio", True, f"call mode: {chosen}" + (f" -> {mode}: {why}" if chosen == "auto" else
+                                                                   f" (suggested: {mode}: {why})")))
     return out
 
 

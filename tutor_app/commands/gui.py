@@ -58,6 +58,12 @@ def run(args: argparse.Namespace, app) -> int:
     qt_app.setApplicationDisplayName("Tutor")
     qt_app.setDesktopFileName("tutor-app")
     apply_theme(qt_app)
+    from tutor_app.ui.gc_guard import GuiThreadCollector
+
+    collector = GuiThreadCollector(parent=qt_app)  # Qt objects must die on the GUI thread
     window = MainWindow(UiServices.from_app(app))
     window.show()
-    return int(qt_app.exec())
+    try:
+        return int(qt_app.exec())
+    finally:
+        collector.stop()

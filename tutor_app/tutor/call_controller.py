@@ -175,7 +175,7 @@ class CallController:
             message = f"{exc}: replies are shown but not spoken"
         except Exception as exc:  # noqa: BLE001
             message = f"cannot play audio ({exc}): replies are shown but not spoken"
-        return None, ev.Problem("other", message)
+        return None, ev.Problem("no-speaker", message)
 
     def _finish(self, session) -> threading.Thread:
         """Call-end work on a background thread; ReportReady always follows (a report from

@@ -301,8 +301,7 @@ class CallLoop:
         from tutor_app.core.types import AudioClip
         from tutor_app.tutor.turn import StageClock
 
-        clock = StageClock()
-        clock.start = clock._last = job.eos  # stamps count from the end of the learner's speech
+        clock = StageClock(start=job.eos)  # stamps count from the end of the learner's speech
         seconds = None
         text = job.text
         if job.audio is not None:
@@ -314,6 +313,7 @@ class CallLoop:
             clock.since_start("stt_done")
             if not text:
                 log.info("an utterance of %.1f s had no words: no turn", seconds)
+                self._emit(ev.UserUtterance("", seconds))  # the UI drops its "..." bubble
                 return
         if self._stop.is_set():
             return

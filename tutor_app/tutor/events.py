@@ -31,7 +31,7 @@ class SpeechStarted:
 
 @dataclass(frozen=True)
 class UserUtterance:
-    text: str
+    text: str  # "" when speech was heard but had no words (no turn follows)
     seconds: float | None = None  # audio length; None for typed turns
 
 
@@ -56,7 +56,7 @@ class TutorTurnDone:
 
 @dataclass(frozen=True)
 class Problem:
-    kind: str  # no-microphone | device-lost | api-key | offline | llm | tts | other
+    kind: str  # no-microphone | no-speaker | device-lost | api-key | offline | llm | tts | other
     message: str  # one line for a banner
     fatal: bool = False
 

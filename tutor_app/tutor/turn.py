@@ -11,8 +11,8 @@ from tutor_app.core.types import EmotionScore
 class StageClock:
     """Per-stage wall times in ms on the monotonic clock; `mark` ends the current stage."""
 
-    def __init__(self) -> None:
-        self.start = time.perf_counter()
+    def __init__(self, start: float | None = None) -> None:
+        self.start = time.perf_counter() if start is None else start
         self._last = self.start
         self.timings: dict[str, float] = {}
 

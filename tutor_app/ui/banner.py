@@ -11,6 +11,7 @@ from tutor_app.ui.theme import icon
 # Problem kinds (tutor/events.py) -> (level, short title).
 KIND_TITLES = {
     "no-microphone": ("error", "No microphone"),
+    "no-speaker": ("warning", "No speaker"),
     "device-lost": ("error", "Audio device lost"),
     "api-key": ("error", "API key rejected"),
     "offline": ("warning", "Offline: using the local tutor model"),

@@ -113,12 +113,14 @@ class SettingsDialog(QDialog):
         test_row.addWidget(self.audio_status, 1)
         form.addRow("", test_row)
         mode_box = QVBoxLayout()
+        self.mode_auto = QRadioButton("Automatic: headset mode when your device looks like a headset")
         self.mode_headset = QRadioButton("Headset: you can interrupt the tutor at any time")
         self.mode_speaker = QRadioButton("Speakers: the microphone pauses while the tutor speaks")
         group = QButtonGroup(page)
-        group.addButton(self.mode_headset)
-        group.addButton(self.mode_speaker)
-        (self.mode_speaker if sp.audio_mode == "speaker" else self.mode_headset).setChecked(True)
+        for button in (self.mode_auto, self.mode_headset, self.mode_speaker):
+            group.addButton(button)
+        {"speaker": self.mode_speaker, "headset": self.mode_headset}.get(sp.audio_mode, self.mode_auto).setChecked(True)
+        mode_box.addWidget(self.mode_auto)
         mode_box.addWidget(self.mode_headset)
         mode_box.addWidget(self.mode_speaker)
         form.addRow("Mode", mode_box)
@@ -342,7 +344,8 @@ class SettingsDialog(QDialog):
         s.tutor.topic = topic or s.tutor.topic
         s.speech.input_device = self.input_device.currentData() or ""
         s.speech.output_device = self.output_device.currentData() or ""
-        s.speech.audio_mode = "speaker" if self.mode_speaker.isChecked() else "headset"
+        s.speech.audio_mode = ("speaker" if self.mode_speaker.isChecked()
+                               else "headset" if self.mode_headset.isChecked() else "auto")
         s.speech.barge_in = not self.mode_speaker.isChecked()
         s.speech.stt_model = self.stt_model.currentData() or s.speech.stt_model
         s.speech.stt_device = self.stt_device.currentData() or "auto"
