@@ -2,10 +2,9 @@
 OS keyring (here a fake in-memory keyring backend), never into the file."""
 from __future__ import annotations
 
-import keyring
 import pytest
-from keyring.backend import KeyringBackend
 
+from tests.fakes.keyring_backend import memory_keyring  # noqa: F401 - fixture
 from tutor_app.paths import AppPaths
 from tutor_app.settings import Settings
 from tutor_app.ui.services import AudioDevices, UiServices
@@ -14,34 +13,9 @@ from tutor_app.ui.settings_dialog import SettingsDialog
 SECRET = "sk-ant-test-0123456789"
 
 
-class MemoryKeyring(KeyringBackend):
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.store: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service, username):
-        return self.store.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.store[(service, username)] = password
-
-    def delete_password(self, service, username):
-        from keyring.errors import PasswordDeleteError
-
-        if (service, username) not in self.store:
-            raise PasswordDeleteError("not found")
-        del self.store[(service, username)]
-
-
 @pytest.fixture
-def fake_keyring():
-    previous = keyring.get_keyring()
-    ring = MemoryKeyring()
-    keyring.set_keyring(ring)
-    yield ring
-    keyring.set_keyring(previous)
+def fake_keyring(memory_keyring):
+    return memory_keyring
 
 
 class FakeRegistry:

@@ -3,13 +3,10 @@ from __future__ import annotations
 
 import json
 
-import keyring
-import keyring.backend
-import keyring.backends.fail
 import pytest
-from keyring.errors import PasswordDeleteError
 
 from tests.fakes.anthropic_server import FAKE_API_KEY
+from tests.fakes.keyring_backend import memory_keyring, no_keyring  # noqa: F401 - fixtures
 from tutor_app.core.types import ChatMessage
 from tutor_app.errors import ModelMissingError, UsageError
 from tutor_app.llm import keys
@@ -22,42 +19,6 @@ from tutor_app.paths import AppPaths, source_root
 from tutor_app.registry.manifest import ModelRegistry
 from tutor_app.settings import Settings
 
-pytest_plugins = ["tests.fakes.fixtures"]
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.store: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service, username):
-        return self.store.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.store[(service, username)] = password
-
-    def delete_password(self, service, username):
-        if self.store.pop((service, username), None) is None:
-            raise PasswordDeleteError("not found")
-
-
-@pytest.fixture
-def memory_keyring():
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
-
-
-@pytest.fixture
-def no_keyring():
-    previous = keyring.get_keyring()
-    keyring.set_keyring(keyring.backends.fail.Keyring())
-    yield
-    keyring.set_keyring(previous)
 
 
 @pytest.fixture
