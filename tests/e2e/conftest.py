@@ -49,26 +49,14 @@ def models(tmp_path_factory, sound_card):
     app.vad, app.stt, app.tts, app.embedder  # noqa: B018 - load now, not inside a timed test
     app.stt.warm_up()
     app.tts.warm_up()
-    try:
-        app.emotion  # noqa: B018
-    except Exception:  # noqa: BLE001 - not trained yet: the audio path does not depend on it
-        app.emotion = NeutralScorer()
+    app.emotion  # noqa: B018 - the real emotion model, loaded once
     return app
-
-
-class NeutralScorer:
-    """Stands in when the trained emotion model is not built yet (assets/emotion)."""
-
-    def score(self, text):
-        from tutor_app.core.types import EmotionScore
-
-        return [EmotionScore("neutral", 1.0)]
 
 
 @pytest.fixture
 def call_app(models, fake_anthropic, data_dir):
     """An App on a fresh data dir whose tutor model is the fake Anthropic server, with
-    the session's speech models; the real emotion model when it is built."""
+    the session's speech models; the real emotion model."""
     from tutor_app.app import App
     from tutor_app.paths import AppPaths
     from tutor_app.settings import Settings

@@ -115,21 +115,9 @@ def _clips(args) -> list:
     return paths
 
 
-class _Neutral:
-    def score(self, text):
-        from tutor_app.core.types import EmotionScore
-
-        return [EmotionScore("neutral", 1.0)]
-
-
 def _engine(app):
-    """The app's engine (calls run off the record: nothing stored); a neutral emotion
-    stand-in when the trained emotion model is not built."""
-    try:
-        app.emotion  # noqa: B018
-    except Exception as exc:  # noqa: BLE001
-        print(f"note: emotion model unavailable ({exc}); a neutral stand-in is used")
-        app.emotion = _Neutral()
+    """The app's engine (calls run off the record: nothing stored), models loaded now."""
+    app.emotion  # noqa: B018 - load outside the timed turns
     return app.engine
 
 
