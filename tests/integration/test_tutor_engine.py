@@ -197,3 +197,48 @@ def test_api_errors_leave_the_call_going(make_engine, fake_anthropic):
     failed = call.turn("Hello there, how are you today?")
     assert failed.error and "Sorry" in failed.reply
     assert call.turn("Are you back?").reply == "Back again!"
+
+
+def test_empty_and_huge_turns(make_engine, fake_anthropic):
+    engine = make_engine()
+    call = engine.start_call("big")
+    empty = call.turn("   ")
+    assert empty.reply == "" and fake_anthropic.requests == []
+    huge = "I think " + "word " * 5000 + "the end."
+    result = call.turn(huge)
+    assert result.reply
+    sent = fake_anthropic.last_request().messages[-1]["content"]
+    assert len(sent) < 2500  # trimmed for the prompt ...
+    stored = [m.text for m, _ in engine.services.memory.session_messages("big") if m.role == "user"]
+    assert stored == [huge.strip()]  # ... stored in full
+
+
+def test_empty_reply_and_cut_stream(make_engine, fake_anthropic):
+    engine = make_engine()
+    call = engine.start_call("cut")
+    fake_anthropic.push(Reply(""))
+    assert "didn't catch" in call.turn("Hello, how are you?").reply
+    fake_anthropic.push(Reply("I went to the market. And then I bought some", cut_after=8))
+    result = call.turn("What did you do yesterday?")
+    assert result.reply.startswith("I went to the market.")
+    assert result.error  # the cut is reported in one line; the call goes on
+
+
+def test_forget_request_is_explained_not_executed(make_engine, fake_anthropic):
+    engine = make_engine()
+    engine.services.memory.add("My name is Minji.", category="name")
+    engine.start_call("forget").turn("Please forget everything you know about me.")
+    assert "Memory panel" in system_of(fake_anthropic.last_request())
+    assert [m.text for m in engine.services.memory.list()] == ["My name is Minji."]
+
+
+def test_extracted_names_with_quotes_and_korean(make_engine, fake_anthropic):
+    engine = make_engine()
+    call = engine.start_call("names")
+    for text in ('My name is 김민지, friends call me "MJ".', "I'm a nurse.", "I like K-dramas."):
+        call.turn(text)
+    fake_anthropic.push(Reply(json.dumps({"name": '김민지 "MJ"', "occupation": "nurse",
+                                          "interests": ["K-dramas"], "learning_goals": None})), Reply("{}"))
+    outcome = call.end(background=False)
+    assert outcome.extraction == "done"
+    assert engine.services.memory.profile_view()["name"] == '김민지 "MJ"'

@@ -59,7 +59,7 @@ def _values(raw: Any, single: bool) -> list[str]:
             # A list field given as one string ("AI, travel"): split it. Items of a real
             # list stay whole ("my sister and I went to Jeju").
             parts = _SPLIT.split(v) if top and not single else [v]
-            out.extend(p.strip(" \t.\"'") for p in parts)
+            out.extend(_unwrap(p) for p in parts)
         elif isinstance(v, (list, tuple)):
             for x in v:
                 walk(x)
@@ -74,6 +74,15 @@ def _values(raw: Any, single: bool) -> list[str]:
         if s and s.lower() not in ("none", "null", "n/a", "unknown", "") and len(s.encode()) < MAX_TEXT_BYTES - 64:
             good.append(s)
     return good[:1] if single else good
+
+
+def _unwrap(text: str) -> str:
+    """Trim spaces and a final period; drop quotes only when they wrap the whole value,
+    so 'Kim "MJ"' keeps its own quotes."""
+    t = text.strip().rstrip(".").strip()
+    while len(t) >= 2 and t[0] == t[-1] and t[0] in "\"'":
+        t = t[1:-1].strip()
+    return t
 
 
 def _norm(s: str) -> str:

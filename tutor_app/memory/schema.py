@@ -30,6 +30,7 @@ CATEGORIES = (
 )
 
 MAX_TEXT_BYTES = 8 * 1024  # a memory is a sentence or a short paragraph, not a document
+MAX_MESSAGE_BYTES = 256 * 1024  # a transcript line is kept in full, even a 5,000-word turn
 MAX_META_BYTES = 16 * 1024
 MAX_PROFILE_CHARS = 200
 
@@ -42,15 +43,15 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def check_text(text: Any, what: str = "memory text") -> str:
+def check_text(text: Any, what: str = "memory text", limit: int = MAX_TEXT_BYTES) -> str:
     """Verbatim text or a one-line TutorError; never strips inner content."""
     if not isinstance(text, str):
         raise TutorError(f"{what} must be a string")
     if not text.strip():
         raise TutorError(f"{what} is empty")
     size = len(text.encode("utf-8", "surrogatepass"))
-    if size > MAX_TEXT_BYTES:
-        raise TutorError(f"{what} is too long ({size} bytes; the limit is {MAX_TEXT_BYTES})")
+    if size > limit:
+        raise TutorError(f"{what} is too long ({size} bytes; the limit is {limit})")
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -6,10 +6,12 @@ The engine builds the prompt from the returned `TurnMemory` with memory.formatti
 """
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tutor_app.errors import TutorError
 from tutor_app.memory import formatting, gate
 from tutor_app.memory.followup import FollowupDecision, classify_with
 from tutor_app.memory.history import SelectiveHistory, selective_history
@@ -19,6 +21,8 @@ from tutor_app.memory.stm import ShortTermStore
 if TYPE_CHECKING:
     from tutor_app.core.types import EmotionScore
     from tutor_app.memory.store import ProfileMemory
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -64,9 +68,12 @@ class SessionMemory:
         if decision.temp_memo:
             st.add_note(decision.temp_memo)
         elif decision.store and not off_record:
-            stored = self.store.add(gate.memory_text(text), source=decision.source, session_id=session_id,
-                                    emotion=decision.emotion, importance=_importance(decision),
-                                    memory_type="episodic" if decision.reason == "emotion" else "semantic")
+            try:
+                stored = self.store.add(gate.memory_text(text), source=decision.source, session_id=session_id,
+                                        emotion=decision.emotion, importance=_importance(decision),
+                                        memory_type="episodic" if decision.reason == "emotion" else "semantic")
+            except TutorError as exc:  # e.g. a whole speech is too long to be one memory
+                log.info("not stored as a memory: %s", exc)
         if not off_record:
             top = gate.top_emotion(emotions)
             self.store.add_message(session_id, "user", text, emotion=top.label if top else "")

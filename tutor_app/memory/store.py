@@ -333,7 +333,7 @@ class ProfileMemory:
 
         if role not in ("user", "assistant"):
             raise TutorError("role must be 'user' or 'assistant'")
-        S.check_text(text, "message text")
+        S.check_text(text, "message text", limit=S.MAX_MESSAGE_BYTES)
         msg = Message(new_id(), str(session_id), role, text, created_at or S.utcnow(), emotion or "")
         vec = None
         if role == "user" and embed:

@@ -153,7 +153,7 @@ class CallSession:
         top = next((e for e in scores if e.label != "neutral"), scores[0] if scores else None)
         prompt = build_prompt(PromptInputs(
             tutor=settings.tutor, user_text=text,
-            profile=s.memory.profile_view() if self.memory_on else {},
+            profile=s.memory.profile_view(),  # read-only: off the record is not amnesia
             recalled=[RecalledItem(h.text, h.reason) for h in flow.recalled],
             session_notes=flow.memos, history=recent, earlier=earlier,
             emotion=top, guardrail_instruction=decision.instruction,
