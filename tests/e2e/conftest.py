@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["tests.fakes.fixtures"]
 
 
 def _sound_card_problem() -> str | None:

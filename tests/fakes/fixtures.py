@@ -1,4 +1,4 @@
-"""pytest fixtures for the fakes. Use with `pytest_plugins = ["tests.fakes.fixtures"]`.
+"""pytest fixtures for the fakes. Registered for the whole suite by tests/conftest.py.
 
 `fake_anthropic` starts a `FakeAnthropicServer` on 127.0.0.1 and points the real SDK
 at it through its own variables (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY), so any code

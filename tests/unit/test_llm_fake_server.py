@@ -9,7 +9,6 @@ import pytest
 
 from tests.fakes.anthropic_server import FakeAnthropicServer, Reply, Timing
 
-pytest_plugins = ["tests.fakes.fixtures"]
 
 
 def client():

@@ -12,7 +12,6 @@ from tutor_app.llm.anthropic_backend import AnthropicChatModel, AnthropicOptions
 from tutor_app.llm.errors import LLMAuthError, LLMStreamCutError, LLMUnavailableError
 from tutor_app.llm.fallback import FallbackChatModel
 
-pytest_plugins = ["tests.fakes.fixtures"]
 
 HI = [ChatMessage("user", "Hello")]
 
