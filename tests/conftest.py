@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["tests.fakes.fixtures"]  # the fake Anthropic server: `fake_anthropic`
+pytest_plugins = ["tests.fakes.fixtures", "tests.fakes.keyring_backend"]  # fake Claude, in-memory keyring
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"

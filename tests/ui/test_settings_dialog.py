@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fakes.keyring_backend import memory_keyring  # noqa: F401 - fixture
 from tutor_app.paths import AppPaths
 from tutor_app.settings import Settings
 from tutor_app.ui.services import AudioDevices, UiServices

@@ -6,7 +6,6 @@ import json
 import pytest
 
 from tests.fakes.anthropic_server import FAKE_API_KEY
-from tests.fakes.keyring_backend import memory_keyring, no_keyring  # noqa: F401 - fixtures
 from tutor_app.core.types import ChatMessage
 from tutor_app.errors import ModelMissingError, UsageError
 from tutor_app.llm import keys

@@ -25,13 +25,10 @@ import sys
 import threading
 import time
 
-from tutor_app.bench.common import fake_server_module
+from tutor_app.bench.common import TYPICAL_REPLY, fake_server_module
 
 TARGETS = {"overhead_ms_p50": 400, "first_audio_vs_naive": 0.3, "idle_cpu_pct": 10}
-# A typical tutor reply (41 words, ~4 sentences; the fake streams one word per token).
-REPLY = ("That sounds really interesting. Could you tell me a little more about it? "
-         "For example, what did you enjoy most, and was anything difficult for you? "
-         "Take your time, and try to answer in full sentences, because that is great practice.")
+REPLY = TYPICAL_REPLY
 STAMPS = ("stt_done", "first_token", "first_sentence", "first_audio", "sentence_to_audio", "overhead")
 LABELS = {"sentence_to_audio": "first sentence -> audio", "overhead": "overhead (all but the LLM)"}
 LLM_START_STAGES = ("stt", "emotion", "guardrail", "gate", "recall", "history", "prompt")

@@ -6,6 +6,13 @@ import statistics
 import sys
 
 
+# A typical tutor reply (41 words, 4 sentences; the fake streams one word per token),
+# shared by the tutor and call benchmarks so their numbers compare.
+TYPICAL_REPLY = ("That sounds really interesting. Could you tell me a little more about it? "
+                 "For example, what did you enjoy most, and was anything difficult for you? "
+                 "Take your time, and try to answer in full sentences, because that is great practice.")
+
+
 def fake_server_module():
     """The project's fake Anthropic server (tests/fakes), for benchmarks with a fixed
     LLM timing. Only in a source checkout."""

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDia
                                QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from tutor_app.ui.memory_source import MemoryRow, ProfileEntry, profile_entries
+from tutor_app.ui.page import page_layout
 from tutor_app.ui.profile_card import ProfileCard
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.theme import icon, theme
@@ -62,14 +63,7 @@ class MemoryPanel(QWidget):
 
     # -- layout ---------------------------------------------------------------------
     def _build(self) -> None:
-        col = QVBoxLayout(self)
-        col.setContentsMargins(24, 18, 24, 18)
-        col.setSpacing(10)
-        head = QHBoxLayout()
-        title = QLabel("Memory")
-        title.setObjectName("PageTitle")
-        head.addWidget(title)
-        head.addStretch(1)
+        col, head = page_layout(self, "Memory")
         head.addWidget(QLabel("Profile"))
         self.profile_box = QComboBox()
         self.profile_box.setAccessibleName("Learner profile")

@@ -9,9 +9,10 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QTableWidget, QTableWidgetItem, QWidget)
 
 from tutor_app.core.cancel import CancelToken
+from tutor_app.ui.page import page_layout
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.theme import icon, theme
 from tutor_app.ui.workers import error_text, run_task
@@ -43,14 +44,7 @@ class ModelsPanel(QWidget):
         self.cancel_token: CancelToken | None = None
         self.errors: dict[str, str] = {}  # model -> last install error
         self.notice = ""  # outcome of the last install, shown above the table
-        col = QVBoxLayout(self)
-        col.setContentsMargins(24, 18, 24, 18)
-        col.setSpacing(10)
-        head = QHBoxLayout()
-        title = QLabel("Models")
-        title.setObjectName("PageTitle")
-        head.addWidget(title)
-        head.addStretch(1)
+        col, head = page_layout(self, "Models")
         self.refresh_button = QPushButton("Check again")
         self.refresh_button.setIcon(icon("refresh", "text", 16))
         self.refresh_button.setAccessibleName("Check the models again")
