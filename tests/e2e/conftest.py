@@ -63,6 +63,7 @@ def call_app(models, fake_anthropic, data_dir):
     settings = Settings.load(AppPaths.resolve(data_dir))
     settings.llm.backend = "anthropic"
     settings.llm.fallback_to_local = False  # a scripted failure must not load the local model
+    settings.speech.audio_mode = "headset"  # null sinks look like speakers to "auto"
     app = App(settings)
     for name in ("vad", "stt", "tts", "embedder", "emotion"):
         setattr(app, name, getattr(models, name))  # loaded once per session

@@ -65,6 +65,7 @@ def run(args: argparse.Namespace, app) -> int:
         os.environ["ANTHROPIC_API_KEY"] = fakes.FAKE_API_KEY
         app.settings.llm.backend = "anthropic"
         app.settings.llm.fallback_to_local = False
+        app.settings.speech.audio_mode = "headset"  # as measured; null sinks look like speakers
         engine = _engine(app)
         live, idle_cpu = _live(app, engine, clips, args)
         naive, out_latency, naive_stages = _naive(app, engine, clips, args)
