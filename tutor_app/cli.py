@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import logging
 import os
 import sys
 from collections.abc import Sequence
 
 from tutor_app import __version__
+from tutor_app.commands import module_available
 from tutor_app.errors import TutorError, UsageError
 
 # Order is the order of `--help`.
@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         module_name = f"tutor_app.commands.{name}"
-        if importlib.util.find_spec(module_name) is None:
+        if not module_available(module_name):
             continue
         importlib.import_module(module_name).register(sub, common)
     return parser

@@ -4,6 +4,7 @@ Modules here import only the standard library at load time so `--help` stays ins
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from typing import Any
@@ -20,3 +21,11 @@ def stdin_lines() -> list[str]:
     if sys.stdin is None or sys.stdin.isatty():
         return []
     return [line.rstrip("\n") for line in sys.stdin if line.strip()]
+
+
+def module_available(module_name: str) -> bool:
+    """A sub-command module that is part of this build (a frozen build may leave some out)."""
+    try:
+        return importlib.util.find_spec(module_name) is not None
+    except ImportError:
+        return False

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
+
+from tutor_app.commands import module_available
 
 AREAS = {
     "speech": "STT real-time factor (cold/warm), WER on the shared clips, TTS RTF and first audio",
@@ -22,7 +23,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     available = []
     for area, help_text in AREAS.items():
         module_name = f"tutor_app.bench.{area}"
-        if importlib.util.find_spec(module_name) is None:
+        if not module_available(module_name):
             continue
         module = importlib.import_module(module_name)
         ap = bsub.add_parser(area, parents=[common], help=help_text)
