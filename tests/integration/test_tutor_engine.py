@@ -242,3 +242,14 @@ def test_extracted_names_with_quotes_and_korean(make_engine, fake_anthropic):
     outcome = call.end(background=False)
     assert outcome.extraction == "done"
     assert engine.services.memory.profile_view()["name"] == '김민지 "MJ"'
+
+
+def test_a_rambling_reply_is_cut_after_five_sentences(make_engine, fake_anthropic):
+    from tutor_app.tutor.engine import MAX_SENTENCES
+
+    ramble = " ".join(f"This is sentence number {i} of a very long answer." for i in range(1, 12))
+    fake_anthropic.push(Reply(ramble))
+    spoken = []
+    result = make_engine().start_call("ramble").turn("Tell me everything.", on_sentence=spoken.append)
+    assert len(spoken) == MAX_SENTENCES and result.reply == " ".join(spoken)
+    assert not result.interrupted

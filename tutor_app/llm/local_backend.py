@@ -39,6 +39,7 @@ class LocalOptions:
     temperature: float = 0.0  # 0 = greedy (deterministic)
     top_p: float = 0.9
     repetition_penalty: float = 1.1  # small models loop without it
+    no_repeat_ngram_size: int = 4  # ... and still repeat phrases ("Mwadenda Mwadenda ...")
     seed: int = 1234
     device: str = "auto"  # auto | cpu | cuda
 
@@ -132,6 +133,7 @@ class LocalChatModel:
             streamer=streamer,
             stopping_criteria=StoppingCriteriaList([_Stop()]),
             repetition_penalty=opts.repetition_penalty,
+            no_repeat_ngram_size=opts.no_repeat_ngram_size,
             pad_token_id=tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id,
         )
         if opts.temperature > 0:

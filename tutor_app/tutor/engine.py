@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 SORRY_OFFLINE = "Sorry, I lost my connection to the tutor model for a moment. Could you say that again?"
 SORRY_EMPTY = "Sorry, I didn't catch that. Could you say it again?"
 RECENT_WINDOW = 10
+MAX_SENTENCES = 5  # the prompt asks for 1-3; a rambling model is cut here
 
 
 @dataclass
@@ -194,9 +195,11 @@ class CallSession:
         return recent, [ChatMessage(m.role, m.text) for m in history.relevant]
 
     def _generate(self, prompt, on_sentence, cancel, clock: StageClock) -> tuple[str, bool, str | None, str]:
-        """Stream the reply, hand out whole sentences as they end, stop on cancel. Returns
+        """Stream the reply, hand out whole sentences as they end, stop on cancel (barge-in)
+        or after MAX_SENTENCES (a rambling model must not talk for minutes). Returns
         (delivered text, interrupted, error line, backend name)."""
-        token = cancel or CancelToken()
+        barge_in = cancel or CancelToken()
+        stop = CancelToken()  # what the model watches: barge-in or enough said
         splitter = SentenceSplitter()
         delivered: list[str] = []
         backend = ""
@@ -204,7 +207,7 @@ class CallSession:
 
         def emit(sentence: str) -> None:
             nonlocal first_sentence
-            if token.cancelled:
+            if barge_in.cancelled or stop.cancelled:
                 return
             if not first_sentence:
                 clock.since_start("first_sentence")
@@ -212,37 +215,40 @@ class CallSession:
             delivered.append(sentence)
             if on_sentence:
                 on_sentence(sentence)
+            if len(delivered) >= MAX_SENTENCES:
+                stop.cancel()
 
         try:
             model = self.engine.services.chat_model()
             backend = getattr(model, "name", "")
-            for delta in model.stream(prompt.system_parts, prompt.messages, token):
-                if token.cancelled:
+            for delta in model.stream(prompt.system_parts, prompt.messages, stop):
+                if barge_in.cancelled:
+                    stop.cancel()
+                if stop.cancelled:
                     break
                 if not first_token:
                     clock.since_start("first_token")
                     first_token = True
                 for sentence in splitter.feed(delta):
                     emit(sentence)
-            if not token.cancelled:
-                for sentence in splitter.flush():
-                    emit(sentence)
+            for sentence in splitter.flush():
+                emit(sentence)
             backend = getattr(model, "last_backend", None) or backend
             fallback = getattr(model, "last_fallback_reason", None)
             if fallback:
                 # The turn was answered by the local model: say so once, briefly.
                 clock.mark("llm")
-                return " ".join(delivered), token.cancelled, f"offline: local tutor ({fallback})", backend
+                return " ".join(delivered), barge_in.cancelled, f"offline: local tutor ({fallback})", backend
         except TutorError as exc:
             clock.mark("llm")
             log.warning("tutor model failed: %s", exc)
-            if not delivered and not token.cancelled:
+            if not delivered and not barge_in.cancelled:
                 emit(SORRY_OFFLINE)
             return " ".join(delivered), False, str(exc), backend
         clock.mark("llm")
-        if not delivered and not token.cancelled:
+        if not delivered and not barge_in.cancelled:
             emit(SORRY_EMPTY)  # the model returned nothing: never leave the learner hanging
-        return " ".join(delivered), token.cancelled, None, backend
+        return " ".join(delivered), barge_in.cancelled, None, backend
 
     def _record(self, text: str, reply: str, scores: list[EmotionScore],
                 speech_seconds: float | None) -> None:
