@@ -212,7 +212,7 @@ def main() -> int:
             for i in range(dialog.tabs.count()):
                 dialog.tabs.setCurrentIndex(i)
                 pump(200)
-                dialog.grab().save(f"/tmp/settings-tab{i}{suffix}.png")
+                dialog.grab().save(str(Path(tempfile.gettempdir()) / f"settings-tab{i}{suffix}.png"))
         dialog.tabs.setCurrentIndex(2)
         pump(300)
         path = DOCS / f"screenshot-settings{suffix}.png"
