@@ -80,9 +80,8 @@ def test_full_call_ends_on_the_report(qtbot, settings, tmp_path, monkeypatch):
     assert window.history.calls.count() == 1
 
 
-def test_engine_problem_shows_banner(qtbot, settings, tmp_path):
-    from tutor_app.tutor import events as ev
-
+def _window_in_call(qtbot, settings, tmp_path):
+    """A main window (empty model manifest) with a call started on a scripted backend."""
     manifest = tmp_path / "models.toml"
     manifest.write_text("")
     registry = ModelRegistry.load(tmp_path / "models", manifest)
@@ -92,6 +91,13 @@ def test_engine_problem_shows_banner(qtbot, settings, tmp_path):
     window.show()
     with qtbot.waitSignal(window.bridge.callStarted, timeout=5000):
         window.call_view.start_call()
+    return window, backend
+
+
+def test_engine_problem_shows_banner(qtbot, settings, tmp_path):
+    from tutor_app.tutor import events as ev
+
+    window, backend = _window_in_call(qtbot, settings, tmp_path)
     with qtbot.waitSignal(window.bridge.problem, timeout=3000):
         backend.emit_async([ev.Problem("api-key", "Anthropic rejected the API key (401).")])
     assert window.banner.isVisible()
@@ -102,15 +108,7 @@ def test_engine_problem_shows_banner(qtbot, settings, tmp_path):
 def test_problems_at_call_start_are_listed_together(qtbot, settings, tmp_path):
     from tutor_app.tutor import events as ev
 
-    manifest = tmp_path / "models.toml"
-    manifest.write_text("")
-    registry = ModelRegistry.load(tmp_path / "models", manifest)
-    backend = ScriptedBackend()
-    window = MainWindow(UiServices(settings=settings, registry=lambda: registry, make_backend=lambda: backend))
-    qtbot.addWidget(window)
-    window.show()
-    with qtbot.waitSignal(window.bridge.callStarted, timeout=5000):
-        window.call_view.start_call()
+    window, backend = _window_in_call(qtbot, settings, tmp_path)
     with qtbot.waitSignal(window.bridge.problem, timeout=3000):
         backend.emit_async([ev.Problem("other", "no speaker found: replies are shown but not spoken"),
                             ev.Problem("no-microphone", "no microphone found. You can still type your turns.")])

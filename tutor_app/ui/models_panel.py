@@ -8,11 +8,11 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
-                               QTableWidget, QTableWidgetItem, QWidget)
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
+                               QTableWidgetItem, QWidget)
 
 from tutor_app.core.cancel import CancelToken
-from tutor_app.ui.page import page_layout
+from tutor_app.ui.page import list_table, page_layout
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.theme import icon, theme
 from tutor_app.ui.workers import error_text, run_task
@@ -56,19 +56,9 @@ class ModelsPanel(QWidget):
         self.summary.setWordWrap(True)
         col.addWidget(self.summary)
 
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.setAccessibleName("Models")
-        self.table.verticalHeader().hide()
-        self.table.setShowGrid(False)
-        self.table.setAlternatingRowColors(False)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.setWordWrap(False)
+        # Licences can be long: column 4 stretches, elided, the full text in the tooltip.
+        self.table = list_table(COLUMNS, "Models", stretch=4)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeToContents)
-        header.setSectionResizeMode(4, QHeaderView.Stretch)  # licences can be long: elided, full in tooltip
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.table.setTextElideMode(Qt.ElideRight)
         header.setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)

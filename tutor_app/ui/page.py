@@ -1,7 +1,8 @@
-"""The common frame of a sidebar page: margins, spacing and a title row."""
+"""The common frame of a sidebar page: margins, spacing, a title row, a read-only list table."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QTableWidget,
+                               QVBoxLayout, QWidget)
 
 
 def page_layout(page: QWidget, title: str) -> tuple[QVBoxLayout, QHBoxLayout]:
@@ -16,3 +17,20 @@ def page_layout(page: QWidget, title: str) -> tuple[QVBoxLayout, QHBoxLayout]:
     head.addWidget(label)
     head.addStretch(1)
     return col, head
+
+
+def list_table(columns: list[str], name: str, stretch: int) -> QTableWidget:
+    """A read-only, row-selecting table with no grid; column `stretch` takes the room."""
+    table = QTableWidget(0, len(columns))
+    table.setHorizontalHeaderLabels(columns)
+    table.setAccessibleName(name)
+    table.verticalHeader().hide()
+    table.setShowGrid(False)
+    table.setSelectionBehavior(QAbstractItemView.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+    table.setWordWrap(False)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeToContents)
+    header.setSectionResizeMode(stretch, QHeaderView.Stretch)
+    return table
