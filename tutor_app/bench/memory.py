@@ -152,7 +152,8 @@ def run(args: argparse.Namespace, app) -> int:
         else:
             print("  ".join(f"{k}={v}" for k, v in obj.items()), flush=True)
 
-    emit({"bench": "machine", "torch_threads": torch.get_num_threads(), "embedder": app.embedder.name})
+    emit({"bench": "machine", "torch_threads": torch.get_num_threads(), "embedder": app.embedder.name,
+          "embedder_runtime": getattr(app.embedder, "runtime", "?")})
     app.embedder.warm_up()
     with tempfile.TemporaryDirectory(prefix="tutor-bench-", dir=_tmp_root(app)) as tmp:
         root = Path(tmp)

@@ -1,11 +1,13 @@
 """Sentence embeddings from the bundled all-MiniLM-L6-v2 (sentence-transformers).
 
 The model loads on first use, strictly offline (HF_HUB_OFFLINE semantics and
-local_files_only), so commands that only list or delete memories stay instant.
+local_files_only), so commands that only list or delete memories stay instant. It runs
+on onnxruntime when `models install` exported it to ONNX, else on PyTorch.
 """
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from collections import OrderedDict
@@ -18,6 +20,7 @@ from tutor_app.errors import ModelMissingError, TutorError
 if TYPE_CHECKING:
     import numpy as np
 
+log = logging.getLogger(__name__)
 DEFAULT_DIM = 384
 _QUERY_CACHE = 512  # recent single-text embeddings (a turn embeds the same text for recall and history)
 
@@ -34,71 +37,20 @@ def _read_dim(folder: Path) -> int:
     return DEFAULT_DIM
 
 
-class SentenceEmbedder:
-    """L2-normalised float32 vectors; thread-safe; satisfies core.protocols.Embedder."""
+class _TorchEncoder:
+    """sentence-transformers on PyTorch: the fallback when no ONNX export exists."""
 
-    def __init__(self, name: str, folder: Path, device: str = "cpu") -> None:
-        self.name = name
-        self.folder = Path(folder)
-        self.device = device
-        self.dim = _read_dim(self.folder)
-        self._model = None
-        self._lock = threading.Lock()
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+    def __init__(self, folder: Path, device: str) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self.model = SentenceTransformer(str(folder), device=device, local_files_only=True)
+        get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        self.dim = int(get_dim() or DEFAULT_DIM)
         self._pool = None
 
-    def _load(self):
-        if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never touch the network
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            try:
-                from sentence_transformers import SentenceTransformer
-
-                self._model = SentenceTransformer(str(self.folder), device=self.device, local_files_only=True)
-            except Exception as exc:  # noqa: BLE001 - a broken model folder is one clear line
-                raise ModelMissingError(
-                    f"cannot load the embedder '{self.name}' from {self.folder}: {type(exc).__name__}: {exc}"
-                ) from None
-            get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
-            dim = int(get_dim() or self.dim)
-            self.dim = dim
-        return self._model
-
-    def embed(self, texts: Sequence[str]) -> "np.ndarray":
-        import numpy as np
-
-        texts = list(texts)
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        if len(texts) == 1:
-            return self.embed_one(texts[0])[None, :]
-        with self._lock:
-            model = self._load()
-            # Batches too run single-threaded: they are background work (import, merge)
-            # and must not take both cores from a live turn.
-            vecs = self._single_pool().submit(
-                model.encode, texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
-                show_progress_bar=False).result()
-        return np.ascontiguousarray(vecs, dtype=np.float32)
-
-    def embed_one(self, text: str) -> "np.ndarray":
-        import numpy as np
-
-        with self._lock:
-            hit = self._cache.get(text)
-            if hit is not None:
-                self._cache.move_to_end(text)
-                return hit
-            model = self._load()
-            vec = self._single_pool().submit(
-                model.encode, [text], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-            ).result()[0]
-            vec = np.ascontiguousarray(vec, dtype=np.float32)
-            vec.setflags(write=False)
-            self._cache[text] = vec
-            if len(self._cache) > _QUERY_CACHE:
-                self._cache.popitem(last=False)
-            return vec
+    def encode(self, texts: list[str]) -> "np.ndarray":
+        return self._single_pool().submit(self.model.encode, texts, batch_size=64, normalize_embeddings=True,
+                                          convert_to_numpy=True, show_progress_bar=False).result()
 
     def _single_pool(self):
         """A one-thread worker whose torch runs single-threaded (the setting is per thread,
@@ -115,6 +67,133 @@ class SentenceEmbedder:
 
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed", initializer=init)
         return self._pool
+
+
+class _OnnxEncoder:
+    """The same encoder exported to ONNX at install (registry/convert.py), run by
+    onnxruntime on one thread, with sentence-transformers' mean pooling done in numpy.
+    Vectors equal the PyTorch ones (cosine 1.0 measured); ~2.4x the throughput."""
+
+    BATCH = 32
+
+    def __init__(self, folder: Path, onnx_file: Path) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer.no_padding()  # the file pads to 128: we pad per batch instead
+        self.tokenizer.enable_truncation(_max_seq_length(folder))
+        opts = ort.SessionOptions()
+        # One thread: batches are background work and must not take both cores from a
+        # live turn; a single sentence gains nothing from more.
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        self.session = ort.InferenceSession(str(onnx_file), opts, providers=["CPUExecutionProvider"])
+        self.inputs = {i.name for i in self.session.get_inputs()}
+        self.dim = int(self.session.get_outputs()[0].shape[-1]) if isinstance(
+            self.session.get_outputs()[0].shape[-1], int) else _read_dim(folder)
+
+    def encode(self, texts: list[str]) -> "np.ndarray":
+        import numpy as np
+
+        encs = self.tokenizer.encode_batch(texts)
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        # Similar lengths batched together: little padding, so little wasted work.
+        order = sorted(range(len(texts)), key=lambda i: len(encs[i].ids))
+        for s in range(0, len(order), self.BATCH):
+            part = order[s:s + self.BATCH]
+            width = max(len(encs[i].ids) for i in part)
+            ids = np.zeros((len(part), width), dtype=np.int64)
+            mask = np.zeros_like(ids)
+            for row, i in enumerate(part):
+                n = len(encs[i].ids)
+                ids[row, :n] = encs[i].ids
+                mask[row, :n] = 1
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            hidden = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
+            m = mask[..., None].astype(np.float32)
+            vecs = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+            vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+            out[part] = vecs
+        return out
+
+
+def _max_seq_length(folder: Path) -> int:
+    try:
+        cfg = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
+        return int(cfg.get("max_seq_length") or 256)
+    except (OSError, ValueError, TypeError):
+        return 256
+
+
+class SentenceEmbedder:
+    """L2-normalised float32 vectors; thread-safe; satisfies core.protocols.Embedder.
+    Runs the ONNX export when the install made one, else PyTorch: same vectors."""
+
+    def __init__(self, name: str, folder: Path, device: str = "cpu") -> None:
+        self.name = name
+        self.folder = Path(folder)
+        self.device = device
+        self.dim = _read_dim(self.folder)
+        self._encoder = None
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    @property
+    def runtime(self) -> str:
+        """"onnx" or "torch": what embeds (loads the model)."""
+        with self._lock:
+            return "onnx" if isinstance(self._load(), _OnnxEncoder) else "torch"
+
+    def _load(self):
+        if self._encoder is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never touch the network
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            from tutor_app.registry.convert import ONNX_EMBEDDER
+
+            onnx_file = self.folder / ONNX_EMBEDDER
+            if onnx_file.is_file() and self.device == "cpu":
+                try:
+                    self._encoder = _OnnxEncoder(self.folder, onnx_file)
+                except Exception as exc:  # noqa: BLE001 - fall back to the PyTorch path
+                    log.warning("ONNX embedder unusable (%s: %s); using PyTorch", type(exc).__name__, exc)
+            if self._encoder is None:
+                try:
+                    self._encoder = _TorchEncoder(self.folder, self.device)
+                except Exception as exc:  # noqa: BLE001 - a broken model folder is one clear line
+                    raise ModelMissingError(
+                        f"cannot load the embedder '{self.name}' from {self.folder}: {type(exc).__name__}: {exc}"
+                    ) from None
+            self.dim = self._encoder.dim
+        return self._encoder
+
+    def embed(self, texts: Sequence[str]) -> "np.ndarray":
+        import numpy as np
+
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        if len(texts) == 1:
+            return self.embed_one(texts[0])[None, :]
+        with self._lock:
+            vecs = self._load().encode(texts)
+        return np.ascontiguousarray(vecs, dtype=np.float32)
+
+    def embed_one(self, text: str) -> "np.ndarray":
+        import numpy as np
+
+        with self._lock:
+            hit = self._cache.get(text)
+            if hit is not None:
+                self._cache.move_to_end(text)
+                return hit
+            vec = np.ascontiguousarray(self._load().encode([text])[0], dtype=np.float32)
+            vec.setflags(write=False)
+            self._cache[text] = vec
+            if len(self._cache) > _QUERY_CACHE:
+                self._cache.popitem(last=False)
+            return vec
 
     def warm_up(self) -> None:
         self.embed_one("warm up")

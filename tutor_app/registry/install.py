@@ -45,7 +45,7 @@ def install(registry: ModelRegistry, name: str, progress: Progress | None = None
         if not status.usable:
             raise TutorError(f"{name} ships with the app but {target} is missing: reinstall the app")
         return InstallResult(name, target, 0, 0.0)
-    if not force and registry.status(spec, verify=True).state == "installed":
+    if not force and registry.status(spec, verify=True).state == "installed" and not _derived_missing(spec, target):
         return InstallResult(name, target, 0, time.monotonic() - started)
     registry.models_dir.mkdir(parents=True, exist_ok=True)
     if not os.access(registry.models_dir, os.W_OK):
@@ -73,6 +73,7 @@ def install(registry: ModelRegistry, name: str, progress: Progress | None = None
             raise TutorError(f"{name}: unknown source '{spec.source}' in the manifest")
         if token.cancelled:
             raise InstallCancelled(f"install of {name} cancelled")
+        _derive(spec, partial, report)
         files = _record(partial, spec)
         if target.exists():
             shutil.rmtree(target)
@@ -81,6 +82,27 @@ def install(registry: ModelRegistry, name: str, progress: Progress | None = None
         shutil.rmtree(partial, ignore_errors=True)
         raise
     return InstallResult(name, target, files, time.monotonic() - started)
+
+
+def _derived_missing(spec: ModelSpec, target: Path) -> bool:
+    from tutor_app.registry.convert import ONNX_EMBEDDER
+
+    return spec.derive == "onnx" and not (target / ONNX_EMBEDDER).is_file()
+
+
+def _derive(spec: ModelSpec, folder: Path, report: Progress) -> None:
+    """Files made from the verified ones (recorded with them, so `models status` checks
+    them too). A failed export is not fatal: the embedder falls back to PyTorch."""
+    if spec.derive != "onnx":
+        return
+    from tutor_app.registry.convert import ONNX_EMBEDDER, embedder_to_onnx
+
+    report(0, 0, f"exporting {spec.name} to ONNX (once; a few seconds)")
+    try:
+        embedder_to_onnx(folder, folder / ONNX_EMBEDDER)
+    except TutorError as exc:
+        log.warning("%s; embeddings will use PyTorch (slower)", exc)
+        report(0, 0, f"{exc}; embeddings will use PyTorch (slower)")
 
 
 def _package_source(spec: ModelSpec) -> Path:

@@ -37,6 +37,7 @@ class ModelSpec:
     hub_id: str = ""
     hub_files: tuple[str, ...] = ()
     convert: str = ""
+    derive: str = ""  # "onnx": also export an ONNX encoder at install (registry/convert.py)
     files: dict[str, str] = field(default_factory=dict)  # relative path -> sha256
 
     def package_dir(self) -> Path | None:
