@@ -171,10 +171,12 @@ def test_delete_is_physical(open_profile, tmp_path):
     secret = "My bank PIN hint is ZEBRA-4417-QUOKKA"
     keep = s.add_many([{"text": "I love lattes"}, {"text": secret}, {"text": "I live in Busan"}])
     s.add_message("call-1", "user", secret)
+    s.add_message("call-1", "assistant", "Got it, I will keep that in mind.")  # no vector: must survive the rewrite
     root = tmp_path / "memory.lancedb"
     assert files_containing(root, "ZEBRA-4417-QUOKKA")  # the check can see it while it exists
     s.delete(keep[1].id)
     assert files_containing(tmp_path, "ZEBRA-4417-QUOKKA") == []
+    assert [m.text for m, _ in s.session_messages("call-1")] == ["Got it, I will keep that in mind."]
     assert [m.text for m in s.list()] == ["I love lattes", "I live in Busan"]
     with pytest.raises(TutorError, match="no memory with id"):
         s.delete(keep[1].id)
@@ -297,6 +299,8 @@ def test_embedder_change_triggers_reembed(open_profile, tmp_path, embedder):
     db = tmp_path / "memory.lancedb"
     s = open_profile("alice")
     s.add("I love lattes")
+    s.add_message("c1", "user", "I love lattes")
+    s.add_message("c1", "assistant", "Lattes are great.")  # a tutor line has no vector
     s.close()
 
     class Renamed:
@@ -312,8 +316,9 @@ def test_embedder_change_triggers_reembed(open_profile, tmp_path, embedder):
             return embedder.embed_one(text)
 
     s2 = open_store(db, Renamed(), "alice")
-    assert Renamed.calls == 1  # every stored vector was recomputed
+    assert Renamed.calls == 2  # every stored vector was recomputed: one batch per table
     assert s2.recall("what coffee do I like?").hits[0].text == "I love lattes"
+    assert [m.role for m, _ in s2.session_messages("c1")] == ["user", "assistant"]
     s2.close()
 
 

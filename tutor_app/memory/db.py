@@ -146,7 +146,8 @@ class MemoryDB:
         cols = {f.name: data.column(f.name) for f in want if f.name != "vector"}
         cols["vector"] = pa.array(vecs, type=want.field("vector").type)
         fresh = pa.table(cols, schema=want)
-        table = self.conn.create_table(name, data=fresh, schema=want, mode="overwrite")
+        # Tutor lines have no vector (null); LanceDB's default would reject them as "bad".
+        table = self.conn.create_table(name, data=fresh, schema=want, mode="overwrite", on_bad_vectors="null")
         self._cleanup(table)  # old vectors are garbage now; drop their files
         return table
 
@@ -196,7 +197,9 @@ class MemoryDB:
             for name in names:
                 table = self.tables[name]
                 data = table.to_arrow()
-                fresh = self.conn.create_table(name, data=data, schema=table.schema, mode="overwrite")
+                # tutor lines keep their null vector (LanceDB would reject it as "bad")
+                fresh = self.conn.create_table(name, data=data, schema=table.schema, mode="overwrite",
+                                               on_bad_vectors="null")
                 self._cleanup(fresh)
                 self.tables[name] = fresh
 
