@@ -29,6 +29,8 @@ class Scores:
     silent: int = 0  # unanswerable questions our path returned nothing for
     dense_silent: int = 0  # unanswerable: dense with DENSE_ONLY_THRESHOLD returned nothing
     dense_t3: int = 0  # answerable: dense with the threshold has the answer in its top 3
+    junk: int = 0  # questions whose top 3 (ours) holds small talk that answers nothing
+    dense_junk: int = 0  # ...the same for dense with DENSE_ONLY_THRESHOLD
     misses: list[str] = field(default_factory=list)
 
     def row(self) -> dict[str, Any]:
@@ -39,6 +41,8 @@ class Scores:
                 "rank_only_recall@3": round(self.rank3 / a, 3), "rank_only_recall@5": round(self.rank5 / a, 3),
                 "dense_recall@3": round(self.dense3 / a, 3), "dense_recall@5": round(self.dense5 / a, 3),
                 "abstain": round(self.silent / u, 3), "dense_abstain": 0.0,
+                "junk@3": round(self.junk / max(self.answerable + self.unanswerable, 1), 3),
+                f"dense@{DENSE_ONLY_THRESHOLD}_junk@3": round(self.dense_junk / max(self.answerable + self.unanswerable, 1), 3),
                 f"dense@{DENSE_ONLY_THRESHOLD}_recall@3": round(self.dense_t3 / a, 3),
                 f"dense@{DENSE_ONLY_THRESHOLD}_abstain": round(self.dense_silent / u, 3)}
 
@@ -108,6 +112,9 @@ def score(built: list[tuple], verbose: bool = False) -> Scores:
             got = [by_mem[h.id] for h in res.hits]
             cos = vecs @ store.embedder.embed_one(q["q"])
             order = [by_mem[mem_ids[i]] for i in np.argsort(-cos)[:5]]
+            sc.junk += any(g.startswith("filler") for g in got[:3])
+            sc.dense_junk += any(by_mem[mem_ids[i]].startswith("filler") for i in np.argsort(-cos)[:3]
+                                 if cos[i] >= DENSE_ONLY_THRESHOLD)
             if gold:
                 sc.answerable += 1
                 sc.hit3 += bool(gold & set(got[:3]))
@@ -143,27 +150,34 @@ def evaluate(embedder, split: str = "eval", verbose: bool = False, n_distractors
                 store.close()
 
 
+TUNING_SPLITS = ("calibration", "eval")  # "heldout" is never used for tuning
+
+
 def calibrate(embedder, n_distractors: int = 150) -> dict[str, Any]:
-    """Grid-search the acceptance constants of recall.py on the calibration split:
-    maximise answerable recall@3 + abstention on unanswerable questions."""
+    """Grid-search the acceptance constants of recall.py on the tuning splits:
+    maximise answerable recall@3 + half the abstention on unanswerable questions + half
+    the share of questions without small-talk junk in the top 3. Recall weighs most: a
+    memory the tutor misses is worse than a near-topic one it is shown (the prompt's
+    don't-know rule handles those)."""
     import itertools
 
     from tutor_app.memory import recall as R
 
     keys = ("DENSE_THRESHOLD", "Z_MIN", "MARGIN_MIN", "COS_MIN")
-    grid = {"DENSE_THRESHOLD": [0.40, 0.45, 0.50], "Z_MIN": [3.0, 3.5, 4.0, 4.5],
-            "MARGIN_MIN": [0.05, 0.1, 0.15], "COS_MIN": [0.2, 0.25, 0.3]}
+    grid = {"DENSE_THRESHOLD": [0.40, 0.45, 0.50, 0.55], "Z_MIN": [2.5, 3.0, 3.5, 4.0],
+            "MARGIN_MIN": [0.0, 0.05, 0.1, 0.15], "COS_MIN": [0.15, 0.2, 0.25, 0.3]}
     saved = {k: getattr(R, k) for k in keys}
     results = []
     with tempfile.TemporaryDirectory(prefix="tutor-cal-") as tmp:
-        built = build(embedder, Path(tmp), "calibration", n_distractors)
+        built = [b for split in TUNING_SPLITS for b in build(embedder, Path(tmp) / split, split, n_distractors)]
         try:
             for combo in itertools.product(*(grid[k] for k in keys)):
                 for k, v in zip(keys, combo):
                     setattr(R, k, v)
                 sc = score(built)
                 a, u = sc.hit3 / max(sc.answerable, 1), sc.silent / max(sc.unanswerable, 1)
-                results.append((round(a + u, 4), combo))
+                clean = 1 - sc.junk / max(sc.answerable + sc.unanswerable, 1)
+                results.append((round(a + 0.5 * u + 0.5 * clean, 4), combo))
         finally:
             for k, v in saved.items():
                 setattr(R, k, v)

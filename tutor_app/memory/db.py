@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 import warnings
 from contextlib import contextmanager
 from datetime import timedelta
@@ -18,6 +19,9 @@ from tutor_app.memory import schema as S
 
 log = logging.getLogger(__name__)
 
+# Asking LanceDB for a table's version lists the table's files (~1-2 ms, every turn). Our
+# own writes always re-check; another process's writes are seen within this long.
+VERSION_MAX_AGE_S = 0.25
 COMPACT_EVERY = 64  # small appends make many fragments; fold them now and then
 
 
@@ -84,6 +88,7 @@ class MemoryDB:
             raise TutorError(f"cannot create the memory folder {self.db_dir}: {exc.strerror or exc}") from None
         self._flock = _FileLock(self.db_dir / ".writer.lock")
         self._writes = 0
+        self._versions: dict[str, tuple[int, float, int]] = {}  # name -> (version, checked at, _writes)
         self.indices: dict[str, Any] = {}
         import lancedb
 
@@ -162,8 +167,16 @@ class MemoryDB:
             finally:
                 self._flock.release()
 
-    def version(self, name: str) -> int:
-        return int(self.tables[name].version)
+    def version(self, name: str, max_age: float = 0.0) -> int:
+        """The table's version; with `max_age`, a check this recent is reused unless this
+        process wrote since (then it is always fresh)."""
+        now = time.monotonic()
+        seen = self._versions.get(name)
+        if max_age > 0 and seen is not None and seen[2] == self._writes and now - seen[1] < max_age:
+            return seen[0]
+        version = int(self.tables[name].version)
+        self._versions[name] = (version, now, self._writes)
+        return version
 
     def add(self, name: str, data) -> None:
         with self.writing():
@@ -202,11 +215,13 @@ class MemoryDB:
                                                on_bad_vectors="null")
                 self._cleanup(fresh)
                 self.tables[name] = fresh
+            self._writes += 1  # versions cached before the rewrite are stale
 
     def compact(self) -> None:
         with self.writing():
             for t in self.tables.values():
                 t.optimize()
+            self._writes += 1
 
     @staticmethod
     def _cleanup(table) -> None:

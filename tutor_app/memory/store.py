@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from tutor_app.errors import TutorError
 from tutor_app.memory import schema as S
-from tutor_app.memory.db import MemoryDB
+from tutor_app.memory.db import VERSION_MAX_AGE_S, MemoryDB
 from tutor_app.memory.index import IndexRow, ProfileIndex
 from tutor_app.memory.models import CallRecord, Memory, MemoryHit, Message
 
@@ -90,7 +90,7 @@ class ProfileMemory:
     def index(self) -> ProfileIndex:
         """This profile's search index, rebuilt only when the table moved under us."""
         db = self._db
-        version = db.version(S.MEMORIES)
+        version = db.version(S.MEMORIES, max_age=VERSION_MAX_AGE_S)
         idx = db.indices.get(self.profile)
         if idx is not None and idx.version == version:
             return idx
