@@ -86,3 +86,13 @@ def test_reinstall_adds_a_missing_onnx_export(installed, tmp_path):
     assert registry.status(registry.get("all-minilm-l6-v2")).state == "installed"
     install(registry, "all-minilm-l6-v2")
     assert (models / "all-minilm-l6-v2" / ONNX_EMBEDDER).is_file()
+
+
+def test_bulk_embedding_on_two_sessions_equals_one_by_one(installed):
+    from tutor_app.memory.embedder import BULK_MIN
+
+    emb = SentenceEmbedder("all-minilm-l6-v2", installed)
+    texts = [f"Note {i}: my {'sister' if i % 2 else 'friend'} likes {'tea' * (1 + i % 5)}" for i in range(BULK_MIN + 9)]
+    bulk = emb.embed(texts)
+    for i in (0, 1, 7, len(texts) - 1):  # both sessions' halves, short and long texts
+        assert float(bulk[i] @ emb.embed_one(texts[i])) > 0.9999

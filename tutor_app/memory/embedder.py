@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 DEFAULT_DIM = 384
+BULK_MIN = 256  # texts in one call from which the ONNX encoder uses a second core
 _QUERY_CACHE = 512  # recent single-text embeddings (a turn embeds the same text for recall and history)
 
 
@@ -90,6 +91,8 @@ class _OnnxEncoder:
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
         self.session = ort.InferenceSession(str(onnx_file), opts, providers=["CPUExecutionProvider"])
+        self._make_session = lambda: ort.InferenceSession(str(onnx_file), opts, providers=["CPUExecutionProvider"])
+        self._second = None  # a second one-thread session for bulk work (import, re-embed)
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.dim = int(self.session.get_outputs()[0].shape[-1]) if isinstance(
             self.session.get_outputs()[0].shape[-1], int) else _read_dim(folder)
@@ -101,8 +104,25 @@ class _OnnxEncoder:
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         # Similar lengths batched together: little padding, so little wasted work.
         order = sorted(range(len(texts)), key=lambda i: len(encs[i].ids))
-        for s in range(0, len(order), self.BATCH):
-            part = order[s:s + self.BATCH]
+        batches = [order[s:s + self.BATCH] for s in range(0, len(order), self.BATCH)]
+        if len(texts) >= BULK_MIN and (os.cpu_count() or 1) >= 2:
+            # Bulk work (an import, a re-embed) is not a live turn: use a second core.
+            from concurrent.futures import ThreadPoolExecutor
+
+            if self._second is None:
+                self._second = self._make_session()
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-bulk") as pool:
+                other = pool.submit(self._run, self._second, encs, batches[1::2], out)
+                self._run(self.session, encs, batches[0::2], out)
+                other.result()
+        else:
+            self._run(self.session, encs, batches, out)
+        return out
+
+    def _run(self, session, encs, batches: list[list[int]], out: "np.ndarray") -> None:
+        import numpy as np
+
+        for part in batches:
             width = max(len(encs[i].ids) for i in part)
             ids = np.zeros((len(part), width), dtype=np.int64)
             mask = np.zeros_like(ids)
@@ -111,12 +131,11 @@ class _OnnxEncoder:
                 ids[row, :n] = encs[i].ids
                 mask[row, :n] = 1
             feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-            hidden = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
+            hidden = session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
             m = mask[..., None].astype(np.float32)
             vecs = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
             vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
             out[part] = vecs
-        return out
 
 
 def _max_seq_length(folder: Path) -> int:
