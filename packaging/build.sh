@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the installer for this platform: PyInstaller one-folder build, then on Linux a
-# tar.gz with a .desktop file and an install script (packaging/linux/), on Windows the
+# .deb (packaging/linux/build_deb.py; needs dpkg-deb) and a tar.gz with a .desktop file
+# and an install script for installing without root (packaging/linux/), on Windows the
 # Inno Setup script (packaging/windows/tutor-app.iss), on macOS the .app (see macos/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,9 +14,17 @@ case "$(uname -s)" in
     rm -rf "$out" && mkdir -p "$out"
     cp -r dist/tutor-app "$out/app"
     cp packaging/linux/tutor-app.desktop packaging/linux/install.sh "$out/"
-    cp assets/icons/tutor-app.svg "$out/" 2>/dev/null || true
+    # The project's icon if there is one, else the fallback in packaging/linux/.
+    cp assets/icons/tutor-app.svg "$out/" 2>/dev/null || cp packaging/linux/tutor-app.svg "$out/"
     tar -C dist -czf "$out.tar.gz" "$(basename "$out")"
-    echo "built $out.tar.gz (unpack, then ./install.sh)"
+    rm -rf "$out"  # the tar.gz carries it; a second 2 GB copy only fills the disk
+    if command -v dpkg-deb >/dev/null 2>&1; then
+      deb=$($PY packaging/linux/build_deb.py --bundle dist/tutor-app --version "$VERSION" --out dist)
+      echo "built $deb (double-click to install, or: sudo apt install ./$(basename "$deb"))"
+    else
+      echo "no dpkg-deb here: skipped the .deb (build it on Debian/Ubuntu)"
+    fi
+    echo "built $out.tar.gz (per-user install without root: unpack, then ./install.sh)"
     ;;
   Darwin) echo "built dist/Tutor.app (see packaging/macos/README.md to sign and notarise)" ;;
   *) echo "built dist/tutor-app; compile packaging/windows/tutor-app.iss with Inno Setup" ;;

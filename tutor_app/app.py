@@ -74,7 +74,9 @@ class App:
     def registry(self):
         from tutor_app.registry.manifest import ModelRegistry
 
-        return ModelRegistry.load(self.paths.models_dir)
+        from tutor_app.paths import bundled_models_dir
+
+        return ModelRegistry.load(self.paths.models_dir, bundled_dir=bundled_models_dir())
 
     @service
     def devices(self):

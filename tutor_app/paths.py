@@ -29,6 +29,13 @@ def assets_dir() -> Path:
     return source_root() / "assets"
 
 
+def bundled_models_dir() -> Path | None:
+    """The models that came with the app (installed at build time), or None. In an
+    installed build this folder is often read-only (/opt, Program Files)."""
+    folder = source_root() / "models"
+    return folder if (folder / "models.toml").is_file() else None
+
+
 def default_models_dir(data_dir: Path | None = None) -> Path:
     env = os.environ.get(ENV_MODELS_DIR)
     if env:

@@ -126,3 +126,24 @@ def test_models_cli_status_and_unknown_name(tmp_path):
                          capture_output=True, text=True, env=env)
     assert bad.returncode == 2
     assert "unknown model 'no-such-model'" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_bundled_read_only_models_are_used_and_installs_go_to_the_user_folder(tmp_path, monkeypatch):
+    """An installed app: its own models under a read-only folder, the user's folder empty."""
+    _fake_package(tmp_path, monkeypatch)
+    manifest = _manifest(tmp_path)
+    bundled = tmp_path / "opt" / "models"
+    install(ModelRegistry.load(bundled, manifest), "fake-model")
+    bundled.chmod(0o555)
+    try:
+        user = tmp_path / "user-models"
+        reg = ModelRegistry.load(user, manifest, bundled_dir=bundled)
+        st = reg.status(reg.get("fake-model"))
+        assert (st.state, st.path) == ("installed", bundled / "fake-model")
+        assert reg.path("fake-model") == bundled / "fake-model"
+        install(reg, "fake-model", force=True)  # e.g. a repair: lands in the user's folder
+        assert reg.path("fake-model") == user / "fake-model"
+        assert (user / "fake-model" / "weights.bin").read_bytes() == PAYLOAD
+        assert (bundled / "fake-model" / "weights.bin").is_file()  # the bundled copy is left alone
+    finally:
+        bundled.chmod(0o755)

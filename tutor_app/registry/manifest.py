@@ -66,13 +66,19 @@ class ModelStatus:
 
 
 class ModelRegistry:
-    def __init__(self, specs: list[ModelSpec], models_dir: Path) -> None:
+    """Models live in `models_dir` (writable: installs go there). `bundled_dir` is a
+    read-only folder of models installed at build time (the installed app's own copy,
+    e.g. under /opt): used when `models_dir` has no install of that model."""
+
+    def __init__(self, specs: list[ModelSpec], models_dir: Path, bundled_dir: Path | None = None) -> None:
         self.specs = specs
         self.models_dir = models_dir
+        self.bundled_dir = bundled_dir if bundled_dir is not None and bundled_dir != models_dir else None
         self._by_name = {s.name: s for s in specs}
 
     @classmethod
-    def load(cls, models_dir: Path, manifest: Path | None = None) -> "ModelRegistry":
+    def load(cls, models_dir: Path, manifest: Path | None = None,
+             bundled_dir: Path | None = None) -> "ModelRegistry":
         manifest = manifest or _find_manifest(models_dir)
         try:
             data = tomllib.loads(manifest.read_text(encoding="utf-8"))
@@ -84,7 +90,7 @@ class ModelRegistry:
             entry["hub_files"] = tuple(entry.get("hub_files", ()))
             entry["files"] = dict(entry.get("files", {}))
             specs.append(ModelSpec(**entry))
-        return cls(specs, models_dir)
+        return cls(specs, models_dir, bundled_dir)
 
     # -- lookup ---------------------------------------------------------------------
     def get(self, name: str) -> ModelSpec:
@@ -131,6 +137,10 @@ class ModelRegistry:
             return ModelStatus(spec, "installed" if ok else "missing", target if ok else None,
                                "" if ok else f"{target} is missing")
         marker = target / MARKER
+        if not marker.is_file() and not target.exists() and self.bundled_dir is not None:
+            bundled = self.bundled_dir / spec.name
+            if (bundled / MARKER).is_file():
+                target, marker = bundled, bundled / MARKER
         if marker.is_file():
             problem = check_installed(target, verify)
             if problem:
