@@ -50,3 +50,21 @@ def test_gui_opens_the_window(qtbot, data_dir, monkeypatch):
     app = App.from_args(argparse.Namespace(data_dir=str(data_dir), profile=None, llm=None, debug=False))
     assert gui.run(argparse.Namespace(), app) == 0
     assert any(title.startswith("Tutor") for title in shown)
+
+
+def test_bench_ui_starts_a_fresh_app_process(data_dir, tmp_path):
+    """`bench ui` (numbers are only printed): a real `gui` start in a child process
+    reports the window first and the warmed-up models after it."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", TUTOR_APP_DATA_DIR=str(data_dir))
+    out = subprocess.run([sys.executable, "-m", "tutor_app", "bench", "ui", "--runs", "1", "--json"],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+    run, summary = rows
+    assert run["bench"] == "ui_start" and 0 < run["window_shown_s"] <= run["models_warm_s"]
+    assert summary["runs"] == 1

@@ -47,8 +47,19 @@ def run(args: argparse.Namespace, app) -> int:
         print("tutor-app: no display found (DISPLAY/WAYLAND_DISPLAY unset or unreachable): run the desktop "
               "app in a graphical session, or use the command line (tutor-app --help)", file=sys.stderr)
         return 1
+    qt_app, window, collector = open_window(app)
+    try:
+        return int(qt_app.exec())
+    finally:
+        collector.stop()
+
+
+def open_window(app):
+    """The QApplication, the shown main window and the GUI-thread collector (what
+    `tutor-app gui` runs; `bench ui` times it)."""
     from PySide6.QtWidgets import QApplication
 
+    from tutor_app.ui.gc_guard import GuiThreadCollector
     from tutor_app.ui.main_window import MainWindow
     from tutor_app.ui.services import UiServices
     from tutor_app.ui.theme import apply_theme
@@ -58,12 +69,7 @@ def run(args: argparse.Namespace, app) -> int:
     qt_app.setApplicationDisplayName("Tutor")
     qt_app.setDesktopFileName("tutor-app")
     apply_theme(qt_app)
-    from tutor_app.ui.gc_guard import GuiThreadCollector
-
     collector = GuiThreadCollector(parent=qt_app)  # Qt objects must die on the GUI thread
     window = MainWindow(UiServices.from_app(app))
     window.show()
-    try:
-        return int(qt_app.exec())
-    finally:
-        collector.stop()
+    return qt_app, window, collector
