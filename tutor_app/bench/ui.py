@@ -34,7 +34,7 @@ def run(args: argparse.Namespace, app) -> int:
             started = time.time()
             try:
                 done = subprocess.run([sys.executable, "-c", _PROBE, repr(started)], env=env, capture_output=True,
-                                      text=True, timeout=args.timeout)
+                                      text=True, timeout=args.timeout, check=False)
             except subprocess.TimeoutExpired:
                 print(f"run {i + 1}: no window within {args.timeout:.0f} s", file=sys.stderr)
                 return 1

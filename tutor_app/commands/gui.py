@@ -47,7 +47,7 @@ def run(args: argparse.Namespace, app) -> int:
         print("tutor-app: no display found (DISPLAY/WAYLAND_DISPLAY unset or unreachable): run the desktop "
               "app in a graphical session, or use the command line (tutor-app --help)", file=sys.stderr)
         return 1
-    qt_app, window, collector = open_window(app)
+    qt_app, _window, collector = open_window(app)
     try:
         return int(qt_app.exec())
     finally:
