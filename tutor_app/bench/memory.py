@@ -129,13 +129,13 @@ def _bench_size(app, root: Path, size: int, args, emit) -> None:
 
 
 def _bench_real_insert(app, root: Path, emit) -> None:
-    """Batched insert of 500 real sentences, MiniLM embedding included."""
+    """Batched insert of 2000 real sentences (an import), MiniLM embedding included."""
     from tutor_app.memory.store import open_store
 
     store = open_store(root / "real", app.embedder, "bench")
     texts = [f"I told you about {a} and {b} on day {i}" for i, (a, b) in
-             enumerate(zip(_WORDS * 20, reversed(_WORDS * 20)))][:500]
-    app.embedder.embed(["warm up"] * 2)
+             enumerate(zip(_WORDS * 50, reversed(_WORDS * 50)))][:2000]
+    app.embedder.embed([f"warm up {i}" for i in range(300)])  # loads the bulk path's second session too
     t0 = time.perf_counter()
     store.add_many([{"text": t} for t in texts])
     dt = time.perf_counter() - t0
