@@ -92,3 +92,41 @@ def test_kill_9_during_bulk_insert_leaves_a_readable_table(tmp_path):
     s.add_many([{"text": "after the crash"}], vectors=__import__("numpy").zeros((1, 384), "float32"))
     assert s.count() == n + 1
     s.close()
+
+
+def test_a_read_that_races_another_process_cleanup_is_read_again(tmp_path):
+    """Another process's delete removes the old version's files while we scan them
+    (LanceDB: "Not found"); the read runs again on the new version. Other errors, and a
+    file that stays missing, still surface."""
+    from tutor_app.memory import schema as S
+    from tutor_app.memory.db import READ_ATTEMPTS
+    from tutor_app.memory.store import open_store
+
+    store = open_store(tmp_path / "db", DimOnlyEmbedder(), "p")
+    db = store._db
+    calls = []
+
+    def flaky(table):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("lance error: Not found: db/memories.lance/data/0101.lance")
+        return table.count_rows()
+
+    assert db.read(S.MEMORIES, flaky) == 0 and len(calls) == 2
+
+    def always_gone(table):
+        raise RuntimeError("lance error: Not found: db/memories.lance/data/0101.lance")
+
+    with pytest.raises(RuntimeError, match="Not found"):
+        db.read(S.MEMORIES, always_gone)
+
+    seen = []
+
+    def broken(table):
+        seen.append(1)
+        raise ValueError("bad filter")
+
+    with pytest.raises(ValueError):
+        db.read(S.MEMORIES, broken)
+    assert len(seen) == 1 and READ_ATTEMPTS > 1  # not retried
+    store.close()

@@ -65,10 +65,15 @@ class ProfileMemory:
         return f"{self._where} AND ({clause})"
 
     def _rows(self, table: str, where: str | None = None, columns: list[str] | None = None) -> list[dict]:
-        q = self._db.tables[table].search().where(self._and(where) if where else self._where)
-        if columns:
-            q = q.select(columns)
-        return q.limit(None).to_arrow().to_pylist()
+        clause = self._and(where) if where else self._where
+
+        def query(t):
+            q = t.search().where(clause)
+            if columns:
+                q = q.select(columns)
+            return q.limit(None).to_arrow().to_pylist()
+
+        return self._db.read(table, query)
 
     def _write(self, op, patch=None) -> None:
         """Run a write on the memories table and keep in-process indices in step."""
@@ -306,7 +311,7 @@ class ProfileMemory:
         return sorted(mems, key=lambda m: m.created_at or S.utcnow())  # stable: insertion order on ties
 
     def count(self) -> int:
-        return int(self._db.tables[S.MEMORIES].count_rows(self._where))
+        return int(self._db.read(S.MEMORIES, lambda t: t.count_rows(self._where)))
 
     def search(self, query: str, k: int = 5) -> list[MemoryHit]:
         """Hybrid (dense + BM25) search over the calibrated threshold, best first."""
@@ -392,7 +397,7 @@ class ProfileMemory:
         profile picker."""
         names: set[str] = set()
         for name in S.TABLES:
-            rows = self._db.tables[name].search().select(["profile"]).limit(None).to_arrow()
+            rows = self._db.read(name, lambda t: t.search().select(["profile"]).limit(None).to_arrow())
             names.update(p for p in rows.column("profile").to_pylist() if p)
         return sorted(names | {self.profile}, key=str.lower)
 
