@@ -12,7 +12,8 @@ import warnings
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from tutor_app.errors import TutorError
 from tutor_app.memory import schema as S
