@@ -9,10 +9,10 @@ import os
 import threading
 import time
 import warnings
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from collections.abc import Callable, Iterator
 from typing import Any
 
 from tutor_app.errors import TutorError
