@@ -30,8 +30,11 @@ def assets_dir() -> Path:
 
 
 def bundled_models_dir() -> Path | None:
-    """The models that came with the app (installed at build time), or None. In an
-    installed build this folder is often read-only (/opt, Program Files)."""
+    """The models that came inside the installed app (a frozen build), or None. That
+    folder is often read-only (/opt, Program Files). A checkout has none: its models/
+    folder is the models folder itself."""
+    if not getattr(sys, "_MEIPASS", None):
+        return None
     folder = source_root() / "models"
     return folder if (folder / "models.toml").is_file() else None
 

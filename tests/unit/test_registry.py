@@ -141,6 +141,8 @@ def test_bundled_read_only_models_are_used_and_installs_go_to_the_user_folder(tm
         st = reg.status(reg.get("fake-model"))
         assert (st.state, st.path) == ("installed", bundled / "fake-model")
         assert reg.path("fake-model") == bundled / "fake-model"
+        assert install(reg, "fake-model").path == bundled / "fake-model"  # nothing to do: says where it is
+        assert not (user / "fake-model").exists()
         install(reg, "fake-model", force=True)  # e.g. a repair: lands in the user's folder
         assert reg.path("fake-model") == user / "fake-model"
         assert (user / "fake-model" / "weights.bin").read_bytes() == PAYLOAD

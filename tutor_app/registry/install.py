@@ -45,8 +45,9 @@ def install(registry: ModelRegistry, name: str, progress: Progress | None = None
         if not status.usable:
             raise TutorError(f"{name} ships with the app but {target} is missing: reinstall the app")
         return InstallResult(name, target, 0, 0.0)
-    if not force and registry.status(spec, verify=True).state == "installed" and not _derived_missing(spec, target):
-        return InstallResult(name, target, 0, time.monotonic() - started)
+    status = registry.status(spec, verify=True)
+    if not force and status.state == "installed" and status.path and not _derived_missing(spec, status.path):
+        return InstallResult(name, status.path, 0, time.monotonic() - started)  # maybe the app's bundled copy
     registry.models_dir.mkdir(parents=True, exist_ok=True)
     if not os.access(registry.models_dir, os.W_OK):
         raise TutorError(f"no write permission on the models folder {registry.models_dir}")
