@@ -2,9 +2,27 @@
 too slow for every start)."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 from tutor_app.errors import TutorError
+
+
+@contextmanager
+def _quiet_gguf_progress():
+    """transformers' GGUF reader wraps its tensor loop in a bare tqdm that ignores
+    disable_progress_bar(); it would print over our own progress line."""
+    try:
+        from transformers import modeling_gguf_pytorch_utils as reader
+    except ImportError:
+        yield
+        return
+    saved = getattr(reader, "tqdm", None)
+    reader.tqdm = lambda items, *args, **kwargs: items
+    try:
+        yield
+    finally:
+        reader.tqdm = saved
 
 
 def gguf_to_transformers(gguf: Path, dest: Path) -> None:
@@ -18,8 +36,9 @@ def gguf_to_transformers(gguf: Path, dest: Path) -> None:
     hf_logging.disable_progress_bar()  # our own progress line says what is happening
     folder, name = str(gguf.parent), gguf.name
     try:
-        tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
-        model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, dtype=torch.float32)
+        with _quiet_gguf_progress():
+            tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
+            model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, dtype=torch.float32)
     except Exception as exc:  # noqa: BLE001 - a bad GGUF is one clear line
         raise TutorError(f"cannot convert {name}: {type(exc).__name__}: {exc}") from None
     # transformers refuses to save a model loaded from GGUF: rebuild a plain one from the
