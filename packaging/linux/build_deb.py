@@ -33,8 +33,12 @@ MAINTAINER = "Tutor developers <tutor@localhost>"
 # - libgl1, libegl1, libxcb1: PyInstaller deliberately leaves these out, they must match
 #   the machine's graphics stack;
 # - libportaudio2: the microphone and speaker; PyInstaller's sounddevice hook bundles the
-#   build machine's copy, the dependency keeps it working when that copy is absent.
-DEPENDS = ("libportaudio2", "libgl1", "libegl1", "libxcb1")
+#   build machine's copy, the dependency keeps it working when that copy is absent;
+# - fontconfig-config: /etc/fonts/fonts.conf and a font (fonts-dejavu-core or another).
+#   The bundle carries libfontconfig but no config or fonts; without them every label is
+#   drawn as empty boxes ("Fontconfig error: Cannot load default config file"), seen on a
+#   minimal bookworm by verify-deb.sh.
+DEPENDS = ("libportaudio2", "libgl1", "libegl1", "libxcb1", "fontconfig-config")
 # Qt >= 6.5's xcb plugin needs these and plain desktops often lack libxcb-cursor0;
 # PyInstaller bundles them only when the build machine has them, so depend on the ones
 # the bundle does not carry.

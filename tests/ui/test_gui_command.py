@@ -49,7 +49,8 @@ def test_gui_opens_the_window(qtbot, data_dir, monkeypatch):
 
     app = App.from_args(argparse.Namespace(data_dir=str(data_dir), profile=None, llm=None, debug=False))
     assert gui.run(argparse.Namespace(), app) == 0
-    assert any(title.startswith("Tutor") for title in shown)
+    assert "English speaking practice" in shown
+    assert QApplication.applicationDisplayName() == "Tutor"  # shown as "English speaking practice — Tutor"
 
 
 def test_bench_ui_starts_a_fresh_app_process(data_dir, tmp_path):

@@ -33,6 +33,8 @@ def run_status(args: argparse.Namespace, app) -> int:
                         "path": str(s.path) if s.path else None, "detail": s.detail})
         return 0 if all(s.usable for s in statuses if s.spec.default) else 1
     print(f"models folder: {app.registry.models_dir}")
+    if app.registry.bundled_dir is not None:
+        print(f"bundled with the app (read-only): {app.registry.bundled_dir}")
     print(f"{'name':26} {'role':9} {'state':12} {'size':>8}  licence / detail")
     for s in statuses:
         mark = "*" if s.spec.default else " "

@@ -43,7 +43,7 @@ class MainWindow(QMainWindow):
         self.services = services
         self.bridge = bridge or CallBridge(factory=services.make_backend, parent=self)
         self.warm_result: WarmResult | None = None
-        self.setWindowTitle("Tutor — English speaking practice")
+        self.setWindowTitle("English speaking practice")  # Qt appends " — Tutor" (the display name)
         self.setWindowIcon(icon("phone", "accent", 64))
         self.resize(1120, 740)
         self.setMinimumSize(860, 580)
