@@ -322,7 +322,10 @@ WID=""
 for _ in $(seq 1 60); do
     sleep 1
     kill -0 "$GUI_PID" 2>/dev/null || break
-    WID=$(as_user "${X_ENV[@]}" xdotool search --onlyvisible --name Tutor 2>/dev/null | head -n 1 || true)
+    # The title is "English speaking practice — Tutor"; xdotool's regex stops at the
+    # non-ASCII dash, so match the part before it.
+    WID=$(as_user "${X_ENV[@]}" xdotool search --onlyvisible --name "English speaking practice" 2>/dev/null \
+          | head -n 1 || true)
     [[ -n $WID ]] && break
 done
 if [[ -n $WID ]]; then
