@@ -182,12 +182,18 @@ def test_failed_extraction_is_retried_at_next_start(make_engine, fake_anthropic)
     # complete_json retries malformed JSON once: two bad replies fail the extraction.
     fake_anthropic.push(Reply("not json"), Reply("still not json"), Reply("{}"))
     outcome = call.end(background=False)
-    assert outcome.extraction == "failed"
+    # The model failed: the learner's plain statements are kept anyway, the model retried.
+    assert outcome.extraction == "rules" and outcome.error
+    profile = engine.services.memory.profile_view()
+    assert (profile["name"], profile["occupation"], profile["interests"]) == ("Joon", "software engineer", ["climbing"])
     assert not next(c for c in engine.services.memory.calls() if c.session_id == "retry").extracted
-    fake_anthropic.push(Reply(json.dumps({"name": "Joon", "occupation": "software engineer"})), Reply("{}"))
+    fake_anthropic.push(Reply(json.dumps({"name": "Joon", "occupation": "software engineer",
+                                          "interests": ["climbing", "jazz"]})), Reply("{}"))
     done = finish_pending(make_engine())
     assert [o.extraction for o in done] == ["done"]
-    assert engine.services.memory.profile_view()["name"] == "Joon"
+    profile = engine.services.memory.profile_view()
+    assert profile["name"] == "Joon" and profile["interests"] == ["climbing", "jazz"]
+    assert profile["history"]["name"] == []  # the same name again is not a "replaced" value
 
 
 def test_api_errors_leave_the_call_going(make_engine, fake_anthropic):

@@ -27,7 +27,7 @@ def _re(p: str) -> re.Pattern:
 
 # "I'm a nurse", "I work as a barista": job titles mark an occupation memory even when
 # the sentence says nothing like "my job".
-_JOBS = (r"nurse|doctor|teacher|tutor|professor|lecturer|student|developer|programmer|engineer|designer|accountant|"
+JOB_TITLES = (r"nurse|doctor|teacher|tutor|professor|lecturer|student|developer|programmer|engineer|designer|accountant|"
          r"lawyer|chef|cook|baker|barista|waiter|waitress|cashier|manager|clerk|pharmacist|dentist|architect|"
          r"scientist|researcher|analyst|consultant|marketer|salesperson|driver|pilot|flight\s+attendant|"
          r"(?:cabin\s+)?crew|civil\s+servant|officer|soldier|journalist|writer|translator|interpreter|"
@@ -44,7 +44,7 @@ SLOTS: tuple[Slot, ...] = (
     Slot("occupation", 2, _re(r"\bmy\s+(?:job|work|occupation|profession|career|company)\b|\bwhat\s+do\s+i\s+do\s+(?:for\s+(?:a\s+)?(?:living|work)|at\s+work|for\s+my\s+job)\b|\bwhere\s+do\s+i\s+work\b|\bwhat(?:'s| is)\s+my\s+job\b|\bwhat\s+(?:kind\s+of\s+)?(?:work|job)\s+do\s+i\b|\bwhat\s+do\s+i\s+do\s*\??\s*$"),
          frozenset({"occupation", "project"}),
          _re(r"\bi\s+work\b|\bworking\s+(?:as|at|for|in)\b|\bi'?m\s+an?\s+(?:\w+\s+){0,2}\w+\s+(?:at|in|for)\s+(?:an?|the|my|our)\b|\bmy\s+(?:job|work|boss|company|office|team)\b|\bjob\b|\bcareer\b|^occupation:"
-             rf"|\bi'?m\s+(?:an?\s+)?(?:\w+\s+){{0,2}}(?:{_JOBS})s?\b|\bi\s+am\s+(?:an?\s+)?(?:\w+\s+){{0,2}}(?:{_JOBS})s?\b"
+             rf"|\bi'?m\s+(?:an?\s+)?(?:\w+\s+){{0,2}}(?:{JOB_TITLES})s?\b|\bi\s+am\s+(?:an?\s+)?(?:\w+\s+){{0,2}}(?:{JOB_TITLES})s?\b"
              r"|\bi\s+(?:teach|tutor)\b|\bwork(?:s|ing)?\s+as\b")),
     Slot("preference", 4, _re(r"\bwhat\s+(?:\w+\s+){0,2}(?:do|did)\s+i\s+(?:like|love|prefer|enjoy|hate|dislike)\b|\bmy\s+fav(?:ou)?rite\b|\bdo\s+i\s+(?:like|love|prefer|enjoy|hate)\b|\bwhat\s+i\s+(?:like|love|prefer)\b|\bpreferences?\b|좋아"),
          frozenset({"preference", "interest"}),

@@ -22,7 +22,9 @@ log = logging.getLogger(__name__)
 class CallOutcome:
     session_id: str
     extracted: dict[str, Any] = field(default_factory=dict)  # validated facts, {} if none
-    extraction: str = "skipped"  # done | skipped (too short) | failed (retried next start) | off
+    # done | skipped (too short) | failed (retried next start) | rules (the model failed, the
+    # learner's plain statements were merged, the model is retried next start) | off
+    extraction: str = "skipped"
     profile: dict[str, Any] = field(default_factory=dict)  # the merged profile afterwards
     report: CallReport | None = None
     error: str | None = None
@@ -87,6 +89,7 @@ def process_call(engine, session_id: str, turns: list[TurnRecord] | None, starte
             # Malformed JSON was already retried once by complete_json: retry next start.
             outcome.extraction, outcome.error = "failed", str(exc)
             log.warning("extraction for %s failed: %s", session_id, exc)
+            _merge_by_rules(memory, messages, session_id, outcome)
     corrections, new_words, source = _review(engine, messages, turns)
     outcome.report = build_report(session_id, started_at, ended_at, turns, corrections, new_words, source)
     outcome.profile = memory.profile_view()
@@ -95,6 +98,19 @@ def process_call(engine, session_id: str, turns: list[TurnRecord] | None, starte
     memory.update_call(call.id, ended_at=_dt(ended_at), report=outcome.report.to_dict(),
                        extracted=outcome.extraction in ("done", "skipped"))
     return outcome
+
+
+def _merge_by_rules(memory, messages: list[ChatMessage], session_id: str, outcome: CallOutcome) -> None:
+    """The model gave no usable extraction: keep what the learner plainly said about
+    themselves (merging is idempotent, so the retry at next start adds, never doubles)."""
+    from tutor_app.memory.merge import merge_extracted
+    from tutor_app.tutor.extract_rules import extract_by_rules
+
+    facts = extract_by_rules(messages)
+    if facts.is_empty():
+        return
+    merge_extracted(memory, facts.to_dict(), session_id=session_id)
+    outcome.extracted, outcome.extraction = facts.to_dict(), "rules"
 
 
 def finish_pending(engine, include_open: bool = False, exclude: str | None = None) -> list[CallOutcome]:
