@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from tutor_app.core.onnx import open_session
 from tutor_app.core.types import EMOTION_LABELS
 from tutor_app.emotion.base import TOKENIZER_FILE, WEIGHTS_FILE, WORD_EMBEDDINGS_KEY, base_model_dir
 from tutor_app.emotion.common import ProbabilityScorer, sigmoid
@@ -54,18 +55,6 @@ def read_meta(folder: Path) -> dict[str, Any]:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise _broken(f"description {path.name} is unreadable ({exc})") from exc
     return meta
-
-
-def open_session(path: Path):
-    """One intra-op thread: an utterance is ~20 tokens, and during a call the CPU is shared
-    with Whisper, Piper and the LLM, where extra threads mostly spin waiting for a core."""
-    import onnxruntime as ort
-
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    opts.inter_op_num_threads = 1
-    opts.log_severity_level = 3
-    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
 
 class BuiltinScorer(ProbabilityScorer):

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tutor_app.core.onnx import open_session
 from tutor_app.errors import ModelMissingError, TutorError
 
 if TYPE_CHECKING:
@@ -78,24 +79,18 @@ class _OnnxEncoder:
     BATCH = 32
 
     def __init__(self, folder: Path, onnx_file: Path) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.no_padding()  # the file pads to 128: we pad per batch instead
         self.tokenizer.enable_truncation(_max_seq_length(folder))
-        opts = ort.SessionOptions()
-        # One thread: batches are background work and must not take both cores from a
-        # live turn; a single sentence gains nothing from more.
-        opts.intra_op_num_threads = 1
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        self.session = ort.InferenceSession(str(onnx_file), opts, providers=["CPUExecutionProvider"])
-        self._make_session = lambda: ort.InferenceSession(str(onnx_file), opts, providers=["CPUExecutionProvider"])
+        # One thread per session: a live turn must keep a core (core/onnx.py).
+        self.onnx_file = onnx_file
+        self.session = open_session(onnx_file)
         self._second = None  # a second one-thread session for bulk work (import, re-embed)
         self.inputs = {i.name for i in self.session.get_inputs()}
-        self.dim = int(self.session.get_outputs()[0].shape[-1]) if isinstance(
-            self.session.get_outputs()[0].shape[-1], int) else _read_dim(folder)
+        width = self.session.get_outputs()[0].shape[-1]
+        self.dim = width if isinstance(width, int) else _read_dim(folder)
 
     def encode(self, texts: list[str]) -> "np.ndarray":
         import numpy as np
@@ -110,7 +105,7 @@ class _OnnxEncoder:
             from concurrent.futures import ThreadPoolExecutor
 
             if self._second is None:
-                self._second = self._make_session()
+                self._second = open_session(self.onnx_file)
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-bulk") as pool:
                 other = pool.submit(self._run, self._second, encs, batches[1::2], out)
                 self._run(self.session, encs, batches[0::2], out)
