@@ -186,6 +186,8 @@ class FakeSession:
             delivered.append(sentence)
             on_sentence(sentence)
         reply = " ".join(delivered)
+        if cancel is not None and not cancel.wait_committed():
+            return TurnResult(text, "", retracted=True)  # talked on through: nothing kept
         if spoken:
             reply = spoken(reply)
         self.turns.append(TurnRecord(time.time(), text, reply, speech_seconds))

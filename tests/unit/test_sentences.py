@@ -1,4 +1,3 @@
-from tutor_app.core.cancel import TurnCounter
 from tutor_app.core.sentences import SentenceSplitter, split_stream
 
 
@@ -13,11 +12,3 @@ def test_abbreviations_decimals_and_short_bits():
     text = "Dr. Kim paid $3.50 for it. Oh. That is cheap, e.g. for Seoul. Right?"
     assert list(split_stream([c for c in text])) == [
         "Dr. Kim paid $3.50 for it.", "Oh. That is cheap, e.g. for Seoul.", "Right?"]
-
-
-def test_turn_counter_cancels_the_previous_turn():
-    counter = TurnCounter()
-    gen1, token1 = counter.next_turn()
-    gen2, token2 = counter.next_turn()
-    assert token1.cancelled and not token2.cancelled
-    assert not counter.is_current(gen1) and counter.is_current(gen2)

@@ -1,7 +1,29 @@
-"""Cancellation for interruptible work (barge-in): a token checked between chunks."""
+"""Cancellation for interruptible work: a token checked between chunks.
+
+`Cancellable` is what a model stream or an install reads; `TurnHandle` is what a tutor
+turn reads (a live call's `tutor.tutor_turn.TutorTurn`, or a plain `CancelToken` for a
+turn that is the learner's from the start, as in `tutor-app chat`).
+"""
 from __future__ import annotations
 
 import threading
+from typing import Protocol
+
+
+class Cancellable(Protocol):
+    @property
+    def cancelled(self) -> bool: ...
+
+
+class TurnHandle(Cancellable, Protocol):
+    @property
+    def committed(self) -> bool:
+        """The turn is really the learner's (its words may be stored and shown)."""
+        ...
+
+    def wait_committed(self) -> bool:
+        """Until committed (True) or retracted (False)."""
+        ...
 
 
 class CancelToken:
@@ -18,22 +40,8 @@ class CancelToken:
     def wait(self, timeout: float | None = None) -> bool:
         return self._event.wait(timeout)
 
+    # A plain token's turn is committed from the start.
+    committed = True
 
-class TurnCounter:
-    """Monotonic turn generation: work tagged with an older generation is stale."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._generation = 0
-        self._token = CancelToken()
-
-    def next_turn(self) -> tuple[int, CancelToken]:
-        with self._lock:
-            self._token.cancel()
-            self._generation += 1
-            self._token = CancelToken()
-            return self._generation, self._token
-
-    def is_current(self, generation: int) -> bool:
-        with self._lock:
-            return generation == self._generation
+    def wait_committed(self) -> bool:
+        return True

@@ -5,6 +5,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy as np
 
 EMOTION_LABELS: tuple[str, ...] = (
@@ -22,6 +24,18 @@ class EmotionScore:
 
     def to_dict(self) -> dict[str, Any]:
         return {"label": self.label, "score": round(float(self.score), 4)}
+
+
+def top_emotion(scores: "Sequence[EmotionScore] | None", neutral_ok: bool = True) -> EmotionScore | None:
+    """The strongest label other than neutral (the scorer's order is not trusted); when
+    there is none, neutral itself if `neutral_ok`, else None."""
+    best = neutral = None
+    for e in scores or ():
+        if e.label == "neutral":
+            neutral = neutral or e
+        elif best is None or e.score > best.score:
+            best = e
+    return best if best is not None or not neutral_ok else neutral
 
 
 @dataclass

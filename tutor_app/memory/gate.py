@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tutor_app.core import types
 from tutor_app.core.types import EmotionScore
 
 STRONG_EMOTION = 0.6  # seed 001: GoEmotions baseline 0.5, raised to 0.6 for precision
@@ -52,14 +53,8 @@ class GateDecision:
 
 
 def top_emotion(emotions: Sequence[EmotionScore] | None) -> EmotionScore | None:
-    """Strongest label other than neutral (the scorer's order is not trusted)."""
-    best = None
-    for e in emotions or ():
-        if e.label == "neutral":
-            continue
-        if best is None or e.score > best.score:
-            best = e
-    return best
+    """Strongest label other than neutral, or None."""
+    return types.top_emotion(emotions, neutral_ok=False)
 
 
 def is_strong(emotions: Sequence[EmotionScore] | None) -> bool:

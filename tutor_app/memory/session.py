@@ -7,7 +7,7 @@ The engine builds the prompt from the returned `TurnMemory` with memory.formatti
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,12 @@ class TurnMemory:
     history: SelectiveHistory
     memos: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    _commit: "Callable[[], Memory | None] | None" = field(default=None, repr=False)
+
+    def commit(self) -> "Memory | None":
+        """Write this turn (once): the learner's line, a gated memory, short-term state."""
+        commit, self._commit = self._commit, None
+        return commit() if commit is not None else self.stored
 
     def prompt_blocks(self) -> str:
         """Recalled memories and temp memos, quoted as data (never as instructions)."""
@@ -58,41 +64,56 @@ class SessionMemory:
     def on_learner_turn(self, session_id: str, text: str, emotions: "Sequence[EmotionScore] | None" = None,
                         off_record: bool = False) -> TurnMemory:
         """`off_record`: nothing of this turn is written (memory paused for the call)."""
+        turn = self.prepare(session_id, text, emotions, off_record)
+        turn.commit()
+        return turn
+
+    def prepare(self, session_id: str, text: str, emotions: "Sequence[EmotionScore] | None" = None,
+                off_record: bool = False) -> TurnMemory:
+        """Everything the prompt needs, with nothing written yet: `TurnMemory.commit()`
+        writes the learner's line, the gated memory and the short-term state. A live call
+        commits only once the turn is really the learner's (a speculative turn the learner
+        talked on through is dropped without a trace)."""
         import time
 
         t0 = time.perf_counter()
         st = self.stm.session(session_id)
         previous, previous_vec = st.last_question, st.last_vector
         decision = gate.decide(text, emotions)
-        stored = None
-        if decision.temp_memo:
-            st.add_note(decision.temp_memo)
-        elif decision.store and not off_record:
-            try:
-                stored = self.store.add(gate.memory_text(text), source=decision.source, session_id=session_id,
-                                        emotion=decision.emotion, importance=_importance(decision),
-                                        memory_type="episodic" if decision.reason == "emotion" else "semantic")
-            except TutorError as exc:  # e.g. a whole speech is too long to be one memory
-                log.info("not stored as a memory: %s", exc)
-        if not off_record:
-            top = gate.top_emotion(emotions)
-            self.store.add_message(session_id, "user", text, emotion=top.label if top else "")
         fu = classify_with(self.store.embedder, text, previous, self.followup_similarity,
                            previous_vector=previous_vec)
-        extra = 1 if stored is not None else 0
-        result = self.store.recall(text, emotions, k=self.top_k + extra, context=previous if fu.keep_context else "")
-        # What the learner just said is in the prompt already; recalling it back is noise.
-        hits = [h for h in result.hits if stored is None or h.id != stored.id][: self.top_k]
+        result = self.store.recall(text, emotions, k=self.top_k, context=previous if fu.keep_context else "")
+        hits = list(result.hits[: self.top_k])
         if fu.keep_context:  # seed 002: a follow-up keeps the previous turn's memories
             seen = {h.id for h in hits}
             hits += [h for h in st.recalled() if h.id not in seen]
-        st.set_recalled(hits)
-        st.set_question(text, result.query_vector)
-        st.add_turn(text)
         history = selective_history(self.store, session_id, text, query_vector=result.query_vector)
+        memos = st.notes() + ([decision.temp_memo] if decision.temp_memo else [])
         timings = dict(result.timings_ms)
         timings["memory_total"] = (time.perf_counter() - t0) * 1000
-        return TurnMemory(hits, stored, decision, fu, history, st.notes(), timings)
+        turn = TurnMemory(hits, None, decision, fu, history, memos, timings)
+
+        def commit() -> Memory | None:
+            if decision.temp_memo:
+                st.add_note(decision.temp_memo)
+            elif decision.store and not off_record:
+                try:
+                    turn.stored = self.store.add(
+                        gate.memory_text(text), source=decision.source, session_id=session_id,
+                        emotion=decision.emotion, importance=_importance(decision),
+                        memory_type="episodic" if decision.reason == "emotion" else "semantic")
+                except TutorError as exc:  # e.g. a whole speech is too long to be one memory
+                    log.info("not stored as a memory: %s", exc)
+            if not off_record:
+                top = gate.top_emotion(emotions)
+                self.store.add_message(session_id, "user", text, emotion=top.label if top else "")
+            st.set_recalled(hits)
+            st.set_question(text, result.query_vector)
+            st.add_turn(text)
+            return turn.stored
+
+        turn._commit = commit
+        return turn
 
     def on_tutor_reply(self, session_id: str, text: str, off_record: bool = False) -> None:
         """What the tutor actually said (after barge-in: only the spoken part)."""

@@ -69,6 +69,11 @@ class EchoGate:
     def headset(self) -> bool:
         return self.options.mode != SPEAKER
 
+    @property
+    def full_duplex(self) -> bool:
+        """The microphone is listened to while the tutor speaks."""
+        return self.headset
+
     def frames(self, ms: float) -> int:
         return max(1, int(round(ms / FRAME_MS))) if ms > 0 else 0
 

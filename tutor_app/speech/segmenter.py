@@ -63,7 +63,7 @@ class SpeechStarted:
 class UtteranceEnded:
     start_frame: int  # pre-roll included
     end_frame: int  # exclusive: one past the last speech frame
-    reason: str = "silence"  # silence | max_length | flush
+    reason: str = "silence"  # silence | max_length | flush | turn (ended early by turn-taking)
 
     def start_s(self, frame_ms: float = SegmenterOptions.frame_ms) -> float:
         return self.start_frame * frame_ms / 1000
@@ -141,6 +141,17 @@ class Segmenter:
             events.append(self._end("flush"))
         self._state = "idle"
         return events
+
+    def end_now(self, reason: str = "turn") -> UtteranceEnded | None:
+        """Close the utterance in progress here (turn-taking decided it is over before the
+        silence window ran out); None when there is none."""
+        if self._state != "speaking":
+            return None
+        return self._end(reason)
+
+    @property
+    def last_speech_frame(self) -> int:
+        return self._last_speech
 
     def _maybe_confirm(self, i: int) -> list[Event]:
         o = self.options

@@ -59,6 +59,7 @@ class CallController:
         from tutor_app.speech.audio_io import NoDeviceError, load_sounddevice
         from tutor_app.tutor.call_loop import CallLoop, LoopOptions
         from tutor_app.tutor.call_speaker import Speaker
+        from tutor_app.tutor.tutor_turn import TurnControl
 
         with self._lock:
             if self.loop is not None:
@@ -81,11 +82,11 @@ class CallController:
                 if problem:
                     problems.append(problem)
             loop_box: list[Any] = []
-            speaker = Speaker(self._tts_factory(), player,
-                              on_start=lambda gen, text, t: loop_box[0].on_sentence_started(gen, text, t),
+            speaker = Speaker(self._tts_factory(), player, TurnControl(),
+                              on_start=lambda turn, text, t: loop_box[0].on_sentence_started(turn, text, t),
                               on_problem=lambda kind, msg: loop_box[0].on_problem(kind, msg))
             if player is not None:
-                player.listen(speaker.started, speaker.notify)
+                player.listen(speaker.started, speaker.control.notify)
             if self._options is None:
                 from tutor_app.speech.audio_io import list_devices
 

@@ -1,13 +1,14 @@
 """Turn-taking on the live microphone (the audio thread's work, no threads of its own).
 
-Per 512-sample frame: level meter -> Silero probability -> echo gate -> Segmenter.
-SpeechStarted is announced (and is a barge-in in headset mode while the tutor speaks);
-an ended utterance becomes a job for the engine thread with its STT already started.
+Per 512-sample frame: level meter -> Silero probability -> echo gate (gated mode only)
+-> Segmenter -> the turn-taking rules of tutor/turn_taking.py: early STT, the end-of-turn
+judge, speculation / commit / retraction, barge-in vs backchannel over the tutor, and the
+learner's within-turn pauses. Everything it does to the rest of the call goes through
+`ListenerPort` (the CallLoop), so tests drive it with scripted frames and a fake port.
 
 Early STT: `early_stt_ms` into a silence that may end the turn, the utterance so far is
-sent to STT; if the turn does end there (same start and end frame), that transcript is
-used, so it is (nearly) ready when the silence window closes; if the learner goes on,
-the guess is dropped.
+sent to STT; if the turn ends there (same start and end frame), that transcript is used,
+so it is ready when the turn ends; if the learner goes on, the guess is dropped.
 """
 from __future__ import annotations
 
@@ -15,34 +16,53 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from tutor_app.speech.echo import EchoGate
 from tutor_app.speech.segmenter import FRAME_SAMPLES, SAMPLE_RATE, Segmenter
 from tutor_app.speech.segmenter import SpeechStarted as SegSpeechStarted
 from tutor_app.speech.segmenter import UtteranceEnded
 from tutor_app.tutor import events as ev
+from tutor_app.tutor.turn_taking import TurnTakingOptions, end_of_speech_time, is_backchannel
+from tutor_app.tutor.tutor_turn import RESUMED
 
 log = logging.getLogger(__name__)
 
 LEVEL_SAMPLES = SAMPLE_RATE // 20  # MicLevel about 20 times a second
 
 
+class ListenerPort(Protocol):
+    """What the Listener may do to the call (CallLoop implements it)."""
+
+    def emit(self, event: ev.CallEvent) -> None: ...
+    def tutor_audible(self) -> bool: ...
+    def interrupt(self) -> None: ...
+    def duck(self, on: bool) -> None: ...
+    def transcribe_later(self, audio: Any) -> Any: ...
+    def judge_later(self, audio: Any, transcript: Any) -> Any | None: ...
+    def utterance(self, audio: Any, eos: float, transcript: Any, speculative: bool) -> Any: ...
+    def backchannel(self, text: str) -> None: ...
+
+
+@dataclass
+class _Check:
+    """The end-of-turn question asked for one span (start, end) of the current utterance."""
+
+    start: int
+    end: int
+    transcript: Any  # Future of the STT result of that span
+    verdict: Any = None  # Future of the judge's Verdict, once asked
+    decided: bool = False
+
+
 class Listener:
-    def __init__(self, options: Any, vad: Any, emit: Callable[[ev.CallEvent], None],
-                 tutor_speaking: Callable[[], bool], barge_in: Callable[[], None],
-                 transcribe_later: Callable[[Any], Any],
-                 utterance: Callable[[Any, float, Any], None]) -> None:
-        """`options`: LoopOptions. `transcribe_later(audio) -> Future`; `utterance(audio,
-        eos, transcript_future)` hands a finished turn to the engine thread."""
+    def __init__(self, options: Any, vad: Any, port: ListenerPort) -> None:
+        """`options`: LoopOptions (segmenter, echo, turns: TurnTakingOptions, early_stt_ms)."""
         self.options = options
+        self.turns: TurnTakingOptions = options.turns
         self.vad = vad
-        self._emit = emit
-        self._tutor_speaking = tutor_speaking
-        self._barge_in = barge_in
-        self._transcribe_later = transcribe_later
-        self._utterance_out = utterance
+        self.port = port
         self.muted = False
         self._segmenter = Segmenter(options.segmenter)
         self._echo = EchoGate(options.echo)
@@ -51,8 +71,10 @@ class Listener:
         self._index = 0  # segmenter index of the next frame
         self._utt_start = 0
         self._last_speech = 0
-        self._early: tuple[int, int, Any] | None = None  # (start, end, Future)
+        self._check: _Check | None = None
         self._inflight: Any = None  # the last early STT Future
+        self._spec: tuple[int, int, Any] | None = None  # (start, end, TutorTurn) of a speculation
+        self._overlap_voiced: int | None = None  # voiced frames of speech over the tutor (None: no overlap)
         self._recent: deque = deque(maxlen=self._echo.frames(options.echo.loud_min_ms
                                                              + options.segmenter.preroll_ms) + 4)
         self._was_gated = False
@@ -61,6 +83,7 @@ class Listener:
         self._level_n = 0
         self._frames_cond = threading.Condition()
         self.frames_seen = 0
+        self.pauses_ms: list[float] = []  # the learner's within-turn pauses (thinking time)
 
     def feed(self, samples) -> None:
         """16 kHz mono float32 samples of any length."""
@@ -79,11 +102,13 @@ class Listener:
         self.reset()
 
     def reset(self) -> None:
+        self._retract()
+        self._end_overlap()
         self._segmenter.reset()
         self._frames.clear()
         self._base = 0
         self._index = 0
-        self._early = None
+        self._check = None
 
     def wait_frames(self, n: int, timeout: float = 10.0) -> bool:
         with self._frames_cond:
@@ -101,15 +126,16 @@ class Listener:
                 return
             probability = self.vad.probability(frame)
             self._recent.append((frame, probability))
-            speaking = self._tutor_speaking()
-            if not self._echo.listen(speaking):
-                if not self._was_gated:
-                    self.reset()  # the speaker may be heard from here on
-                    self._was_gated = True
-                if speaking and self._echo.loud_barge_in(probability, rms):
-                    self._speaker_mode_barge_in()
-                return
-            self._was_gated = False
+            if not self._echo.full_duplex:
+                speaking = self.port.tutor_audible()
+                if not self._echo.listen(speaking):
+                    if not self._was_gated:
+                        self.reset()  # the speaker may be heard from here on
+                        self._was_gated = True
+                    if speaking and self._echo.loud_barge_in(probability, rms):
+                        self._gated_barge_in()
+                    return
+                self._was_gated = False
             self._segment(frame, probability)
         finally:
             with self._frames_cond:
@@ -123,10 +149,10 @@ class Listener:
             level = 0.0 if self.muted else (self._level_acc / self._level_n) ** 0.5
             self._level_acc = 0.0
             self._level_n = 0
-            self._emit(ev.MicLevel(min(1.0, level)))
+            self.port.emit(ev.MicLevel(min(1.0, level)))
 
-    def _speaker_mode_barge_in(self) -> None:
-        self._barge_in()
+    def _gated_barge_in(self) -> None:
+        self.port.interrupt()
         self._echo.open()
         self._was_gated = False
         # The loud speech was gated so far: replay it (and its pre-roll) into turn-taking.
@@ -139,34 +165,136 @@ class Listener:
         self._frames.append(frame)
         index = self._index
         self._index += 1
+        self._settle_speculation()
         was_speaking = self._segmenter.speaking
         for event in self._segmenter.feed(probability):
             if isinstance(event, SegSpeechStarted):
-                self._utt_start, self._last_speech, self._early = event.start_frame, event.frame, None
-                self._emit(ev.SpeechStarted())
-                if self.options.echo.barge_in and self._echo.headset and self._tutor_speaking():
-                    self._barge_in()
+                self._utt_start, self._last_speech, self._check = event.start_frame, event.frame, None
+                self.port.emit(ev.SpeechStarted())
+                if self.options.echo.barge_in and self._echo.full_duplex and self.port.tutor_audible():
+                    self._overlap_voiced = 0
+                    self.port.duck(True)
             elif isinstance(event, UtteranceEnded):
-                self._utterance(event)
+                self._ended(event)
         if was_speaking and self._segmenter.speaking:
-            self._maybe_early_stt(index, probability)
+            if probability >= self.options.segmenter.low:
+                self._voiced(index)
+            else:
+                self._silent(index)
         if not self._segmenter.speaking:
             self._trim()
 
-    def _maybe_early_stt(self, index: int, probability: float) -> None:
-        if probability >= self.options.segmenter.low:
-            self._last_speech = index
-            self._early = None  # still talking: an earlier guess is stale
-            return
-        early = self.options.early_stt_ms
-        if not early or self._early is not None:
-            return
-        if self._inflight is not None and not self._inflight.done():
-            return  # a stale guess still decoding: never queue a second one before the real turn
-        if index - self._last_speech == self.options.segmenter.frames(early):
+    # -- inside an utterance ---------------------------------------------------------------
+    def _voiced(self, index: int) -> None:
+        gap = index - self._last_speech - 1
+        if self._spec is not None:
+            self._retract()
+            if not self._segmenter.speaking:
+                return  # too late: that turn is the tutor's; this speech starts the next one
+        if gap > 0 and gap * self.options.segmenter.frame_ms >= self.turns.min_pause_ms:
+            self.pauses_ms.append(round(gap * self.options.segmenter.frame_ms))
+        self._last_speech = index
+        self._check = None  # still talking: an earlier guess is stale
+        if self._overlap_voiced is not None:
+            self._overlap_voiced += 1
+            if self._overlap_voiced * self.options.segmenter.frame_ms >= self.turns.interrupt_ms:
+                self._interrupt()
+
+    def _silent(self, index: int) -> None:
+        silence = index - self._last_speech
+        seg = self.options.segmenter
+        early = self.options.early_stt_ms or self.turns.check_ms
+        if self._check is None and silence >= seg.frames(early):
+            if self._inflight is not None and not self._inflight.done():
+                return  # a stale guess still decoding: never queue a second one before the real turn
             start, end = self._utt_start, self._last_speech + 1
-            self._inflight = self._transcribe_later(self._cut(start, end))
-            self._early = (start, end, self._inflight)
+            self._inflight = self.port.transcribe_later(self._cut(start, end))
+            self._check = _Check(start, end, self._inflight)
+        check = self._check
+        if check is None or check.decided:
+            if self._spec is not None and silence >= seg.frames(self.turns.commit_ms):
+                self._spec[2].commit()  # quiet long enough: the turn is the learner's
+                self._settle_speculation()
+            return
+        if check.verdict is None and silence >= seg.frames(self.turns.check_ms):
+            check.verdict = self.port.judge_later(self._cut(check.start, check.end), check.transcript)
+            if check.verdict is None and self._overlap_voiced is None:
+                check.decided = True  # no judge: the VAD-only rule ends the turn
+                return
+        if check.verdict is not None and check.verdict.done() or (
+                self._overlap_voiced is not None and silence >= seg.frames(self.turns.check_ms)
+                and check.transcript.done()):
+            self._decide(check, silence)
+
+    def _decide(self, check: _Check, silence: int) -> None:
+        check.decided = True
+        if self._overlap_voiced is not None:  # short speech over the tutor: backchannel or not?
+            text = _text(check.transcript)
+            voiced_ms = (check.end - self._utt_start) * self.options.segmenter.frame_ms
+            if is_backchannel(text) and voiced_ms <= self.turns.backchannel_max_ms + self.options.segmenter.preroll_ms:
+                self._end_overlap()
+                self.port.backchannel(text)
+                self._segmenter.end_now("backchannel")
+                self._check = None
+                return
+            self._interrupt()
+        verdict = _result(check.verdict)
+        if verdict is None or not getattr(verdict, "complete", True) or not self.turns.speculate:
+            return  # keep listening: the segmenter's long silence window ends it otherwise
+        eos = end_of_speech_time(time.perf_counter(), silence, self.options.segmenter.frame_ms)
+        turn = self.port.utterance(self._cut(check.start, check.end), eos, check.transcript, True)
+        self._spec = (check.start, check.end, turn)
+        log.debug("turn judged complete (%s): speculating", getattr(verdict, "reason", ""))
+
+    def _settle_speculation(self) -> None:
+        """A committed speculation ends the utterance for good."""
+        spec = self._spec
+        if spec is not None and spec[2] is not None and spec[2].committed:
+            self._spec = None
+            self._check = None
+            self._segmenter.end_now()
+
+    def _retract(self) -> None:
+        spec, self._spec = self._spec, None
+        if spec is None or spec[2] is None:
+            return
+        if not spec[2].cancel(RESUMED):
+            # Committed meanwhile: the utterance is over; what follows is a new one.
+            self._segmenter.end_now()
+            self._check = None
+
+    def _interrupt(self) -> None:
+        self._overlap_voiced = None
+        self.port.interrupt()
+        self.port.duck(False)
+
+    def _end_overlap(self) -> None:
+        if self._overlap_voiced is not None:
+            self._overlap_voiced = None
+            self.port.duck(False)
+
+    def _ended(self, event: UtteranceEnded) -> None:
+        """The segmenter's own silence window (or the length limit) closed the utterance."""
+        spec, check = self._spec, self._check
+        self._spec = self._check = None
+        if spec is not None and spec[:2] == (event.start_frame, event.end_frame):
+            spec[2].commit()  # speculated already: now it is certain
+            return
+        if spec is not None and spec[2] is not None:
+            spec[2].cancel(RESUMED)
+        if self._overlap_voiced is not None:
+            self._interrupt()
+        audio = self._cut(event.start_frame, event.end_frame)
+        if not audio.size:
+            return
+        if check is not None and (check.start, check.end) == (event.start_frame, event.end_frame):
+            transcript = check.transcript
+        else:
+            transcript = self.port.transcribe_later(audio)
+        silence = self._index - event.end_frame
+        eos = end_of_speech_time(time.perf_counter(), silence, self.options.segmenter.frame_ms)
+        log.debug("utterance of %.2f s (%s)", audio.size / SAMPLE_RATE, event.reason)
+        self.port.utterance(audio, eos, transcript, False)
 
     def _cut(self, start: int, end: int):
         import numpy as np
@@ -174,18 +302,6 @@ class Listener:
         a = max(0, start - self._base)
         b = max(a, end - self._base)
         return np.concatenate(self._frames[a:b]) if b > a else np.zeros(0, dtype=np.float32)
-
-    def _utterance(self, event: UtteranceEnded) -> None:
-        audio = self._cut(event.start_frame, event.end_frame)
-        early, self._early = self._early, None
-        if not audio.size:
-            return
-        if early is not None and early[:2] == (event.start_frame, event.end_frame):
-            transcript = early[2]
-        else:
-            transcript = self._transcribe_later(audio)
-        log.debug("utterance of %.2f s (%s)", audio.size / SAMPLE_RATE, event.reason)
-        self._utterance_out(audio, time.perf_counter(), transcript)
 
     def _trim(self) -> None:
         """Idle: keep only what a new utterance could still start in (pre-roll, a blip
@@ -196,3 +312,19 @@ class Listener:
         if extra > 0:
             del self._frames[:extra]
             self._base += extra
+
+
+def _result(future: Any) -> Any:
+    if future is None:
+        return None
+    try:
+        return future.result()
+    except Exception as exc:  # noqa: BLE001 - a failed judge means "no judge" for this turn
+        log.warning("end-of-turn judge failed: %s", exc)
+        return None
+
+
+def _text(future: Any) -> str:
+    result = _result(future)
+    return (getattr(result, "text", "") or "").strip()
+

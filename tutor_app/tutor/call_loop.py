@@ -1,20 +1,20 @@
 """A live call: microphone -> VAD turn-taking -> the engine's streamed turn -> Piper ->
 speaker, with barge-in, echo handling, device loss and latency stamps. No Qt.
 
-Threads (DESIGN.md "Threads"):
+Threads (the table in docs/design-call.md):
 - PortAudio callbacks (speech/audio_io.py) only copy samples and count.
-- audio thread: microphone blocks -> Listener (tutor/call_listen.py: Silero -> echo
-  gate -> Segmenter); SpeechStarted is announced, an ended utterance is queued for the
-  engine thread, speech over the tutor is a barge-in (cancel the turn, clear the
-  player); a vanished microphone pauses the call until it is back.
-- engine thread: one job at a time: STT -> CallSession.turn (streams sentences into the
-  speaker) -> waits until the reply was played or cut -> TutorTurnDone.
+- audio thread: microphone blocks -> Listener (tutor/call_listen.py); it announces
+  SpeechStarted, hands ended (or speculatively ended) utterances to the engine thread, and
+  sends the one interruption message, `interrupt()`, when the learner talks over the tutor.
+- engine thread: one job at a time: STT result -> CallSession.turn (streams sentences into
+  the speaker) -> waits until the reply was played or cut -> TutorTurnDone.
 - TTS/playback thread (tutor/call_speaker.py) and the player's notifier thread.
+Each tutor turn is one `TutorTurn` (tutor/tutor_turn.py): its generation, its cancel
+signal, its commit, what was heard. Nothing else says whether a turn goes on.
 
-Latency stamps (ms on time.perf_counter after the end of speech was detected, i.e. after
-the silence window that ends a turn) land in each turn's `timings_ms`: stt_done,
-first_token, first_sentence, first_audio. STT may start inside that silence window
-(`early_stt_ms`), so stt_done can be near 0.
+Latency stamps (ms on time.perf_counter after the learner's last voiced sample) land in
+each turn's `timings_ms`: stt_done, first_token, first_sentence, first_audio (the first
+sample handed to the output device; the device's own latency comes on top).
 """
 from __future__ import annotations
 
@@ -23,14 +23,17 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tutor_app.core.cancel import CancelToken, TurnCounter
+from tutor_app.core.types import top_emotion
 from tutor_app.speech.echo import EchoOptions
 from tutor_app.speech.segmenter import SAMPLE_RATE, SegmenterOptions
 from tutor_app.tutor import events as ev
 from tutor_app.tutor.call_listen import Listener
+from tutor_app.tutor.call_warmup import warm_up
+from tutor_app.tutor.turn_taking import TurnTakingOptions
+from tutor_app.tutor.tutor_turn import BARGE_IN, TurnControl, TutorTurn
 
 log = logging.getLogger(__name__)
 
@@ -42,55 +45,70 @@ SORRY_FAILED = "Sorry, something went wrong on my side. Could you say that again
 class LoopOptions:
     segmenter: SegmenterOptions = field(default_factory=SegmenterOptions)
     echo: EchoOptions = field(default_factory=EchoOptions)
+    turns: TurnTakingOptions = field(default_factory=TurnTakingOptions)
     stall_s: float | None = 3.0  # no microphone block this long = the device is gone
     reopen_every_s: float = 1.0  # while paused, try the microphone again this often
     give_up_s: float = 120.0  # then stop trying (typed turns still work)
     warm_up: bool = True  # load/warm STT and TTS before the first turn
-    # Start STT this long into the silence that may end the turn, instead of waiting for
-    # the whole silence window: if the turn does end there, the transcript is (nearly)
-    # ready at the end of speech; if the learner goes on, the guess is dropped. 0 = off.
+    # Start STT this long into a silence that may end the turn: if the turn does end there,
+    # the transcript is (nearly) ready; if the learner goes on, the guess is dropped.
+    # 0 = at the end-of-turn check.
     early_stt_ms: int = 64
 
     @classmethod
-    def from_settings(cls, speech, devices=None, **overrides) -> "LoopOptions":
+    def from_settings(cls, speech, devices=None, turns: TurnTakingOptions | None = None,
+                      **overrides) -> "LoopOptions":
         """`devices` (audio_io.list_devices) decide the echo mode when it is "auto"."""
+        turns = turns or TurnTakingOptions(vad_silence_ms=speech.silence_ms)
         return cls(segmenter=SegmenterOptions.from_settings(speech),
-                   echo=EchoOptions.from_settings(speech, devices), **overrides)
+                   echo=EchoOptions.from_settings(speech, devices), turns=turns, **overrides)
+
+    def with_judge(self, judge: bool) -> "LoopOptions":
+        """The segmenter's own silence window: the thinking time when an end-of-turn judge
+        decides earlier, else the VAD-only rule."""
+        silence = self.turns.thinking_ms if judge else self.turns.vad_silence_ms
+        return replace(self, segmenter=replace(self.segmenter, silence_ms=silence))
 
 
 @dataclass
 class _Job:
     text: str = ""
     audio: Any = None  # 16 kHz float32 samples of an utterance, or None for typed text
-    eos: float = 0.0  # perf_counter at the end of the learner's speech (or of typing)
+    eos: float = 0.0  # perf_counter at the learner's last voiced sample (or end of typing)
     transcript: Any = None  # Future of the STT result for `audio`
+    turn: TutorTurn | None = None  # made by the audio thread for a speculative turn
+    seconds: float | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _shown: bool = False
+    _emotion: Any = None
 
 
 class CallLoop:
     def __init__(self, session: Any, stt: Any, vad: Any, speaker: Any, capture: Any | None,
                  sink: ev.EventSink, options: LoopOptions | None = None,
-                 reopen_capture: Callable[[], Any] | None = None) -> None:
+                 reopen_capture: Callable[[], Any] | None = None,
+                 judge: Callable[[Any, str], Any] | None = None) -> None:
+        """`judge(audio, transcript_text) -> Verdict` decides whether a paused turn is
+        complete (tutor/end_of_turn_judge.py); None = the VAD-only rule."""
         self.session = session
         self._stt = stt  # a SpeechToText, or a zero-argument factory (loaded on first use)
         self.vad = vad
         self.speaker = speaker
+        self.control: TurnControl = speaker.control
         self.capture = capture
-        self.options = options or LoopOptions()
+        self.options = (options or LoopOptions()).with_judge(judge is not None)
+        self.judge = judge
         self._sink = sink
         self._reopen = reopen_capture
         self._emit_lock = threading.Lock()
         self._stop = threading.Event()
         self._jobs: queue.Queue = queue.Queue()
-        self._counter = TurnCounter()
-        self._gen = 0  # generation of the turn being run (0 = none)
-        self._token = CancelToken()
-        self._cut_gen = -1  # the turn a barge-in stopped: no more gating for it
+        self._active: TutorTurn | None = None  # the engine thread's turn
         self._state = ev.LISTENING
         self._paused = False
         self._stt_lock = threading.Lock()
-        self._stt_pool: Any = None
-        self.listener = Listener(self.options, vad, self._emit, self._tutor_speaking, self.barge_in,
-                                 self._transcribe_later, self._utterance)
+        self._pools: dict[str, Any] = {}
+        self.listener = Listener(self.options, vad, self)
         self.results: list[Any] = []  # TurnResult per finished turn (bench, tests)
         self.ready = threading.Event()  # models warm, audio running
         self._threads: list[threading.Thread] = []
@@ -102,15 +120,61 @@ class CallLoop:
                 self._stt = self._stt()
             return self._stt
 
-    def _transcribe_later(self, audio):
-        """STT on its own thread (one at a time), so it can start before the turn ends."""
+    def _pool(self, name: str):
         from concurrent.futures import ThreadPoolExecutor
 
+        if name not in self._pools:
+            self._pools[name] = ThreadPoolExecutor(1, thread_name_prefix=f"call-{name}")
+        return self._pools[name]
+
+    # -- ListenerPort (called on the audio thread) ----------------------------------------
+    def emit(self, event: ev.CallEvent) -> None:
+        self._emit(event)
+
+    def tutor_audible(self) -> bool:
+        return self.speaker.audible(self.control.current)
+
+    def interrupt(self) -> None:
+        """The one interruption message: the current turn is cancelled, playback stops."""
+        turn = self.control.interrupt(BARGE_IN)
+        self.speaker.stop_audio()
+        if turn is not None:
+            log.info("barge-in: the learner spoke over turn %d", turn.gen)
+
+    def duck(self, on: bool) -> None:
+        player = self.speaker.player
+        set_gain = getattr(player, "set_gain", None)
+        if set_gain is not None:
+            set_gain(self.options.turns.duck_gain if on else 1.0)
+
+    def transcribe_later(self, audio):
+        """STT on its own thread (one at a time), so it can start before the turn ends."""
         from tutor_app.core.types import AudioClip
 
-        if self._stt_pool is None:
-            self._stt_pool = ThreadPoolExecutor(1, thread_name_prefix="call-stt")
-        return self._stt_pool.submit(lambda: self.stt.transcribe(AudioClip(audio, SAMPLE_RATE)))
+        return self._pool("stt").submit(lambda: self.stt.transcribe(AudioClip(audio, SAMPLE_RATE)))
+
+    def judge_later(self, audio, transcript):
+        if self.judge is None:
+            return None
+        judge = self.judge
+        return self._pool("judge").submit(lambda: judge(audio, (transcript.result().text or "").strip()))
+
+    def utterance(self, audio, eos: float, transcript, speculative: bool) -> TutorTurn | None:
+        job = _Job(audio=audio, eos=eos, transcript=transcript, seconds=round(len(audio) / SAMPLE_RATE, 2))
+        if speculative:
+            job.text = (transcript.result().text or "").strip()  # the judge had it already
+            if not job.text:
+                return None
+            job.turn = self.control.begin(speculative=True, on_commit=lambda _t: self._show_learner(job))
+        self._jobs.put(job)
+        return job.turn
+
+    def backchannel(self, text: str) -> None:
+        turn = self.control.current
+        if turn is not None:
+            with self.control.lock:
+                turn.backchannels.append(text)
+        self._emit(ev.Backchannel(text))
 
     # -- control -------------------------------------------------------------------------
     def start(self) -> None:
@@ -127,8 +191,8 @@ class CallLoop:
         text = (text or "").strip()
         if not text:
             return
-        if self._tutor_speaking():
-            self.barge_in()  # typing over the tutor interrupts it, like speaking does
+        if self.tutor_audible():
+            self.interrupt()  # typing over the tutor interrupts it, like speaking does
         self._jobs.put(_Job(text=text, eos=time.perf_counter()))
 
     def set_muted(self, muted: bool) -> None:
@@ -140,28 +204,19 @@ class CallLoop:
 
     def stop(self, timeout: float = 15.0) -> None:
         self._stop.set()
-        self._token.cancel()
-        self.speaker.cut()
+        self.control.close()
+        self.speaker.stop_audio()
         self._jobs.put(None)
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(timeout=timeout)
-        if self._stt_pool is not None:
-            self._stt_pool.shutdown(wait=False, cancel_futures=True)
+        for pool in self._pools.values():
+            pool.shutdown(wait=False, cancel_futures=True)
         player = self.speaker.player
         log.info("call audio: input %s; output underflows %s",
                  getattr(self.capture, "stats", None), getattr(getattr(player, "stats", None), "underflows", None))
         if self.capture is not None:
             self.capture.stop()
-
-    def barge_in(self) -> None:
-        gen = self._gen
-        if not gen:
-            return
-        log.info("barge-in: the learner spoke over turn %d", gen)
-        self._cut_gen = gen
-        self._token.cancel()
-        self.speaker.cut(gen)
 
     def wait_frames(self, n: int, timeout: float = 10.0) -> bool:
         """Tests and benches: until `n` microphone frames were processed in total."""
@@ -180,7 +235,7 @@ class CallLoop:
         if not self._paused:
             self._emit(ev.StateChanged(state))
 
-    def on_sentence_started(self, gen: int, text: str, t: float) -> None:
+    def on_sentence_started(self, turn: TutorTurn, text: str, t: float) -> None:
         """Speaker callback: a sentence's first sample went out."""
         if self._state != ev.SPEAKING:
             self._set_state(ev.SPEAKING)
@@ -189,8 +244,25 @@ class CallLoop:
     def on_problem(self, kind: str, message: str) -> None:
         self._emit(ev.Problem(kind, message))
 
-    def _tutor_speaking(self) -> bool:
-        return self._gen != self._cut_gen and bool(self._gen) and self.speaker.speaking
+    def _show_learner(self, job: _Job) -> None:
+        """The turn is the learner's (committed): their bubble, then the emotion once read."""
+        with job._lock:
+            job._shown = True
+            self._emit(ev.UserUtterance(job.text, job.seconds))
+            if job._emotion is not None:
+                self._show_emotion(job._emotion)
+
+    def _emotion_read(self, job: _Job, scores) -> None:
+        top = top_emotion(scores)
+        with job._lock:
+            job._emotion = top
+            if job._shown:
+                self._show_emotion(top)
+
+    def _show_emotion(self, top) -> None:
+        if top is not None:
+            self._emit(ev.EmotionRead(top.label, float(top.score)))
+        self._set_state(ev.THINKING)
 
     # -- audio thread --------------------------------------------------------------------
     def _audio_run(self) -> None:
@@ -210,9 +282,6 @@ class CallLoop:
                         return  # the microphone is gone for good; typed turns go on
                 continue
             self.listener.feed(item[0])
-
-    def _utterance(self, audio, eos: float, transcript) -> None:
-        self._jobs.put(_Job(audio=audio, eos=eos, transcript=transcript))
 
     def _device_lost(self) -> bool:
         cap = self.capture
@@ -252,7 +321,7 @@ class CallLoop:
     # -- engine thread -------------------------------------------------------------------
     def _engine_run(self) -> None:
         if self.options.warm_up:
-            self._warm_up()
+            warm_up(self)
         self.ready.set()
         while True:
             job = self._jobs.get()
@@ -263,81 +332,54 @@ class CallLoop:
             except Exception as exc:  # noqa: BLE001 - a failed turn must not end the call
                 log.exception("turn failed")
                 self._emit(ev.Problem("other", f"That turn failed ({type(exc).__name__}); still listening."))
-                gen = self._gen
-                if gen and not self._stop.is_set():
+                turn = self._active
+                if turn is not None and turn.committed and not self._stop.is_set():
                     # The learner saw their words go out: answer, and close the turn for the UI.
-                    self.speaker.say(gen, SORRY_FAILED)
-                    self.speaker.wait_done(gen, timeout=30)
-                    self.speaker.forget(gen)
+                    self.speaker.say(turn, SORRY_FAILED)
+                    self.speaker.wait_done(turn)
                     self._emit(ev.TutorTurnDone(SORRY_FAILED))
-                self._gen = 0
-                self._set_state(ev.LISTENING)
-
-    def _warm_up(self) -> None:
-        engine = getattr(getattr(self.session, "engine", None), "services", None)
-        services = [("speech recognition", lambda: self.stt if self.capture is not None else None),
-                    ("speech synthesis", lambda: self.speaker.tts if self.speaker.player is not None else None),
-                    ("tutor model", self._chat_model),
-                    ("memory", lambda: getattr(engine, "memory", None)),  # the embedder: seconds
-                    ("emotion", lambda: getattr(engine, "emotion", None))]
-        for name, get in services:
-            try:
-                service = get()
-                warm = getattr(service, "warm_up", None)
-                if warm is not None:
-                    warm()
-                elif name == "emotion" and service is not None:
-                    service.score("Hello.")
-            except Exception as exc:  # noqa: BLE001 - the first real use reports it properly
-                log.warning("loading/warming up %s failed: %s", name, exc)
-
-    def _chat_model(self) -> Any:
-        """The engine's tutor model (its first use imports the SDK and connects: seconds)."""
-        services = getattr(getattr(self.session, "engine", None), "services", None)
-        factory = getattr(services, "chat_model", None)
-        return factory() if callable(factory) else None
+                self._end_turn()
 
     def _run_turn(self, job: _Job) -> None:
         from tutor_app.core.types import AudioClip
         from tutor_app.tutor.turn import StageClock
 
-        clock = StageClock(start=job.eos)  # stamps count from the end of the learner's speech
-        seconds = None
-        text = job.text
-        if job.audio is not None:
-            seconds = round(len(job.audio) / SAMPLE_RATE, 2)
+        if job.turn is not None and job.turn.cancelled:
+            return  # retracted before it started: the learner went on talking
+        clock = StageClock(start=job.eos)  # stamps count from the learner's last voiced sample
+        if job.audio is not None and job.turn is None:
             transcript = job.transcript.result() if job.transcript is not None else \
                 self.stt.transcribe(AudioClip(job.audio, SAMPLE_RATE))
-            text = (transcript.text or "").strip()
+            job.text = (transcript.text or "").strip()
             clock.mark("stt")
             clock.since_start("stt_done")
-            if not text:
-                log.info("an utterance of %.1f s had no words: no turn", seconds)
-                self._emit(ev.UserUtterance("", seconds))  # the UI drops its "..." bubble
+            if not job.text:
+                log.info("an utterance of %.1f s had no words: no turn", job.seconds or 0.0)
+                self._emit(ev.UserUtterance("", job.seconds))  # the UI drops its "..." bubble
                 return
+        elif job.turn is not None:
+            clock.mark("stt")
+            clock.since_start("stt_done")  # the speculation was decided on this transcript
         if self._stop.is_set():
             return
-        gen, token = self._counter.next_turn()
-        self._gen, self._token = gen, token
-        self._emit(ev.UserUtterance(text, seconds))
-
-        def on_emotion(scores) -> None:
-            top = next((s for s in scores if s.label != "neutral"), scores[0] if scores else None)
-            if top is not None:
-                self._emit(ev.EmotionRead(top.label, float(top.score)))
-            self._set_state(ev.THINKING)
+        turn = job.turn or self.control.begin(on_commit=lambda _t: self._show_learner(job))
+        self._active = turn
 
         def spoken(reply: str) -> str:
-            self.speaker.wait_done(gen)
+            self.speaker.wait_done(turn)
             clock.mark("playback")  # the rest of the reply playing out (not the persist stage)
-            heard, _cut = self.speaker.heard(gen)
-            return heard
+            return self.speaker.heard(turn)
 
-        result = self.session.turn(text, lambda s: self.speaker.say(gen, s), token,
-                                   speech_seconds=seconds, clock=clock, on_emotion=on_emotion, spoken=spoken)
+        result = self.session.turn(job.text, lambda sentence: self.speaker.say(turn, sentence), turn,
+                                   speech_seconds=job.seconds, clock=clock,
+                                   on_emotion=lambda scores: self._emotion_read(job, scores), spoken=spoken)
+        if result.retracted:
+            log.debug("speculative turn %d retracted: the learner went on", turn.gen)
+            self._end_turn(back_to_listening=False)
+            return
         if job.audio is not None:
-            result.transcript = text
-        interrupted = gen == self._cut_gen
+            result.transcript = job.text
+        interrupted = turn.interrupted
         result.interrupted = interrupted
         shown = result.reply
         if result.error and result.error.startswith("offline:"):
@@ -349,16 +391,23 @@ class CallLoop:
 
             # The engine already apologised when nothing came at all; a cut reply needs one.
             if result.reply and result.reply != SORRY_OFFLINE and not interrupted and not self._stop.is_set():
-                self.speaker.say(gen, SORRY_CUT)  # cut mid-reply: never end on half a sentence
-                self.speaker.wait_done(gen)
+                self.speaker.say(turn, SORRY_CUT)  # cut mid-reply: never end on half a sentence
+                self.speaker.wait_done(turn)
                 shown = f"{result.reply} {SORRY_CUT}"
-        first_audio = self.speaker.first_audio(gen)
-        if first_audio is not None:
-            result.timings_ms["first_audio"] = round((first_audio - clock.start) * 1000, 2)
-        self.speaker.forget(gen)
+        if turn.first_audio is not None:
+            result.timings_ms["first_audio"] = round((turn.first_audio - clock.start) * 1000, 2)
+        with self.control.lock:
+            backchannels = tuple(turn.backchannels)
         self.results.append(result)
-        log.info("turn %d latency (ms after end of speech): %s", gen, {
+        log.info("turn %d latency (ms after the last voiced sample): %s", turn.gen, {
             k: result.timings_ms.get(k) for k in ("stt_done", "first_token", "first_sentence", "first_audio")})
-        self._emit(ev.TutorTurnDone(shown, interrupted, result.guardrail, dict(result.timings_ms)))
-        self._gen = 0
-        self._set_state(ev.LISTENING)
+        self._emit(ev.TutorTurnDone(shown, interrupted, result.guardrail, dict(result.timings_ms), backchannels))
+        self._end_turn()
+
+    def _end_turn(self, back_to_listening: bool = True) -> None:
+        turn, self._active = self._active, None
+        if turn is not None:
+            self.control.finish(turn)
+            self.speaker.forget(turn)
+        if back_to_listening:
+            self._set_state(ev.LISTENING)

@@ -1,10 +1,14 @@
 """The TTS/playback thread of a live call: the tutor's sentences -> Piper -> the speaker.
 
-Sentences of one turn (a generation number from TurnCounter) are synthesised one by one
-while earlier ones play. Each sentence is tagged (generation, index) so the player's
-exact per-tag sample counts tell what the learner actually heard when a barge-in cut
-the reply (`heard()`). A sentence whose synthesis fails is skipped; the rest go on.
-Without a player (no speaker) sentences count as heard as soon as they are shown.
+Sentences of one `TutorTurn` are synthesised one by one while earlier ones play. Each is
+tagged (generation, index) so the player's exact per-tag sample counts tell what the
+learner actually heard when a barge-in cut the reply (`heard()`). A sentence whose
+synthesis fails is skipped; the rest go on. Without a player (no speaker) sentences
+count as heard as soon as they are shown.
+
+Interruption is the turn's business (tutor/tutor_turn.py): this thread checks
+`turn.cancelled` between chunks, and a speculative turn is committed here, just before
+its first sample would play - or dropped if the learner went on talking first.
 """
 from __future__ import annotations
 
@@ -13,40 +17,25 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
+
+from tutor_app.tutor.tutor_turn import TurnControl, TutorTurn
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class _Sentence:
-    text: str
-    samples: int = 0  # synthesised so far (at the TTS rate)
-    synthesised: bool = False
-    failed: bool = False
-    shown: bool = False
-
-
-@dataclass
-class _Turn:
-    sentences: list[_Sentence] = field(default_factory=list)
-    cut: bool = False
-    first_audio: float | None = None  # perf_counter of the first sample handed out
-
-
 class Speaker:
-    def __init__(self, tts: Any, player: Any | None,
-                 on_start: Callable[[int, str, float], None],
+    def __init__(self, tts: Any, player: Any | None, control: TurnControl,
+                 on_start: Callable[[TutorTurn, str, float], None],
                  on_problem: Callable[[str, str], None] | None = None) -> None:
         self._tts = tts  # a TextToSpeech, or a zero-argument factory (loaded on first use)
         self.player = player
+        self.control = control
         self._on_start = on_start
         self._on_problem = on_problem or (lambda kind, message: None)
-        self._turns: dict[int, _Turn] = {}
-        self._cond = threading.Condition()
+        self._turns: dict[int, TutorTurn] = {}  # by generation: the player's tags name them
         self._queue: queue.Queue = queue.Queue()
-        self._working = False  # the thread holds a sentence (synthesising it)
+        self._working: TutorTurn | None = None  # the turn whose sentence is being synthesised
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="tts-playback", daemon=True)
         self._thread.start()
@@ -58,171 +47,120 @@ class Speaker:
         return self._tts
 
     # -- engine side -------------------------------------------------------------------
-    def say(self, gen: int, text: str) -> None:
-        with self._cond:
-            turn = self._turns.setdefault(gen, _Turn())
-            if turn.cut or self._closed:
+    def say(self, turn: TutorTurn, text: str) -> None:
+        with self.control.lock:
+            if self._closed:
                 return
-            turn.sentences.append(_Sentence(text))
-            index = len(turn.sentences) - 1
-        self._queue.put((gen, index))
+            self._turns[turn.gen] = turn
+        index = turn.add_sentence(text)
+        if index is not None:
+            self._queue.put((turn, index))
 
-    def wait_done(self, gen: int, timeout: float | None = None) -> bool:
-        """Until every sentence of `gen` was played (or the turn was cut)."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with self._cond:
-            while not self._done(gen):
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    return False
-                self._cond.wait(0.2 if left is None else min(left, 0.2))
-            return True
+    def wait_done(self, turn: TutorTurn) -> None:
+        """Until every sentence of `turn` was played, or the turn was cancelled."""
+        with self.control.lock:
+            self.control.lock.wait_for(lambda: self._done(turn))
 
-    def heard(self, gen: int) -> tuple[str, bool]:
-        """(text the learner heard, whether the turn was cut short)."""
-        with self._cond:
-            turn = self._turns.get(gen)
-            if turn is None:
-                return "", False
-            parts: list[str] = []
-            for index, sentence in enumerate(turn.sentences):
-                if sentence.failed:
-                    continue
-                if self.player is None:
-                    if sentence.shown:
-                        parts.append(sentence.text)
-                    continue
-                played = self.player.played((gen, index))
-                if played <= 0:
-                    break
-                if sentence.synthesised and played >= sentence.samples:
-                    parts.append(sentence.text)
-                    continue
-                words = sentence.text.split()
-                share = played / max(1, sentence.samples)
-                n = min(len(words), max(1, round(len(words) * share)))
-                parts.append(" ".join(words[:n]))
-                break
-            return " ".join(parts), turn.cut
+    def heard(self, turn: TutorTurn) -> str:
+        player = self.player
+        return turn.heard(player.played if player is not None else None)
 
-    def first_audio(self, gen: int) -> float | None:
-        with self._cond:
-            turn = self._turns.get(gen)
-            return turn.first_audio if turn else None
-
-    def forget(self, gen: int) -> None:
-        with self._cond:
-            self._turns.pop(gen, None)
+    def forget(self, turn: TutorTurn) -> None:
+        with self.control.lock:
+            if self._turns.get(turn.gen) is turn:
+                del self._turns[turn.gen]
 
     # -- audio side ----------------------------------------------------------------------
-    @property
-    def speaking(self) -> bool:
-        """Anything queued, being synthesised or playing."""
-        with self._cond:
-            if self._working or not self._queue.empty():
+    def audible(self, turn: TutorTurn | None) -> bool:
+        """Is `turn` (committed, not cancelled) being synthesised or played right now?"""
+        if turn is None or not turn.committed or turn.cancelled:
+            return False
+        with self.control.lock:
+            if self._working is turn or any(t is turn for t, _ in list(self._queue.queue) if t is not None):
                 return True
         return bool(self.player is not None and self.player.busy)
 
-    def cut(self, gen: int | None = None) -> None:
-        """Barge-in: drop the queue and what the player holds; mark the turn cut."""
-        with self._cond:
-            for g, turn in self._turns.items():
-                if gen is None or g == gen:
-                    turn.cut = True
-            if self.player is not None:
-                self.player.clear()
-            self._cond.notify_all()
-
-    def notify(self) -> None:
-        """The player went idle or started a sentence: wake waiters."""
-        with self._cond:
-            self._cond.notify_all()
+    def stop_audio(self) -> None:
+        """Barge-in: drop what the player holds (the turn itself was cancelled first)."""
+        if self.player is not None:
+            self.player.clear()
+        self.control.notify()
 
     def started(self, tag: Any, t: float) -> None:
         """Player callback (notifier thread): the first sample of `tag` went out."""
         gen, index = tag
-        with self._cond:
+        with self.control.lock:
             turn = self._turns.get(gen)
-            if turn is None or turn.cut:
-                return
-            if turn.first_audio is None:
-                turn.first_audio = t
-            sentence = turn.sentences[index]
-        self._on_start(gen, sentence.text, t)
-        with self._cond:  # only now may the turn count as done (TutorSentence is out)
-            sentence.shown = True
-            self._cond.notify_all()
+        if turn is None:
+            return
+        text = turn.started(index, t)
+        if text is None:
+            return
+        self._on_start(turn, text, t)
+        turn.shown(index)  # only now may the turn count as done (TutorSentence is out)
 
     def close(self) -> None:
-        with self._cond:
+        with self.control.lock:
             self._closed = True
-            for turn in self._turns.values():
-                turn.cut = True
-            self._cond.notify_all()
+            self.control.lock.notify_all()
         self._queue.put(None)
         self._thread.join(timeout=5)
 
     # -- internals -----------------------------------------------------------------------
-    def _done(self, gen: int) -> bool:
-        turn = self._turns.get(gen)
-        if turn is None or turn.cut or self._closed:
+    def _done(self, turn: TutorTurn) -> bool:
+        """Under control.lock."""
+        if turn._cancelled or self._closed:
             return True
-        if any(not (s.synthesised or s.failed) for s in turn.sentences):
+        sentences = turn.sentences
+        if any(not (s.synthesised or s.failed) for s in sentences):
             return False
-        if self.player is None or self.player.finished.is_set():
+        player = self.player
+        if player is None or player.finished.is_set():
             return True
         # Every sentence announced (its TutorSentence went out) and the player drained.
-        return all(s.shown or s.failed for s in turn.sentences) and not self.player.busy
-
-    def _cut(self, gen: int) -> bool:
-        with self._cond:
-            turn = self._turns.get(gen)
-            return turn is None or turn.cut or self._closed
+        return all(s.shown or s.failed for s in sentences) and not player.busy
 
     def _run(self) -> None:
         while True:
             item = self._queue.get()
             if item is None:
                 return
-            gen, index = item
-            with self._cond:
-                self._working = True
+            turn, index = item
+            with self.control.lock:
+                self._working = turn
             try:
-                self._speak(gen, index)
+                self._speak(turn, index)
             finally:
-                with self._cond:
-                    self._working = False
-                    self._cond.notify_all()
+                with self.control.lock:
+                    self._working = None
+                    self.control.lock.notify_all()
 
-    def _speak(self, gen: int, index: int) -> None:
-        if self._cut(gen):
+    def _speak(self, turn: TutorTurn, index: int) -> None:
+        if turn.cancelled or self._closed:
             return
-        with self._cond:
-            sentence = self._turns[gen].sentences[index]
+        text = turn.sentences[index].text
         if self.player is not None and self.player.finished.is_set():
             # The output stream died (speaker unplugged): go on as text only.
             log.warning("the speaker is gone: replies are shown as text")
-            with self._cond:
-                self.player = None
+            self.player = None
             self._on_problem("device-lost", "The speaker was disconnected: replies are shown as text.")
         if self.player is None:
-            sentence.synthesised = True
-            self.started((gen, index), time.perf_counter())
+            turn.update(index, synthesised=True)
+            if turn.commit():
+                self.started((turn.gen, index), time.perf_counter())
             return
+        samples = 0
         try:
-            for chunk in self.tts.synthesize(sentence.text):
-                if self._cut(gen):
+            for chunk in self.tts.synthesize(text):
+                if turn.cancelled or not turn.commit():  # a speculative turn commits at its first sample
                     return
-                with self._cond:
-                    sentence.samples += len(chunk)
-                self.player.play(chunk, (gen, index))
+                samples += len(chunk)
+                turn.update(index, samples=len(chunk))
+                self.player.play(chunk, (turn.gen, index))
         except Exception as exc:  # noqa: BLE001 - one bad sentence must not end the reply
-            log.warning("speech synthesis failed for %r: %s", sentence.text, exc)
-            with self._cond:
-                sentence.failed = True
+            log.warning("speech synthesis failed for a sentence: %s", exc)
+            turn.update(index, failed=True)
             self._on_problem("tts", f"could not speak one sentence ({type(exc).__name__}); skipped")
             return
-        with self._cond:
-            sentence.synthesised = True
-            if sentence.samples == 0:
-                sentence.failed = True  # nothing speakable (e.g. only symbols)
+        # nothing speakable (e.g. only symbols) counts as failed, so it is not waited for
+        turn.update(index, synthesised=True, failed=samples == 0)

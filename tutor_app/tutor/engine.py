@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tutor_app.core.cancel import CancelToken
+from tutor_app.core.cancel import CancelToken, TurnHandle
 from tutor_app.core.sentences import SentenceSplitter
-from tutor_app.core.types import AudioClip, ChatMessage, EmotionScore
+from tutor_app.core.types import AudioClip, ChatMessage, EmotionScore, top_emotion
 from tutor_app.errors import TutorError
 from tutor_app.settings import Settings
 from tutor_app.tutor.prompts import PromptInputs, RecalledItem, build_prompt
@@ -109,16 +109,20 @@ class CallSession:
         return result
 
     def turn(self, text: str, on_sentence: Callable[[str], None] | None = None,
-             cancel: CancelToken | None = None, speech_seconds: float | None = None,
+             cancel: TurnHandle | None = None, speech_seconds: float | None = None,
              clock: StageClock | None = None,
              on_emotion: Callable[[list[EmotionScore]], None] | None = None,
              spoken: Callable[[str], str] | None = None) -> TurnResult:
-        """`on_emotion(scores)` runs as soon as the emotion is read (a live call shows it
-        before the reply); `spoken(reply) -> heard` runs before the turn is stored, so a
-        live call can wait for playback and keep only what the learner heard (barge-in)."""
+        """`cancel` is the turn's one interruption handle (a live call's TutorTurn, or a
+        CancelToken): the model stops when it is cancelled, and the learner's words are
+        stored only once it is committed (a speculative turn the learner talked on through
+        comes back with `retracted` set and leaves nothing behind). `on_emotion(scores)` runs
+        as soon as the emotion is read; `spoken(reply) -> heard` runs before the reply is
+        stored, so a live call keeps only what the learner heard (barge-in)."""
         if self.ended:
             raise TutorError("this call has ended; start a new one")
         clock = clock or StageClock()
+        handle: TurnHandle = cancel or CancelToken()
         text = (text or "").strip()
         if not text:
             return TurnResult(user_text="", reply="", timings_ms=clock.timings)
@@ -137,21 +141,20 @@ class CallSession:
             reply = decision.reply or ""
             if on_sentence:
                 on_sentence(reply)
+            if not handle.wait_committed():
+                return self._retracted(text, clock)
             if spoken:
                 reply = spoken(reply)
             self._record("", reply, scores, speech_seconds)
             clock.since_start("total")
             return TurnResult(text, reply, top3, [], [], "crisis", clock.timings)
 
-        if self._call_id is None and self.memory_on:
-            self._ensure_call_record()
-        flow = self.engine.memory_flow.on_learner_turn(self.session_id, text, scores,
-                                                       off_record=not self.memory_on)
+        flow = self.engine.memory_flow.prepare(self.session_id, text, scores, off_record=not self.memory_on)
         clock.timings.update({f"memory_{k}": round(v, 2) for k, v in flow.timings_ms.items()
                               if k != "memory_total"})
         clock.mark("memory")
         recent, earlier = self._history(text, flow.history)
-        top = next((e for e in scores if e.label != "neutral"), scores[0] if scores else None)
+        top = top_emotion(scores)
         prompt = build_prompt(PromptInputs(
             tutor=settings.tutor, user_text=text,
             profile=s.memory.profile_view(),  # read-only: off the record is not amnesia
@@ -160,9 +163,26 @@ class CallSession:
             emotion=top, guardrail_instruction=decision.instruction,
         ))
         clock.mark("prompt")
-        reply, interrupted, error, backend = self._generate(prompt, on_sentence, cancel, clock)
+
+        def store_when_committed(block: bool) -> bool:
+            """Write the learner's turn once it is really theirs (at once for a plain turn)."""
+            if flow._commit is None:
+                return True
+            if not (handle.wait_committed() if block else handle.committed):
+                return False
+            if self._call_id is None and self.memory_on:
+                self._ensure_call_record()
+            flow.commit()
+            return True
+
+        store_when_committed(block=False)
+        reply, interrupted, error, backend = self._generate(prompt, on_sentence, handle, clock,
+                                                            lambda: store_when_committed(block=False))
+        if not store_when_committed(block=True):
+            return self._retracted(text, clock)
         if spoken:
             reply = spoken(reply)
+        interrupted = interrupted or handle.cancelled
         self._record(text, reply, scores, speech_seconds)
         clock.mark("persist")
         clock.since_start("total")
@@ -172,6 +192,11 @@ class CallSession:
             stored=[flow.stored.id] if flow.stored is not None else [], guardrail=decision.kind,
             timings_ms=clock.timings, interrupted=interrupted, error=error, backend=backend,
         )
+
+    def _retracted(self, text: str, clock: StageClock) -> TurnResult:
+        """The learner went on talking before this turn was committed: nothing kept."""
+        clock.since_start("total")
+        return TurnResult(user_text=text, reply="", timings_ms=clock.timings, retracted=True)
 
     def end(self, background: bool = True):
         """End the call; extraction and the report run in a background thread (returned)."""
@@ -194,67 +219,70 @@ class CallSession:
             recent.pop()
         return recent, [ChatMessage(m.role, m.text) for m in history.relevant]
 
-    def _generate(self, prompt, on_sentence, cancel, clock: StageClock) -> tuple[str, bool, str | None, str]:
-        """Stream the reply, hand out whole sentences as they end, stop on cancel (barge-in)
-        or after MAX_SENTENCES (a rambling model must not talk for minutes). Returns
-        (delivered text, interrupted, error line, backend name)."""
-        barge_in = cancel or CancelToken()
-        stop = CancelToken()  # what the model watches: barge-in or enough said
+    def _generate(self, prompt, on_sentence, handle: TurnHandle, clock: StageClock,
+                  on_delta: Callable[[], Any] | None = None) -> tuple[str, bool, str | None, str]:
+        """Stream the reply and hand out whole sentences as they end. Stops when the turn is
+        cancelled (barge-in) or after MAX_SENTENCES (a rambling model must not talk for
+        minutes: the stream is closed, which ends generation). Returns (delivered text,
+        interrupted, error line, backend name)."""
         splitter = SentenceSplitter()
         delivered: list[str] = []
         backend = ""
-        first_token = first_sentence = False
+        first_token = False
 
         def emit(sentence: str) -> None:
-            nonlocal first_sentence
-            if barge_in.cancelled or stop.cancelled:
+            if handle.cancelled or len(delivered) >= MAX_SENTENCES:
                 return
-            if not first_sentence:
+            if not delivered:
                 clock.since_start("first_sentence")
-                first_sentence = True
             delivered.append(sentence)
             if on_sentence:
                 on_sentence(sentence)
-            if len(delivered) >= MAX_SENTENCES:
-                stop.cancel()
 
+        stream = None
         try:
             model = self.engine.services.chat_model()
             backend = getattr(model, "name", "")
-            for delta in model.stream(prompt.system_parts, prompt.messages, stop):
-                if barge_in.cancelled:
-                    stop.cancel()
-                if stop.cancelled:
+            stream = model.stream(prompt.system_parts, prompt.messages, handle)
+            for delta in stream:
+                if handle.cancelled or len(delivered) >= MAX_SENTENCES:
                     break
                 if not first_token:
                     clock.since_start("first_token")
                     first_token = True
                 for sentence in splitter.feed(delta):
                     emit(sentence)
-            for sentence in splitter.flush():
-                emit(sentence)
+                if on_delta:
+                    on_delta()
+            else:
+                for sentence in splitter.flush():
+                    emit(sentence)
             backend = getattr(model, "last_backend", None) or backend
             fallback = getattr(model, "last_fallback_reason", None)
             if fallback:
                 # The turn was answered by the local model: say so once, briefly.
                 clock.mark("llm")
-                return " ".join(delivered), barge_in.cancelled, f"offline: local tutor ({fallback})", backend
+                return " ".join(delivered), handle.cancelled, f"offline: local tutor ({fallback})", backend
         except TutorError as exc:
             clock.mark("llm")
             log.warning("tutor model failed: %s", exc)
-            if not delivered and not barge_in.cancelled:
+            if not delivered and not handle.cancelled:
                 emit(SORRY_OFFLINE)
             return " ".join(delivered), False, str(exc), backend
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()  # ends generation when we stopped early
         clock.mark("llm")
-        if not delivered and not barge_in.cancelled:
+        if not delivered and not handle.cancelled:
             emit(SORRY_EMPTY)  # the model returned nothing: never leave the learner hanging
-        return " ".join(delivered), barge_in.cancelled, None, backend
+        return " ".join(delivered), handle.cancelled, None, backend
 
     def _record(self, text: str, reply: str, scores: list[EmotionScore],
                 speech_seconds: float | None) -> None:
         """`text` is "" for a turn that must not be kept (crisis)."""
         s = self.engine.services
-        top = next((e for e in scores if e.label != "neutral"), scores[0] if scores else EmotionScore("neutral", 1.0))
+        top = top_emotion(scores) or EmotionScore("neutral", 1.0)
         self.turns.append(TurnRecord(s.clock(), text, reply, speech_seconds, top.label, top.score))
         self._transcript += [ChatMessage("user", text or "(not recorded)"), ChatMessage("assistant", reply)]
         self.engine.memory_flow.on_tutor_reply(self.session_id, reply, off_record=not self.memory_on or not text)

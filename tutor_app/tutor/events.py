@@ -4,7 +4,9 @@ the bridge turns each into a queued Qt signal on the GUI thread.
 Order within one turn: StateChanged(listening) -> SpeechStarted -> UserUtterance
 (final transcript) -> EmotionRead -> StateChanged(thinking) -> TutorSentence... (as each
 sentence starts playing) -> TutorTurnDone -> StateChanged(listening). A barge-in gives
-TutorTurnDone(interrupted=True, spoken=<what was actually played>)."""
+TutorTurnDone(interrupted=True, reply=<what was actually played>). A speculative turn the
+learner talked on through emits nothing at all (its UserUtterance comes only when it is
+committed). A backchannel over the tutor gives Backchannel(text) and no interruption."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -47,11 +49,17 @@ class TutorSentence:
 
 
 @dataclass(frozen=True)
+class Backchannel:
+    text: str  # "mm-hm", "yeah" over the tutor: heard, kept, not an interruption
+
+
+@dataclass(frozen=True)
 class TutorTurnDone:
     reply: str  # what the learner heard / saw (cut at a barge-in)
     interrupted: bool = False
     guardrail: str | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
+    backchannels: tuple[str, ...] = ()  # the learner's "mm-hm"s over this reply
 
 
 @dataclass(frozen=True)
@@ -73,7 +81,7 @@ class ReportReady:
 
 
 CallEvent = Union[StateChanged, MicLevel, SpeechStarted, UserUtterance, EmotionRead, TutorSentence,
-                  TutorTurnDone, Problem, CallEnded, ReportReady]
+                  Backchannel, TutorTurnDone, Problem, CallEnded, ReportReady]
 EventSink = Callable[[CallEvent], None]
 
 

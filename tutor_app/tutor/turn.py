@@ -41,6 +41,7 @@ class TurnResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
     transcript: str | None = None  # voice turns: what STT heard
     interrupted: bool = False
+    retracted: bool = False  # a speculative turn the learner talked on through: nothing kept
     error: str | None = None  # one line when the tutor model failed this turn
     backend: str = ""
 
