@@ -20,7 +20,7 @@ SILENCE_FRAMES = 25  # > 600 ms of 32 ms frames: ends an utterance
 
 class Call:
     def __init__(self, replies=None, mode="headset", barge_in=True, stt=None, sd=None, tts=None,
-                 error=None, **options) -> None:
+                 error=None, judge=None, **options) -> None:
         self.sd = sd or FakeSd()
         self.session = FakeSession(replies or [REPLY], error)
         self.stt = stt or FakeStt("hello there")
@@ -29,7 +29,8 @@ class Call:
                            reopen_every_s=0.02, **options)
         settings = SimpleNamespace(speech=SpeechSettings(audio_mode=mode, barge_in=barge_in))
         self.ctl = CallController(engine=FakeEngine(self.session), stt=self.stt, vad=FakeVad(),
-                                  tts=tts or FakeTts(), settings=settings, sd=self.sd, options=opts)
+                                  tts=tts or FakeTts(), settings=settings, sd=self.sd, options=opts,
+                                  judge=judge)
         self.session_id = self.ctl.start_call(off_record=True, sink=self.rec)
 
     @property

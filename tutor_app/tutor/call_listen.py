@@ -172,7 +172,8 @@ class Listener:
                 self._utt_start, self._last_speech, self._check = event.start_frame, event.frame, None
                 self.port.emit(ev.SpeechStarted())
                 if self.options.echo.barge_in and self._echo.full_duplex and self.port.tutor_audible():
-                    self._overlap_voiced = 0
+                    seg = self.options.segmenter
+                    self._overlap_voiced = seg.frames(seg.min_speech_ms)  # the voice that confirmed it
                     self.port.duck(True)
             elif isinstance(event, UtteranceEnded):
                 self._ended(event)

@@ -1,0 +1,201 @@
+"""Turn-taking in the live Listener with scripted VAD frames, transcripts and end-of-turn
+verdicts (no models, no clocks): two waits, speculation / commit / retraction, pauses,
+backchannels vs interruptions. Each step waits for the audio thread to have processed
+the frames pushed so far, so the outcome never depends on timing."""
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+import pytest
+
+from tests.unit.call_fakes import FakeStt
+from tests.unit.test_call_loop import REPLY, Call
+from tests.unit.test_tutor_turn import GatedTts
+from tutor_app.tutor import events as ev
+from tutor_app.tutor.turn_taking import TurnTakingOptions, is_backchannel
+
+COMPLETE = SimpleNamespace(complete=True, reason="scripted")
+UNFINISHED = SimpleNamespace(complete=False, reason="scripted")
+CHECK = 7  # frames of silence that pass the 200 ms check (6 frames) with one to spare
+
+
+class ScriptedJudge:
+    """The end-of-turn judge's seam: verdicts in order (the last one repeats)."""
+
+    def __init__(self, *verdicts) -> None:
+        self.verdicts = list(verdicts) or [COMPLETE]
+        self.texts: list[str] = []
+        self._cond = threading.Condition()
+
+    def __call__(self, audio, text: str):
+        with self._cond:
+            self.texts.append(text)
+            self._cond.notify_all()
+            return self.verdicts.pop(0) if len(self.verdicts) > 1 else self.verdicts[0]
+
+    def wait_calls(self, n: int) -> None:
+        with self._cond:
+            assert self._cond.wait_for(lambda: len(self.texts) >= n, 10), f"judge not asked {n} times"
+
+
+class Steps:
+    """Push frames and wait until the audio thread has processed them."""
+
+    def __init__(self, call: Call) -> None:
+        self.call = call
+        self.pushed = 0
+
+    def push(self, amplitude: float, n: int) -> None:
+        self.call.mic.push_frames(amplitude, n)
+        self.pushed += n
+        self.call.processed(self.pushed)
+
+    def pause_until_judged(self, judge: ScriptedJudge, calls: int) -> None:
+        """Silence through the check, the judge's answer, then one more frame to act on it."""
+        self.push(0.0, CHECK)
+        judge.wait_calls(calls)
+        self.call.ctl.loop._pool("judge").submit(lambda: None).result()  # the verdict is in
+        self.push(0.0, 1)
+
+
+@pytest.fixture
+def calls():
+    made: list[Call] = []
+
+    def make(**kwargs) -> Call:
+        kwargs.setdefault("turns", TurnTakingOptions(thinking_ms=1500))
+        made.append(Call(**kwargs))
+        return made[-1]
+
+    yield make
+    for call in made:
+        call.end()
+
+
+def test_a_complete_turn_is_answered_without_waiting_for_the_long_silence(calls):
+    judge = ScriptedJudge(COMPLETE)
+    call = calls(judge=judge)
+    steps = Steps(call)
+    steps.push(0.0, 15)
+    steps.push(0.3, 16)
+    steps.pause_until_judged(judge, 1)  # 8 frames = 256 ms of silence, far below 1.5 s
+    done = call.rec.wait_kind(ev.UserUtterance)
+    call.queued(9000)
+    call.play_all()
+    turn_done = call.rec.wait_kind(ev.TutorTurnDone)[0]
+    assert done[0].text == "hello there" and judge.texts == ["hello there"]
+    assert turn_done.reply == " ".join(REPLY) and not turn_done.interrupted
+    assert len(call.stt.clips[0].samples) == (9 + 16) * 512  # the early transcript was the turn's
+    assert len(call.stt.clips) == 1
+    assert "first_audio" in turn_done.timings_ms
+
+
+def test_an_unfinished_turn_waits_through_a_thinking_pause_and_stays_one_turn(calls):
+    judge = ScriptedJudge(UNFINISHED, COMPLETE)
+    call = calls(judge=judge, stt=FakeStt("next month I am planning to", "next month I am planning to visit"))
+    steps = Steps(call)
+    steps.push(0.0, 15)
+    steps.push(0.3, 16)
+    steps.pause_until_judged(judge, 1)
+    steps.push(0.0, 37 - CHECK - 1)  # a 1.2 s pause in all, shorter than the 1.5 s thinking time
+    assert not call.rec.of(ev.UserUtterance) and not call.session.texts
+    steps.push(0.3, 10)
+    steps.pause_until_judged(judge, 2)
+    utterances = call.rec.wait_kind(ev.UserUtterance)
+    assert [u.text for u in utterances] == ["next month I am planning to visit"]
+    assert len(call.stt.clips[-1].samples) == (9 + 16 + 37 + 10) * 512  # both halves
+    assert call.ctl.loop.listener.pauses_ms == [37 * 32]
+
+
+def test_an_unfinished_turn_ends_at_the_thinking_time(calls):
+    judge = ScriptedJudge(UNFINISHED)
+    call = calls(judge=judge, turns=TurnTakingOptions(thinking_ms=1000))
+    steps = Steps(call)
+    steps.push(0.0, 15)
+    steps.push(0.3, 16)
+    steps.pause_until_judged(judge, 1)
+    assert not call.rec.of(ev.UserUtterance)
+    steps.push(0.0, 31 - CHECK - 1)  # 1000 ms of silence in all
+    assert call.rec.wait_kind(ev.UserUtterance)[0].text == "hello there"
+
+
+def test_a_speculative_turn_the_learner_talks_on_through_leaves_no_trace(calls):
+    judge = ScriptedJudge(COMPLETE)
+    tts = GatedTts()
+    call = calls(judge=judge, tts=tts, stt=FakeStt("I went to", "I went to the park"))
+    steps = Steps(call)
+    steps.push(0.0, 15)
+    steps.push(0.3, 16)
+    steps.pause_until_judged(judge, 1)
+    assert tts.entered.wait(10)  # the tutor's first sentence is being synthesised, not yet played
+    steps.push(0.3, 10)  # the learner goes on
+    tts.release.set()
+    steps.pause_until_judged(judge, 2)
+    call.queued(9000)
+    call.play_all()
+    done = call.rec.wait_kind(ev.TutorTurnDone)
+    assert [u.text for u in call.rec.of(ev.UserUtterance)] == ["I went to the park"]
+    assert [t.user_text for t in call.session.turns] == ["I went to the park"]  # nothing stored of the guess
+    assert len(done) == 1 and call.session.texts == ["I went to", "I went to the park"]
+    played = {gen for gen, _ in call.player.stats.played}
+    assert len(played) == 1  # not one sample of the retracted turn was played
+
+
+def test_without_a_judge_the_vad_rule_ends_the_turn(calls):
+    call = calls(judge=None)
+    steps = Steps(call)
+    steps.push(0.0, 15)
+    steps.push(0.3, 16)
+    steps.push(0.0, 10)
+    assert not call.rec.of(ev.UserUtterance)
+    steps.push(0.0, 10)  # 640 ms > the 600 ms VAD-only window
+    assert call.rec.wait_kind(ev.UserUtterance)[0].text == "hello there"
+
+
+def test_a_backchannel_over_the_tutor_does_not_stop_it_and_is_kept(calls):
+    judge = ScriptedJudge(COMPLETE)
+    call = calls(judge=judge, stt=FakeStt("tell me about your day", "mm-hm"))
+    steps = Steps(call)
+    steps.push(0.0, 15)
+    steps.push(0.3, 16)
+    steps.pause_until_judged(judge, 1)
+    call.queued(9000)
+    call.out.pull(1000)
+    call.rec.wait_kind(ev.TutorSentence)
+    steps.push(0.3, 10)  # 320 ms of "mm-hm" over the tutor
+    steps.pause_until_judged(judge, 2)
+    call.rec.wait_kind(ev.Backchannel)
+    call.play_all()
+    done = call.rec.wait_kind(ev.TutorTurnDone)[0]
+    assert not done.interrupted and done.reply == " ".join(REPLY)
+    assert done.backchannels == ("mm-hm",)
+    assert len(call.rec.of(ev.UserUtterance)) == 1
+
+
+def test_a_sentence_over_the_tutor_interrupts_it(calls):
+    judge = ScriptedJudge(COMPLETE)
+    call = calls(judge=judge, replies=[REPLY, ["Sure."]], stt=FakeStt("hello there", "wait I have a question"))
+    steps = Steps(call)
+    steps.push(0.0, 15)
+    steps.push(0.3, 16)
+    steps.pause_until_judged(judge, 1)
+    call.queued(9000)
+    call.out.pull(1000)
+    call.rec.wait_kind(ev.TutorSentence)
+    steps.push(0.3, 20)  # 640 ms of speech: past the 480 ms interruption mark
+    done = call.rec.wait_kind(ev.TutorTurnDone)[0]
+    assert done.interrupted and done.reply == "One"
+    steps.pause_until_judged(judge, 2)
+    assert call.rec.wait_kind(ev.UserUtterance, 2)[1].text == "wait I have a question"
+
+
+@pytest.mark.parametrize("text", ["Mm-hm.", "Yeah!", "okay", "Oh, I see.", "uh-huh", "Right, right."])
+def test_backchannel_words(text):
+    assert is_backchannel(text)
+
+
+@pytest.mark.parametrize("text", ["", "Yeah, but wait", "Stop.", "Sorry?", "I see what you mean",
+                                  "okay so I think", "No."])
+def test_not_backchannels(text):
+    assert not is_backchannel(text)
