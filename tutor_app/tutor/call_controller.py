@@ -24,9 +24,11 @@ log = logging.getLogger(__name__)
 
 class CallController:
     def __init__(self, app: Any = None, *, engine: Any = None, stt: Any = None, vad: Any = None,
-                 tts: Any = None, settings: Any = None, sd: Any = None, options: Any = None) -> None:
+                 tts: Any = None, settings: Any = None, sd: Any = None, options: Any = None,
+                 judge: Any = None) -> None:
         """Services come from `app` (App) unless given; `stt`/`tts` may be zero-argument
-        factories. `sd` is the sounddevice module (a fake in tests); `options` LoopOptions."""
+        factories. `sd` is the sounddevice module (a fake in tests); `options` LoopOptions;
+        `judge` the end-of-turn judge (default: the app's, None when its model cannot load)."""
         self._app = app
         self._engine = engine
         self._stt = stt
@@ -35,6 +37,7 @@ class CallController:
         self._settings = settings
         self._sd = sd
         self._options = options
+        self._judge = judge
         self.loop: Any = None
         self.session: Any = None
         self.end_work: threading.Thread | None = None
@@ -97,7 +100,8 @@ class CallController:
                      "on" if options.echo.barge_in else "off")
             self.loop = CallLoop(self.session, self._stt_factory(), self._service("vad") if capture else None,
                                  speaker, capture, self._emit, options,
-                                 reopen_capture=(lambda: self._open_capture(sd, quiet=True)[0]) if sd else None)
+                                 reopen_capture=(lambda: self._open_capture(sd, quiet=True)[0]) if sd else None,
+                                 judge=self._judge_now() if capture else None)
             loop_box.append(self.loop)
             for problem in problems:
                 self._emit(problem)
@@ -134,6 +138,11 @@ class CallController:
             self._sink(event)
         except Exception:  # noqa: BLE001
             log.exception("call event sink failed on %r", event)
+
+    def _judge_now(self):
+        if self._judge is not None:
+            return self._judge
+        return getattr(self._app, "end_of_turn", None) if self._app is not None else None
 
     def _stt_factory(self):
         return self._stt if self._stt is not None else (lambda: self._app.stt)
