@@ -19,5 +19,5 @@ if pactl info >/dev/null 2>&1; then
   export TUTOR_APP_VIRTUAL_AUDIO=1
   trap 'kill $_TUTOR_KEEP1 $_TUTOR_KEEP2 $(cat "$XDG_RUNTIME_DIR/pulse/pid" 2>/dev/null) 2>/dev/null || true' EXIT
 else
-  echo "virtual sound card unavailable: audio tests will be skipped" >&2
+  echo "virtual sound card unavailable: audio tests will be skipped (and fail under CI=true)" >&2
 fi

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import missing_prerequisite
+
 
 
 def _sound_card_problem() -> str | None:
@@ -34,7 +36,7 @@ def _sound_card_problem() -> str | None:
 def sound_card() -> None:
     problem = _sound_card_problem()
     if problem:
-        pytest.skip(problem)
+        missing_prerequisite(problem)
 
 
 @pytest.fixture(scope="session")
