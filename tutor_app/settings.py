@@ -42,8 +42,10 @@ class SpeechSettings:
     tts_voice: str = "piper-en_US-joe-medium"
     input_device: str = ""  # "" = system default
     output_device: str = ""
-    audio_mode: str = "auto"  # auto (from the device names) | headset (barge-in) | speaker (mic gated)
-    silence_ms: int = 600
+    audio_mode: str = "auto"  # auto (device names) | headset | speaker (echo cancelled) | gated (mic muted while the tutor speaks)
+    silence_ms: int = 600  # end of turn by silence alone, when the end-of-turn model cannot load
+    thinking_ms: int = 0  # longest wait through a mid-sentence pause; 0 = by level (tutor/pauses.py)
+    adapt_thinking: bool = True  # let that wait follow the learner's own pauses
     min_speech_ms: int = 250
     preroll_ms: int = 300
     barge_in: bool = True

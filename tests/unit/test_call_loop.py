@@ -154,8 +154,8 @@ def test_blips_are_ignored(calls):
     assert not call.stt.clips and not call.session.texts
 
 
-def test_speaker_mode_gates_the_microphone_while_speaking(calls):
-    call = calls(mode="speaker", barge_in=False, replies=[REPLY, ["Fine."]])
+def test_gated_mode_gates_the_microphone_while_speaking(calls):
+    call = calls(mode="gated", barge_in=False, replies=[REPLY, ["Fine."]])
     call.say()
     call.queued(9000)
     call.out.pull(1000)
@@ -173,8 +173,8 @@ def test_speaker_mode_gates_the_microphone_while_speaking(calls):
     assert len(call.stt.clips) == 2
 
 
-def test_speaker_mode_barge_in_needs_louder_speech(calls):
-    call = calls(mode="speaker", barge_in=True, replies=[REPLY, ["Fine."]], stt=FakeStt("hi", "stop please"))
+def test_gated_mode_barge_in_needs_louder_speech(calls):
+    call = calls(mode="gated", barge_in=True, replies=[REPLY, ["Fine."]], stt=FakeStt("hi", "stop please"))
     call.say()
     call.queued(9000)
     call.out.pull(1000)

@@ -6,6 +6,9 @@ Capture: the PortAudio callback only copies the block and its level into a bound
 queue; a full queue drops the block and counts it (never blocks PortAudio). The reader
 (the audio thread) resamples to 16 kHz when the device could not open at 16 kHz.
 
+Echo: with a canceller attached, `Capture.read()` returns echo-cancelled samples and the
+Player hands a copy of every output block to its far-end tap (speech/aec.py).
+
 Playback: sentences are queued as (tag, samples); the output callback copies the next
 samples out and counts, per tag, exactly how many samples it handed to PortAudio, so a
 barge-in knows how much of the reply was played. `clear()` drops everything queued:
@@ -117,8 +120,10 @@ class Capture:
     """Microphone blocks as (mono float32 16 kHz samples, rms level) through `read()`."""
 
     def __init__(self, sd, device: int | None = None, rate: int = SAMPLE_RATE,
-                 block: int = CAPTURE_BLOCK, max_blocks: int = 256) -> None:
+                 block: int = CAPTURE_BLOCK, max_blocks: int = 256, echo: Any = None) -> None:
+        """`echo`: an EchoCanceller (speech/aec.py); `read()` then returns cleaned samples."""
         self.sd = sd
+        self.echo = echo
         self.device = device
         self.rate = rate  # what the reader gets
         self.block = block
@@ -128,6 +133,7 @@ class Capture:
         self.device_rate = rate
         self.finished = threading.Event()  # the stream stopped by itself (device lost, error)
         self.last_block_at = 0.0
+        self._latency = 0.0
         self._resampler: StreamResampler | None = None
 
     def start(self) -> None:
@@ -146,6 +152,7 @@ class Capture:
                                            finished_callback=self.finished.set)
         self.last_block_at = time.monotonic()
         self._stream.start()
+        self._latency = _latency(self._stream)
 
     def _callback(self, indata, frames, time_info, status) -> None:
         # PortAudio's thread: copy and count, nothing that can block.
@@ -158,18 +165,22 @@ class Capture:
         self.last_block_at = time.monotonic()
         self.stats.blocks += 1
         try:
-            self._queue.put_nowait((samples, level))
+            self._queue.put_nowait((samples, level, time.perf_counter()))
         except queue.Full:
             self.stats.dropped += 1
 
     def read(self, timeout: float = 0.1):
         """(samples at 16 kHz, level) or None after `timeout` without a block."""
         try:
-            samples, level = self._queue.get(timeout=timeout)
+            samples, level, t_callback = self._queue.get(timeout=timeout)
         except queue.Empty:
             return None
+        # The block's first sample reached the converter one block plus the input latency ago.
+        t_first = t_callback - len(samples) / self.device_rate - self._latency
         if self._resampler is not None:
             samples = self._resampler.process(samples)
+        if self.echo is not None:
+            samples = self.echo.process(samples, t_first)
         return samples, level
 
     @property
@@ -215,6 +226,14 @@ class StreamResampler:
         return out
 
 
+def _latency(stream) -> float:
+    try:
+        value = stream.latency
+        return float(value[0] if isinstance(value, (tuple, list)) else value)
+    except Exception:  # noqa: BLE001 - a fake or closed stream
+        return 0.0
+
+
 # -- playback --------------------------------------------------------------------------
 @dataclass
 class _Segment:
@@ -237,8 +256,12 @@ class Player:
     `on_idle()` when the queue ran dry."""
 
     def __init__(self, sd, device: int | None, rate: int, on_start: Callable[[Any, float], None] | None = None,
-                 on_idle: Callable[[], None] | None = None) -> None:
+                 on_idle: Callable[[], None] | None = None, far_tap: Any = None) -> None:
+        """`far_tap` (speech/aec.py FarEndTap) gets every block handed to PortAudio."""
         self.sd = sd
+        self.far_tap = far_tap
+        self._gain = 1.0
+        self._out_latency = 0.0
         self.device = device
         self.rate = rate  # rate of the samples given to play()
         self.device_rate = rate
@@ -273,7 +296,16 @@ class Player:
                                             finished_callback=self.finished.set)
         self._notifier = threading.Thread(target=self._notify_loop, name="playback-notify", daemon=True)
         self._notifier.start()
+        self._out_latency = _latency(self._stream)
+        if self.far_tap is not None:
+            self.far_tap.started(rate)
         self._stream.start()
+        self._out_latency = _latency(self._stream)
+
+    def set_gain(self, gain: float) -> None:
+        """Volume of what is played from the next block on (ducking while the learner may
+        be interrupting); the echo canceller's reference gets the same."""
+        self._gain = float(gain)
 
     @property
     def latency_s(self) -> float:
@@ -350,6 +382,10 @@ class Player:
                     self._idle_pending = True
             if self._started or self._idle_pending:
                 self._cond.notify_all()
+        if self._gain != 1.0 and filled:
+            out[:filled] *= self._gain
+        if self.far_tap is not None:  # exactly what PortAudio gets, silence included
+            self.far_tap.push(out.copy(), time.perf_counter() + self._out_latency)
 
     def _notify_loop(self) -> None:
         while True:

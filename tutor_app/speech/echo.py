@@ -1,11 +1,12 @@
-"""Echo handling: the tutor must not hear (and transcribe) itself.
+"""Echo handling: the tutor must not hear (and transcribe) itself. Three modes:
 
-headset: microphone and speaker are acoustically separate. The VAD listens all the time
-  (full duplex) and learner speech over `min_speech_ms` while the tutor speaks is a
-  barge-in.
-speaker: the microphone hears the tutor. While the tutor speaks, plus a short tail for
-  the room's echo, the microphone is gated: nothing goes to turn-taking. Barge-in (when
-  enabled) needs speech that is clearly louder than the tutor's echo, held for longer.
+headset: microphone and speaker are acoustically separate. Full duplex, no canceller.
+speaker: laptop speakers and microphone. WebRTC's echo canceller (speech/aec.py) removes
+  the tutor's voice from the microphone, so the call stays full duplex: the learner can
+  talk over the tutor at normal volume. The default whenever the canceller loads.
+gated: the fallback when the canceller cannot run. While the tutor speaks, plus a short
+  tail for the room's echo, the microphone is gated: nothing goes to turn-taking, and
+  barge-in needs speech clearly louder than the tutor's echo, held for longer.
 
 Everything here counts frames of captured audio, not wall time, so it is deterministic
 for a given stream of frames.
@@ -15,7 +16,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-HEADSET, SPEAKER = "headset", "speaker"
+HEADSET, SPEAKER, GATED = "headset", "speaker", "gated"
+MODES = (HEADSET, SPEAKER, GATED)
 FRAME_MS = 32.0  # one 512-sample VAD frame at 16 kHz
 
 
@@ -30,12 +32,15 @@ class EchoOptions:
     speech_probability: float = 0.5
 
     @classmethod
-    def from_settings(cls, speech, devices=None) -> "EchoOptions":
-        """`audio_mode` "auto" (or anything unknown) is decided by `suggest_mode`."""
-        mode = speech.audio_mode
-        if mode not in (HEADSET, SPEAKER):
-            mode = suggest_mode(devices or [])[0]
-        return cls(mode=mode, barge_in=bool(speech.barge_in))
+    def from_settings(cls, speech, devices=None, canceller: bool = True, why_not: str = "") -> "EchoOptions":
+        """`canceller`: whether the echo canceller loads (speaker mode needs it)."""
+        return cls(mode=resolve_mode(speech.audio_mode, devices or [], canceller, why_not)[0],
+                   barge_in=bool(speech.barge_in))
+
+    @property
+    def full_duplex(self) -> bool:
+        """The microphone is listened to while the tutor speaks."""
+        return self.mode != GATED
 
 
 _HEADSET_WORDS = ("headset", "headphone", "earphone", "earbud", "airpods", "buds", "hands-free",
@@ -45,15 +50,32 @@ _SPEAKER_WORDS = ("built-in", "builtin", "internal", "laptop", "realtek", "array
 
 def suggest_mode(devices) -> tuple[str, str]:
     """(mode, reason) from the default devices' names (DeviceInfo from audio_io): a
-    headset-like name gives headset mode; otherwise speaker mode, the safe choice (the
-    tutor must never hear itself)."""
+    headset-like name gives headset mode; otherwise speaker mode (echo cancelled), the
+    safe choice (the tutor must never hear itself)."""
     defaults = [d for d in devices if getattr(d, "default_input", False) or getattr(d, "default_output", False)]
     names = " | ".join(d.name.lower() for d in (defaults or devices))
     if any(w in names for w in _HEADSET_WORDS):
-        return HEADSET, f"headset-like device ({names}): full duplex, barge-in on"
+        return HEADSET, f"headset-like device ({names}): full duplex, no echo canceller needed"
     if any(w in names for w in _SPEAKER_WORDS):
-        return SPEAKER, f"built-in microphone/speakers ({names}): microphone gated while the tutor speaks"
-    return SPEAKER, "no headset recognised: microphone gated while the tutor speaks (choose headset in settings)"
+        return SPEAKER, f"built-in microphone/speakers ({names}): echo cancelled, full duplex"
+    return SPEAKER, "no headset recognised: echo cancelled, full duplex"
+
+
+def resolve_mode(setting: str, devices, canceller: bool, why_not: str = "") -> tuple[str, str]:
+    """(mode, reason) for the `audio_mode` setting: "auto" (or anything unknown) looks at
+    the device names; speaker mode falls back to gated when the canceller cannot run."""
+    if setting == HEADSET:
+        return HEADSET, "headset chosen in settings: full duplex, no echo canceller"
+    if setting == GATED:
+        return GATED, "gated chosen in settings: microphone gated while the tutor speaks"
+    if setting == SPEAKER:
+        mode, reason = SPEAKER, "speaker chosen in settings: echo cancelled, full duplex"
+    else:
+        mode, reason = suggest_mode(devices)
+    if mode == SPEAKER and not canceller:
+        return GATED, ("the echo canceller cannot run" + (f" ({why_not})" if why_not else "")
+                       + ": microphone gated while the tutor speaks")
+    return mode, reason
 
 
 class EchoGate:
@@ -66,20 +88,16 @@ class EchoGate:
         self._echo_levels: deque[float] = deque(maxlen=32)  # ~1 s of the tutor's echo
 
     @property
-    def headset(self) -> bool:
-        return self.options.mode != SPEAKER
-
-    @property
     def full_duplex(self) -> bool:
-        """The microphone is listened to while the tutor speaks."""
-        return self.headset
+        """The microphone is listened to while the tutor speaks (headset, or echo cancelled)."""
+        return self.options.full_duplex
 
     def frames(self, ms: float) -> int:
         return max(1, int(round(ms / FRAME_MS))) if ms > 0 else 0
 
     def listen(self, tutor_speaking: bool) -> bool:
-        """False while this frame must not reach turn-taking (speaker mode only)."""
-        if self.headset:
+        """False while this frame must not reach turn-taking (gated mode only)."""
+        if self.full_duplex:
             return True
         if tutor_speaking:
             self._tail_left = self.frames(self.options.tail_ms)
@@ -91,10 +109,10 @@ class EchoGate:
 
     def gated(self) -> bool:
         """True while the tail after the tutor's speech is still running."""
-        return not self.headset and self._tail_left > 0
+        return not self.full_duplex and self._tail_left > 0
 
     def loud_barge_in(self, probability: float, rms: float) -> bool:
-        """Speaker mode, tutor speaking: True once speech loud enough over the echo has
+        """Gated mode, tutor speaking: True once speech loud enough over the echo has
         lasted `loud_min_ms`. The echo level is learned from the quieter frames."""
         o = self.options
         if not o.barge_in:

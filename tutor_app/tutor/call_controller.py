@@ -76,12 +76,13 @@ class CallController:
             except NoDeviceError as exc:
                 sd = None
                 problems.append(ev.Problem("no-microphone", str(exc)))
+            options, echo = self._loop_options(sd, problems)
             capture = player = None
             if sd is not None:
-                capture, problem = self._open_capture(sd)
+                capture, problem = self._open_capture(sd, echo=echo)
                 if problem:
                     problems.append(problem)
-                player, problem = self._open_player(sd)
+                player, problem = self._open_player(sd, far_tap=echo.tap if echo is not None else None)
                 if problem:
                     problems.append(problem)
             loop_box: list[Any] = []
@@ -90,17 +91,12 @@ class CallController:
                               on_problem=lambda kind, msg: loop_box[0].on_problem(kind, msg))
             if player is not None:
                 player.listen(speaker.started, speaker.control.notify)
-            if self._options is None:
-                from tutor_app.speech.audio_io import list_devices
-
-                options = LoopOptions.from_settings(speech, list_devices(sd) if sd else [])
-            else:
-                options = self._options
             log.info("live call %s: %s mode, barge-in %s", self.session.session_id, options.echo.mode,
                      "on" if options.echo.barge_in else "off")
             self.loop = CallLoop(self.session, self._stt_factory(), self._service("vad") if capture else None,
                                  speaker, capture, self._emit, options,
-                                 reopen_capture=(lambda: self._open_capture(sd, quiet=True)[0]) if sd else None,
+                                 reopen_capture=(lambda: self._open_capture(sd, quiet=True, echo=echo)[0])
+                                 if sd else None,
                                  judge=self._judge_now() if capture else None)
             loop_box.append(self.loop)
             for problem in problems:
@@ -130,7 +126,7 @@ class CallController:
             session.ended = True
             self._emit(ev.StateChanged(ev.ENDED))
             self._emit(ev.CallEnded(session.session_id))
-            self.end_work = self._finish(session)
+            self.end_work = self._finish(session, loop)
 
     # -- internals -------------------------------------------------------------------------
     def _emit(self, event: ev.CallEvent) -> None:
@@ -157,12 +153,40 @@ class CallController:
             self._tts = tts
         return tts
 
-    def _open_capture(self, sd, quiet: bool = False):
+    def _loop_options(self, sd, problems: list):
+        """(LoopOptions, EchoCanceller or None): the audio mode decides whether the echo
+        canceller runs; when it cannot, the call falls back to gated mode and says so."""
+        from tutor_app.speech.aec import AecOptions, CancellerUnavailable, EchoCanceller
+        from tutor_app.speech.audio_io import list_devices
+        from tutor_app.speech.echo import GATED, HEADSET, SPEAKER
+        from tutor_app.tutor.call_loop import LoopOptions
+
+        speech = self.settings.speech
+        echo, why_not = None, ""
+        if speech.audio_mode not in (HEADSET, GATED) and sd is not None:
+            try:
+                echo = EchoCanceller.load(AecOptions())
+            except CancellerUnavailable as exc:
+                why_not = str(exc)
+                log.warning("%s: falling back to gated audio", exc)
+                problems.append(ev.Problem("echo", f"{exc}. The microphone is muted while the tutor speaks "
+                                                   "(use a headset to talk over the tutor)."))
+        if self._options is not None:
+            options = self._options
+        else:
+            from tutor_app.tutor.pauses import turn_taking_options
+
+            options = LoopOptions.from_settings(speech, list_devices(sd) if sd else [], canceller=echo is not None,
+                                                why_not=why_not,
+                                                turns=turn_taking_options(self.settings, self.engine))
+        return options, (echo if options.echo.mode == SPEAKER else None)
+
+    def _open_capture(self, sd, quiet: bool = False, echo=None):
         from tutor_app.speech.audio_io import Capture, NoDeviceError, resolve_device
 
         try:
             device = resolve_device(sd, self.settings.speech.input_device, "input")
-            capture = Capture(sd, device)
+            capture = Capture(sd, device, echo=echo)
             capture.start()
             return capture, None
         except NoDeviceError as exc:
@@ -173,12 +197,12 @@ class CallController:
             raise NoDeviceError(message)
         return None, ev.Problem("no-microphone", message)
 
-    def _open_player(self, sd):
+    def _open_player(self, sd, far_tap=None):
         from tutor_app.speech.audio_io import NoDeviceError, Player, resolve_device
 
         try:
             device = resolve_device(sd, self.settings.speech.output_device, "output")
-            player = Player(sd, device, int(self._tts_now().sample_rate))
+            player = Player(sd, device, int(self._tts_now().sample_rate), far_tap=far_tap)
             player.start()
             return player, None
         except NoDeviceError as exc:
@@ -187,7 +211,7 @@ class CallController:
             message = f"cannot play audio ({exc}): replies are shown but not spoken"
         return None, ev.Problem("no-speaker", message)
 
-    def _finish(self, session) -> threading.Thread:
+    def _finish(self, session, loop) -> threading.Thread:
         """Call-end work on a background thread; ReportReady always follows (a report from
         this call's turns alone when the full call-end work fails or is off the record)."""
         from tutor_app.tutor.lifecycle import finish_call
@@ -197,9 +221,11 @@ class CallController:
 
         def work() -> None:
             report = None
+            pauses = list(loop.listener.pauses_ms)
             if not session.off_record:  # off the record: nothing stored or sent for extraction
                 try:
-                    outcome = finish_call(self.engine, sid, session.turns, session.started_at, background=False)
+                    outcome = finish_call(self.engine, sid, session.turns, session.started_at, background=False,
+                                          pauses_ms=pauses)
                     report = outcome.report.to_dict() if outcome.report is not None else None
                 except Exception as exc:  # noqa: BLE001 - retried at the next start (finish_pending)
                     log.exception("call-end work failed")
@@ -207,7 +233,7 @@ class CallController:
                                                    "it is retried next time."))
             if report is None:
                 ended = self.engine.services.clock()
-                report = build_report(sid, session.started_at, ended, list(session.turns)).to_dict()
+                report = build_report(sid, session.started_at, ended, list(session.turns), pauses_ms=pauses).to_dict()
             self._emit(ev.ReportReady(sid, report))
 
         thread = threading.Thread(target=work, name=f"call-end-{sid}", daemon=False)

@@ -57,11 +57,12 @@ class LoopOptions:
 
     @classmethod
     def from_settings(cls, speech, devices=None, turns: TurnTakingOptions | None = None,
-                      **overrides) -> "LoopOptions":
-        """`devices` (audio_io.list_devices) decide the echo mode when it is "auto"."""
+                      canceller: bool = True, why_not: str = "", **overrides) -> "LoopOptions":
+        """`devices` (audio_io.list_devices) decide the echo mode when it is "auto";
+        `canceller`: whether the echo canceller runs (else speaker mode becomes gated)."""
         turns = turns or TurnTakingOptions(vad_silence_ms=speech.silence_ms)
         return cls(segmenter=SegmenterOptions.from_settings(speech),
-                   echo=EchoOptions.from_settings(speech, devices), turns=turns, **overrides)
+                   echo=EchoOptions.from_settings(speech, devices, canceller, why_not), turns=turns, **overrides)
 
     def with_judge(self, judge: bool) -> "LoopOptions":
         """The segmenter's own silence window: the thinking time when an end-of-turn judge

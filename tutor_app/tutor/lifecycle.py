@@ -36,12 +36,14 @@ class CallOutcome:
 
 
 def finish_call(engine, session_id: str, turns: list[TurnRecord], started_at: float,
-                background: bool = True, on_done: Callable[[CallOutcome], None] | None = None):
-    """Mark the call ended now; run extraction + review + report (in a thread if asked)."""
+                background: bool = True, on_done: Callable[[CallOutcome], None] | None = None,
+                pauses_ms: list[float] | None = None):
+    """Mark the call ended now; run extraction + review + report (in a thread if asked).
+    `pauses_ms`: the learner's within-turn pauses (a live call), kept in the report."""
     ended_at = engine.services.clock()
 
     def work() -> CallOutcome:
-        outcome = process_call(engine, session_id, turns, started_at, ended_at)
+        outcome = process_call(engine, session_id, turns, started_at, ended_at, pauses_ms)
         if on_done:
             on_done(outcome)
         return outcome
@@ -63,7 +65,7 @@ def _safe(fn: Callable[[], Any]) -> Callable[[], None]:
 
 
 def process_call(engine, session_id: str, turns: list[TurnRecord] | None, started_at: float | None,
-                 ended_at: float) -> CallOutcome:
+                 ended_at: float, pauses_ms: list[float] | None = None) -> CallOutcome:
     memory = engine.services.memory
     call = _call_record(memory, session_id)
     messages = [ChatMessage(m.role, m.text) for m, _ in memory.session_messages(session_id)]
@@ -91,7 +93,8 @@ def process_call(engine, session_id: str, turns: list[TurnRecord] | None, starte
             log.warning("extraction for %s failed: %s", session_id, exc)
             _merge_by_rules(memory, messages, session_id, outcome)
     corrections, new_words, source = _review(engine, messages, turns)
-    outcome.report = build_report(session_id, started_at, ended_at, turns, corrections, new_words, source)
+    outcome.report = build_report(session_id, started_at, ended_at, turns, corrections, new_words, source,
+                                  pauses_ms=pauses_ms)
     outcome.profile = memory.profile_view()
     if call is None:
         call = memory.record_call(session_id, _dt(started_at))

@@ -45,6 +45,7 @@ class CallReport:
     new_words: list[str] = field(default_factory=list)
     emotion_timeline: list[dict[str, Any]] = field(default_factory=list)
     review_source: str = "none"  # model | heuristic | none
+    pauses: dict[str, float] = field(default_factory=dict)  # the learner's thinking pauses (tutor/pauses.py)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -56,13 +57,23 @@ class CallReport:
         return cls(**data)
 
 
+def pause_stats(pauses_ms: list[float]) -> dict[str, float]:
+    """count, median and p90 (ms) of the learner's within-turn pauses; {} with none."""
+    if not pauses_ms:
+        return {}
+    ordered = sorted(pauses_ms)
+    return {"count": len(ordered), "median_ms": round(ordered[len(ordered) // 2], 1),
+            "p90_ms": round(ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))], 1)}
+
+
 def words_in(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
 def build_report(session_id: str, started_at: float, ended_at: float, turns: list[TurnRecord],
                  corrections: list[Correction] | None = None,
-                 new_words: list[str] | None = None, review_source: str = "none") -> CallReport:
+                 new_words: list[str] | None = None, review_source: str = "none",
+                 pauses_ms: list[float] | None = None) -> CallReport:
     words = sum(len(words_in(t.user_text)) for t in turns)
     measured = [t.speech_seconds for t in turns if t.speech_seconds is not None]
     estimated = len(measured) < len(turns)
@@ -82,6 +93,7 @@ def build_report(session_id: str, started_at: float, ended_at: float, turns: lis
         speaking_seconds=round(speaking, 1), speaking_estimated=estimated, words=words,
         words_per_minute=round(wpm, 1), corrections=list(corrections or []),
         new_words=list(new_words), emotion_timeline=timeline, review_source=review_source,
+        pauses=pause_stats(pauses_ms or []),
     )
 
 

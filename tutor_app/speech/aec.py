@@ -1,0 +1,185 @@
+"""Acoustic echo cancellation on the live microphone: WebRTC's AEC3 (with its noise
+suppression and high-pass filter) through `pywebrtc-audio` (why that binding:
+docs/design-echo.md).
+
+The far end is exactly what the player handed to PortAudio, block by block, silence
+included (`FarEndTap.push`, called from the output callback: a copy and a deque append,
+nothing else). The audio thread pairs each 10 ms microphone frame with the far-end
+samples that were *played* `lead_ms` before it was *captured*, on one timeline built
+from the callbacks' clock and the streams' latencies, so the canceller always sees the
+echo 'lead_ms + the room's path' after its reference (its own delay estimator takes the
+rest). Both timelines are medians over recent blocks: callback jitter does not move
+them; an underrun or a new output device does, after a fraction of a second.
+"""
+from __future__ import annotations
+
+import logging
+import statistics
+import time
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from tutor_app.errors import TutorError
+
+log = logging.getLogger(__name__)
+
+RATE = 16000
+FRAME = RATE // 100  # AEC3 works on 10 ms frames
+HISTORY_S = 2.0  # far-end samples kept for pairing
+
+
+class CancellerUnavailable(TutorError):
+    """The echo canceller's library is missing or would not start."""
+
+
+@dataclass(frozen=True)
+class AecOptions:
+    noise_suppression: bool = True
+    high_pass: bool = True
+    gain_control: bool = False
+    lead_ms: int = 40  # the far end is fed this much ahead of the echo it explains
+
+
+def probe() -> tuple[bool, str]:
+    """(usable, one line why) without keeping anything."""
+    try:
+        EchoCanceller.load(AecOptions())
+    except CancellerUnavailable as exc:
+        return False, str(exc)
+    return True, "WebRTC AEC3 (pywebrtc-audio) loads"
+
+
+class FarEndTap:
+    """What the speaker plays, handed over by the output callback (any thread)."""
+
+    def __init__(self) -> None:
+        self._blocks: deque = deque(maxlen=2000)  # ~50 s of 25 ms blocks: never grows without bound
+        self.rate = RATE
+
+    def started(self, rate: int) -> None:
+        """A (new) output stream at `rate` Hz."""
+        self._blocks.append(("start", int(rate)))
+
+    def push(self, samples: np.ndarray, t_play: float) -> None:
+        """PortAudio's output callback: `samples` (a copy) start playing at `t_play`."""
+        self._blocks.append((samples, t_play))
+
+    def drain(self) -> list:
+        out = []
+        while self._blocks:
+            out.append(self._blocks.popleft())
+        return out
+
+
+class _Timeline:
+    """Sample counter -> time, as the median of recent (time - count / rate) readings."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._offsets: deque[float] = deque(maxlen=41)
+
+    def add(self, n: int, t_first: float) -> None:
+        self._offsets.append(t_first - self.count / RATE)
+        self.count += n
+
+    def origin(self) -> float | None:
+        return statistics.median(self._offsets) if self._offsets else None
+
+
+class EchoCanceller:
+    """Cleans 16 kHz microphone samples of what `tap` says the speaker played."""
+
+    def __init__(self, processor, options: AecOptions, tap: FarEndTap | None = None) -> None:
+        self._apm = processor
+        self.options = options
+        self.tap = tap or FarEndTap()
+        self._far = np.zeros(int(HISTORY_S * RATE), dtype=np.float32)  # ring over far counts
+        self._far_line = _Timeline()
+        self._near_line = _Timeline()
+        self._near_pending = np.zeros(0, dtype=np.float32)
+        self._resampler = None
+        self._far_rate = RATE
+        self.cpu_s = 0.0
+        self.frames = 0
+        self._energy = [0.0, 0.0]  # near in / out while the far end was loud (ERLE)
+
+    @classmethod
+    def load(cls, options: AecOptions | None = None, tap: FarEndTap | None = None) -> "EchoCanceller":
+        options = options or AecOptions()
+        try:
+            import pywebrtc_audio
+        except ImportError as exc:
+            raise CancellerUnavailable(f"echo cancellation is not installed ({exc}); "
+                                       "pip install pywebrtc-audio") from None
+        try:
+            processor = pywebrtc_audio.AudioProcessor(
+                RATE, 1, echo_cancellation=True, noise_suppression=options.noise_suppression,
+                high_pass_filter=options.high_pass, auto_gain_control=options.gain_control,
+                stream_delay_ms=options.lead_ms)
+            processor.process(np.zeros(FRAME, dtype=np.float32), np.zeros(FRAME, dtype=np.float32))
+        except Exception as exc:  # noqa: BLE001 - a broken native library
+            raise CancellerUnavailable(f"echo cancellation would not start ({type(exc).__name__}: {exc})") from None
+        return cls(processor, options, tap)
+
+    @property
+    def erle_db(self) -> float | None:
+        """Echo return loss enhancement over the frames where the far end was loud."""
+        near_in, near_out = self._energy
+        if near_in <= 0:
+            return None
+        return 10 * float(np.log10(near_in / max(near_out, 1e-12)))
+
+    def process(self, samples: np.ndarray, t_capture: float) -> np.ndarray:
+        """16 kHz microphone samples whose first one was captured at `t_capture`
+        (perf_counter) -> cleaned samples (whole 10 ms frames; the rest waits for the next call)."""
+        started = time.process_time()
+        self._take_far()
+        samples = np.asarray(samples, dtype=np.float32).reshape(-1)
+        self._near_line.add(len(samples), t_capture)
+        data = np.concatenate([self._near_pending, samples])
+        n_frames = len(data) // FRAME
+        self._near_pending = data[n_frames * FRAME:]
+        first = self._near_line.count - len(samples) - (len(data) - len(samples))  # count of data[0]
+        out = np.empty(n_frames * FRAME, dtype=np.float32)
+        for k in range(n_frames):
+            near = data[k * FRAME:(k + 1) * FRAME]
+            far = self._far_for(first + k * FRAME)
+            cleaned = np.asarray(self._apm.process(near, far), dtype=np.float32).reshape(-1)
+            out[k * FRAME:(k + 1) * FRAME] = cleaned
+            if float(np.mean(far * far)) > 1e-4:
+                self._energy[0] += float(np.mean(near * near))
+                self._energy[1] += float(np.mean(cleaned * cleaned))
+        self.frames += n_frames
+        self.cpu_s += time.process_time() - started
+        return out
+
+    # -- far end ---------------------------------------------------------------------------
+    def _take_far(self) -> None:
+        from tutor_app.speech.audio_io import StreamResampler
+
+        for block, t in self.tap.drain():
+            if isinstance(block, str):  # a new output stream
+                self._far_rate = t
+                self._resampler = StreamResampler(t, RATE) if t != RATE else None
+                self._far_line = _Timeline()
+                self._far[:] = 0
+                continue
+            start_count = self._far_line.count
+            samples = self._resampler.process(block) if self._resampler is not None else block
+            self._far_line.add(len(samples), t)
+            idx = (start_count + np.arange(len(samples))) % len(self._far)
+            self._far[idx] = samples
+
+    def _far_for(self, near_count: int) -> np.ndarray:
+        """The far-end frame played `lead_ms` before near sample `near_count` was captured."""
+        near0, far0 = self._near_line.origin(), self._far_line.origin()
+        if near0 is None or far0 is None:
+            return np.zeros(FRAME, dtype=np.float32)
+        t = near0 + near_count / RATE - self.options.lead_ms / 1000
+        start = int(round((t - far0) * RATE))
+        newest = self._far_line.count
+        if start + FRAME > newest or start < newest - len(self._far) + FRAME:
+            return np.zeros(FRAME, dtype=np.float32)  # not played (yet), or too long ago
+        return self._far[(start + np.arange(FRAME)) % len(self._far)]
