@@ -5,9 +5,9 @@ docs/design-echo.md).
 The far end is exactly what the player handed to PortAudio, block by block, silence
 included (`FarEndTap.push`, called from the output callback: a copy and a deque append,
 nothing else). The audio thread pairs each 10 ms microphone frame with the far-end
-samples that were *played* `lead_ms` before it was *captured*, on one timeline built
-from the callbacks' clock and the streams' latencies, so the canceller always sees the
-echo 'lead_ms + the room's path' after its reference (its own delay estimator takes the
+samples *played* `shift_ms` after it was *captured*, on one timeline built from the
+callbacks' clock and the streams' latencies, so the canceller sees each echo
+'shift_ms + the room's path' after its reference (its own delay estimator takes the
 rest). Both timelines are medians over recent blocks: callback jitter does not move
 them; an underrun or a new output device does, after a fraction of a second.
 """
@@ -39,7 +39,12 @@ class AecOptions:
     noise_suppression: bool = True
     high_pass: bool = True
     gain_control: bool = False
-    lead_ms: int = 40  # the far end is fed this much ahead of the echo it explains
+    # Each microphone frame is paired with the far end played this much *after* it was
+    # captured (by the streams' clocks). The clocks' estimates of when a sample really
+    # left / reached the converter are off by tens of ms (measured here: -17 ms apparent
+    # path on a 30 ms loopback), so the shift keeps every echo behind its reference;
+    # AEC3's delay estimator (hundreds of ms) finds the rest.
+    shift_ms: int = 80
 
 
 def probe() -> tuple[bool, str]:
@@ -74,18 +79,32 @@ class FarEndTap:
 
 
 class _Timeline:
-    """Sample counter -> time, as the median of recent (time - count / rate) readings."""
+    """Sample counter -> time. The origin is the median of recent (time - count / rate)
+    readings, frozen once settled: the canceller needs a reference that does not move
+    with callback jitter. It moves only when the stream really shifted (an underrun, a
+    stalled device) by more than `REANCHOR_S`."""
+
+    SETTLE = 21  # blocks before the origin is trusted
+    REANCHOR_S = 0.03
 
     def __init__(self) -> None:
         self.count = 0
         self._offsets: deque[float] = deque(maxlen=41)
+        self._origin: float | None = None
 
     def add(self, n: int, t_first: float) -> None:
         self._offsets.append(t_first - self.count / RATE)
         self.count += n
+        if len(self._offsets) < self.SETTLE:
+            return
+        current = statistics.median(self._offsets)
+        if self._origin is None or abs(current - self._origin) > self.REANCHOR_S:
+            if self._origin is not None:
+                log.debug("echo reference re-anchored by %.0f ms", (current - self._origin) * 1000)
+            self._origin = current
 
     def origin(self) -> float | None:
-        return statistics.median(self._offsets) if self._offsets else None
+        return self._origin
 
 
 class EchoCanceller:
@@ -117,7 +136,7 @@ class EchoCanceller:
             processor = pywebrtc_audio.AudioProcessor(
                 RATE, 1, echo_cancellation=True, noise_suppression=options.noise_suppression,
                 high_pass_filter=options.high_pass, auto_gain_control=options.gain_control,
-                stream_delay_ms=options.lead_ms)
+                stream_delay_ms=0)
             processor.process(np.zeros(FRAME, dtype=np.float32), np.zeros(FRAME, dtype=np.float32))
         except Exception as exc:  # noqa: BLE001 - a broken native library
             raise CancellerUnavailable(f"echo cancellation would not start ({type(exc).__name__}: {exc})") from None
@@ -173,11 +192,11 @@ class EchoCanceller:
             self._far[idx] = samples
 
     def _far_for(self, near_count: int) -> np.ndarray:
-        """The far-end frame played `lead_ms` before near sample `near_count` was captured."""
+        """The far-end frame played `shift_ms` after near sample `near_count` was captured."""
         near0, far0 = self._near_line.origin(), self._far_line.origin()
         if near0 is None or far0 is None:
             return np.zeros(FRAME, dtype=np.float32)
-        t = near0 + near_count / RATE - self.options.lead_ms / 1000
+        t = near0 + near_count / RATE + self.options.shift_ms / 1000
         start = int(round((t - far0) * RATE))
         newest = self._far_line.count
         if start + FRAME > newest or start < newest - len(self._far) + FRAME:

@@ -1,0 +1,96 @@
+"""A laptop without a headset: the virtual speaker is looped back into the virtual
+microphone (0 dB / -10 dB, 30 / 120 ms), the app runs in its default speaker mode (echo
+cancelled, full duplex). The tutor must never answer or interrupt itself, a learner
+talking over it must stop it and be heard, and an "mm-hm" must not stop it."""
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import Loopback, play_into_mic
+from tests.e2e.test_live_call import start
+from tests.fakes.anthropic_server import Reply
+from tutor_app.speech.wer import wer as word_error_rate
+from tutor_app.tutor import events as ev
+
+pytestmark = [pytest.mark.audio, pytest.mark.slow]
+
+REPLY = ("That sounds like a lovely weekend. Did you go there with your family or with friends? "
+         "Tell me one thing you enjoyed most about it.")
+LONG_REPLY = ("Interviews can be stressful, so well done for going. "
+              "First, tell me which company it was and what the job is about. "
+              "Then we can practise the hardest questions together, one by one, slowly. "
+              "Finally, I will give you some feedback on your answers and your pronunciation.")
+LEARNER = "Last weekend I went hiking in the mountains near Seoul."
+BARGE = "Sorry, can I ask you something about the interview questions you mentioned before, please?"
+
+
+@pytest.fixture
+def speaker_app(call_app):
+    call_app.settings.speech.audio_mode = "speaker"  # the default on laptop speakers
+    return call_app
+
+
+def _quiet_after(controller, seconds: float) -> None:
+    """Let the microphone run this long (counted in frames, not slept)."""
+    loop = controller.loop
+    assert loop.wait_frames(loop.frames_seen + int(seconds * 16000 / 512), timeout=seconds + 20)
+
+
+@pytest.mark.parametrize("latency_ms,gain_db", [(30, 0.0), (120, -10.0)])
+def test_the_tutor_never_hears_itself(speaker_app, fake_anthropic, learner_wav, latency_ms, gain_db):
+    replies = 5
+    fake_anthropic.push(*[Reply(REPLY) for _ in range(replies)])
+    clip = learner_wav(LEARNER)
+    with Loopback(latency_ms, gain_db):
+        controller, recorder = start(speaker_app)
+        try:
+            assert controller.loop.options.echo.mode == "speaker"
+            for n in range(1, replies + 1):
+                play_into_mic(clip).wait(timeout=20)
+                recorder.wait_kind(ev.TutorTurnDone, n, timeout=90)
+                _quiet_after(controller, 1.5)  # the reply's tail and the room: no phantom turn
+        finally:
+            controller.end_call()
+    done = recorder.of(ev.TutorTurnDone)
+    utterances = [u.text for u in recorder.of(ev.UserUtterance) if u.text]
+    assert len(done) == replies and not any(d.interrupted for d in done), [d.reply for d in done]
+    assert len(utterances) == replies, utterances  # every turn is the learner's, none the tutor's echo
+    assert all(d.reply == REPLY for d in done)
+
+
+def test_talking_over_the_tutor_stops_it_and_is_heard(speaker_app, fake_anthropic, learner_wav):
+    fake_anthropic.push(Reply(LONG_REPLY, token_delay=0.02), Reply("Of course, go ahead."))
+    first = learner_wav("Hello, I had a job interview today.", "first.wav")
+    second = learner_wav(BARGE, "second.wav")
+    clean = speaker_app.stt.transcribe(second).text
+    with Loopback(30, 0.0):
+        controller, recorder = start(speaker_app)
+        try:
+            play_into_mic(first).wait(timeout=20)
+            recorder.wait_kind(ev.TutorSentence, timeout=60)  # the tutor is speaking now
+            play_into_mic(second).wait(timeout=20)
+            done = recorder.wait_kind(ev.TutorTurnDone, timeout=60)[0]
+            heard = recorder.wait_kind(ev.UserUtterance, 2, timeout=60)[1].text
+        finally:
+            controller.end_call()
+    assert done.interrupted and len(done.reply) < len(LONG_REPLY)
+    wer_echo, wer_clean = word_error_rate(BARGE, heard), word_error_rate(BARGE, clean)
+    assert wer_echo <= wer_clean + 0.10, (heard, clean)
+
+
+def test_a_backchannel_over_the_tutor_does_not_stop_it(speaker_app, fake_anthropic, learner_wav):
+    fake_anthropic.push(Reply(LONG_REPLY, token_delay=0.02))
+    first = learner_wav("Hello, I had a job interview today.", "first.wav")
+    mhm = learner_wav("Mm-hmm.", "mhm.wav")
+    with Loopback(30, 0.0):
+        controller, recorder = start(speaker_app)
+        try:
+            play_into_mic(first).wait(timeout=20)
+            recorder.wait_kind(ev.TutorSentence, timeout=60)
+            play_into_mic(mhm).wait(timeout=20)
+            done = recorder.wait_kind(ev.TutorTurnDone, timeout=90)[0]
+        finally:
+            controller.end_call()
+    assert not done.interrupted and done.reply == LONG_REPLY
+    assert recorder.of(ev.Backchannel), "the mm-hm was not heard"
+    assert len([u for u in recorder.of(ev.UserUtterance) if u.text]) == 1
