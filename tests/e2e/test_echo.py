@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import Loopback, play_into_mic
+from tests.e2e.conftest import play_into_mic
 from tests.e2e.test_live_call import start
 from tests.fakes.anthropic_server import Reply
+from tutor_app.bench.loopback import Loopback
 from tutor_app.speech.wer import wer as word_error_rate
 from tutor_app.tutor import events as ev
 

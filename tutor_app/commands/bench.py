@@ -13,6 +13,7 @@ AREAS = {
     "memory": "memory insert throughput, recall latency at 1k/10k/100k, retrieval quality",
     "tutor": "per-stage turn timings and time to first sentence vs the naive path",
     "call": "live call latency through the audio path vs the naive cascade",
+    "echo": "echo cancellation on a looped-back virtual sound card: ERLE, false turns, barge-in time, CPU",
     "ui": "seconds from starting the desktop app to its window, and to warmed-up models",
 }
 

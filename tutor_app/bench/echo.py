@@ -1,0 +1,229 @@
+"""`tutor-app bench echo`: the echo canceller on a laptop-like sound card.
+
+Needs the virtual sound card (`source scripts/virtual-audio.sh`). The virtual speaker is
+looped back into the virtual microphone (bench/loopback.py) at 0 / -10 dB and 30 / 120 ms.
+1. Signal path (the app's Player and Capture with the canceller, a Piper reply as the far
+   end): echo return loss enhancement over the tutor's speech (dB, the canceller's input
+   vs output energy while the far end is loud), VAD speech frames in the raw vs cleaned
+   microphone, and the canceller's CPU time in % of one core.
+2. Live calls in the default speaker mode on the 0 dB / 30 ms loopback, fake tutor model:
+   residual-echo false turns (a learner turn or an interruption the learner did not make)
+   over N replies, and barge-in times: from the learner's first voiced sample (estimated as
+   the confirmed speech start minus the 250 ms of voice it takes to confirm) to the tutor's
+   volume ducked and to playback stopped (the player cleared; PortAudio's output latency
+   comes on top). Prints numbers next to the goals; asserts nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+
+from tutor_app.bench.common import TYPICAL_REPLY, fake_server_module
+
+CONFIGS = ((30, 0.0), (120, 0.0), (30, -10.0), (120, -10.0))
+GOALS = {"erle_db": ">= 25", "false_turns_per_100": "0", "barge_in_stop_ms_p50": "<= 250", "cpu_pct": "<= 5"}
+LEARNER = "Last weekend I went hiking in the mountains near Seoul."
+BARGE = "Sorry, can I ask you something about the interview questions?"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--replies", type=int, default=10, help="tutor replies for the false-turn count")
+    parser.add_argument("--barge-ins", type=int, default=5, help="interruptions timed")
+    parser.add_argument("--json", action="store_true", help="also print one JSON summary line")
+
+
+def run(args: argparse.Namespace, app) -> int:
+    from tutor_app.bench.call import _environment_problem
+    from tutor_app.errors import TutorError
+
+    problem = _environment_problem()
+    if problem:
+        raise TutorError(f"bench echo: {problem}")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"machine: {os.cpu_count()} CPU cores, load average {load:.2f}")
+    summary: dict = {"bench": "echo", "load_avg": round(load, 2), "paths": []}
+    reply = app.tts.synthesize_all(TYPICAL_REPLY)
+    print("loopback        ERLE dB   VAD speech frames raw -> cleaned   canceller CPU % of a core")
+    for latency, gain in CONFIGS:
+        row = _signal_path(app, reply, latency, gain)
+        summary["paths"].append(row)
+        print(f"{gain:+5.0f} dB {latency:4d} ms  {row['erle_db']:7.1f}   {row['vad_raw']:5d} -> {row['vad_clean']:<5d}"
+              f"                  {row['cpu_pct']:.2f}")
+    summary.update(_calls(app, args))
+    print(f"false turns: {summary['false_turns']} in {summary['replies']} replies "
+          f"({summary['false_turns_per_100']:.1f} per 100; goal 0)")
+    print(f"barge-in, ms from the learner's first voiced sample: ducked p50 {summary['barge_in_duck_ms_p50']:.0f}, "
+          f"playback stopped p50 {summary['barge_in_stop_ms_p50']:.0f} / max {summary['barge_in_stop_ms_max']:.0f} "
+          f"({summary['barge_ins']} interruptions, {summary['barge_ins_missed']} missed)")
+    print("goals: " + ", ".join(f"{k} {v}" for k, v in GOALS.items()))
+    if args.json:
+        print(json.dumps(summary))
+    return 0
+
+
+def _signal_path(app, reply, latency_ms: int, gain_db: float) -> dict:
+    import numpy as np
+
+    from tutor_app.bench.loopback import Loopback
+    from tutor_app.speech.aec import AecOptions, EchoCanceller, FarEndTap
+    from tutor_app.speech.audio_io import Capture, Player, load_sounddevice
+
+    sd = load_sounddevice()
+    tap = FarEndTap()
+    aec = EchoCanceller.load(AecOptions(), tap)
+    raw: list = []
+    process = aec.process
+
+    def keep_raw(samples, t):
+        raw.append(np.asarray(samples, dtype=np.float32).copy())
+        return process(samples, t)
+
+    aec.process = keep_raw  # type: ignore[method-assign] - the bench reads what went in
+    cleaned: list = []
+    with Loopback(latency_ms, gain_db):
+        capture = Capture(sd, None, echo=aec)
+        capture.start()
+        player = Player(sd, None, app.tts.sample_rate, far_tap=tap)
+        player.start()
+        try:
+            player.play(reply, "reply")
+            end = time.monotonic() + len(reply) / app.tts.sample_rate + 1.0
+            while time.monotonic() < end:
+                item = capture.read(0.1)
+                if item is not None:
+                    cleaned.append(item[0])
+        finally:
+            player.close()
+            capture.stop()
+    vad = app.vad
+    counts = []
+    for chunks in (raw, cleaned):
+        audio = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.float32)
+        counts.append(int(np.sum(vad.frame_probabilities(audio) >= 0.5)))
+    seconds = aec.frames / 100
+    return {"latency_ms": latency_ms, "gain_db": gain_db, "erle_db": round(aec.erle_db or 0.0, 1),
+            "vad_raw": counts[0], "vad_clean": counts[1],
+            "cpu_pct": round(100 * aec.cpu_s / seconds, 2) if seconds else 0.0}
+
+
+def _calls(app, args) -> dict:
+    from tutor_app.bench.loopback import Loopback
+    from tutor_app.tutor import events as ev
+
+    fakes = fake_server_module()
+    learner = _wav(app, LEARNER, "learner")
+    barge = _wav(app, BARGE, "barge")
+    app.settings.speech.audio_mode = "speaker"
+    app.settings.llm.backend = "anthropic"
+    app.settings.llm.fallback_to_local = False
+    false_turns, duck_ms, stop_ms, missed = 0, [], [], 0
+    with fakes.FakeAnthropicServer(timing=fakes.Timing.realistic(400, 40), default=fakes.Reply(TYPICAL_REPLY)) as server:
+        os.environ["ANTHROPIC_BASE_URL"] = server.url
+        os.environ["ANTHROPIC_API_KEY"] = fakes.FAKE_API_KEY
+        with Loopback(30, 0.0):
+            controller, events, stamps = _start(app)
+            try:
+                for n in range(1, args.replies + 1):
+                    _play(learner)
+                    events.wait_kind(ev.TutorTurnDone, n + false_turns, timeout=120)
+                    controller.loop.wait_frames(controller.loop.frames_seen + 47, timeout=30)  # 1.5 s of room
+                    done = events.of(ev.TutorTurnDone)
+                    said = [u for u in events.of(ev.UserUtterance) if u.text]
+                    false_turns = max(len(said) - n, 0) + sum(d.interrupted for d in done)
+                for _ in range(args.barge_ins):
+                    count = len(events.of(ev.TutorTurnDone))
+                    stamps.clear()
+                    _play(learner)
+                    events.wait_kind(ev.TutorSentence, len(events.of(ev.TutorSentence)) + 1, timeout=120)
+                    _play(barge)
+                    events.wait_kind(ev.TutorTurnDone, count + 2, timeout=120)
+                    if "interrupt" in stamps and "started" in stamps:
+                        first_voice = stamps["started"] - 0.25
+                        stop_ms.append((stamps["interrupt"] - first_voice) * 1000)
+                        duck_ms.append((stamps.get("duck", stamps["interrupt"]) - first_voice) * 1000)
+                    else:
+                        missed += 1
+            finally:
+                controller.end_call()
+    replies = max(1, args.replies)
+    return {"replies": replies, "false_turns": false_turns, "false_turns_per_100": 100 * false_turns / replies,
+            "barge_ins": len(stop_ms), "barge_ins_missed": missed,
+            "barge_in_duck_ms_p50": statistics.median(duck_ms) if duck_ms else float("nan"),
+            "barge_in_stop_ms_p50": statistics.median(stop_ms) if stop_ms else float("nan"),
+            "barge_in_stop_ms_max": max(stop_ms) if stop_ms else float("nan")}
+
+
+class EventLog:
+    """Call events as they come, waited on without polling."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.events: list = []
+        self._cond = threading.Condition()
+
+    def __call__(self, event) -> None:
+        with self._cond:
+            self.events.append(event)
+            self._cond.notify_all()
+
+    def of(self, kind) -> list:
+        with self._cond:
+            return [e for e in self.events if isinstance(e, kind)]
+
+    def wait_kind(self, kind, count: int, timeout: float) -> None:
+        with self._cond:
+            if not self._cond.wait_for(lambda: sum(isinstance(e, kind) for e in self.events) >= count, timeout):
+                raise TimeoutError(f"bench echo: no {count} x {kind.__name__} within {timeout:.0f} s")
+
+
+def _start(app):
+    from tutor_app.tutor import events as ev
+    from tutor_app.tutor.call_controller import CallController
+
+    stamps: dict[str, float] = {}
+    events = EventLog()
+
+    def sink(event) -> None:
+        if isinstance(event, ev.SpeechStarted) and controller.loop is not None and controller.loop.tutor_audible():
+            stamps.setdefault("started", time.perf_counter())
+        events(event)
+
+    controller = CallController(app)
+    controller.start_call(off_record=True, sink=sink)
+    loop = controller.loop
+    interrupt, duck = loop.interrupt, loop.duck
+
+    def timed_interrupt() -> None:
+        stamps.setdefault("interrupt", time.perf_counter())
+        interrupt()
+
+    def timed_duck(on: bool) -> None:
+        if on:
+            stamps.setdefault("duck", time.perf_counter())
+        duck(on)
+
+    loop.interrupt, loop.duck = timed_interrupt, timed_duck  # type: ignore[method-assign]
+    loop.ready.wait(60)
+    loop.wait_frames(loop.frames_seen + 10, timeout=10)
+    return controller, events, stamps
+
+
+def _wav(app, text: str, name: str):
+    import tempfile
+    from pathlib import Path
+
+    from tutor_app.speech.tts import write_wav
+
+    path = Path(tempfile.mkdtemp(prefix="tutor-bench-")) / f"{name}.wav"
+    write_wav(path, app.tts.synthesize_all(text), app.tts.sample_rate)
+    return path
+
+
+def _play(path) -> None:
+    import subprocess
+
+    subprocess.run(["paplay", "--device=micsrc", str(path)], check=True, timeout=60)
