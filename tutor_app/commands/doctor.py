@@ -108,14 +108,18 @@ def _audio(app) -> list[Check]:
         out.append(Check("audio", True, f"speaker: {default_out or describe(outputs[0])}; {len(outputs)} output(s)"))
     else:
         out.append(Check("audio", False, "no speaker found", "connect speakers or headphones"))
+    from tutor_app.speech.aec import probe
+
+    canceller, canceller_why = probe()
+    out.append(Check("audio", canceller, f"echo canceller: {canceller_why}",
+                     "" if canceller else "reinstall the app (pywebrtc-audio); calls use gated mode meanwhile"))
     if inputs and outputs:
         from tutor_app.speech.audio_io import list_devices
-        from tutor_app.speech.echo import suggest_mode
+        from tutor_app.speech.echo import resolve_mode
 
-        mode, why = suggest_mode(list_devices(sd))
         chosen = app.settings.speech.audio_mode
-        out.append(Check("audio", True, f"call mode: {chosen}" + (f" -> {mode}: {why}" if chosen == "auto" else
-                                                                   f" (suggested: {mode}: {why})")))
+        mode, why = resolve_mode(chosen, list_devices(sd), canceller, "" if canceller else canceller_why)
+        out.append(Check("audio", True, f"call mode: {mode} (setting: {chosen}): {why}"))
     return out
 
 

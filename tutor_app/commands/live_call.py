@@ -22,9 +22,9 @@ def add_live_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("live call")
     g.add_argument("--max-turns", type=int, default=0, metavar="N", help="end after N tutor turns")
     g.add_argument("--max-seconds", type=float, default=0.0, metavar="S", help="end after S seconds")
-    g.add_argument("--audio-mode", choices=("headset", "speaker"), default=None,
-                   help="headset: full duplex, barge-in; speaker: microphone gated while the tutor "
-                        "speaks (default: settings)")
+    g.add_argument("--audio-mode", choices=("headset", "speaker", "gated"), default=None,
+                   help="headset: full duplex; speaker: echo cancelled, full duplex; gated: microphone "
+                        "muted while the tutor speaks (default: settings)")
     g.add_argument("--no-barge-in", action="store_true", help="never interrupt the tutor")
     g.add_argument("--list-devices", action="store_true", help="list sound devices and exit")
 

@@ -113,9 +113,10 @@ class SettingsDialog(QDialog):
         test_row.addWidget(self.audio_status, 1)
         form.addRow("", test_row)
         mode_box = QVBoxLayout()
-        self.mode_auto = QRadioButton("Automatic: headset mode when your device looks like a headset")
+        self.mode_auto = QRadioButton("Automatic: headset or speakers, from your device's name")
         self.mode_headset = QRadioButton("Headset: you can interrupt the tutor at any time")
-        self.mode_speaker = QRadioButton("Speakers: the microphone pauses while the tutor speaks")
+        self.mode_speaker = QRadioButton("Laptop speakers: Tutor cancels its own voice, so you can "
+                                         "still interrupt it")
         group = QButtonGroup(page)
         for button in (self.mode_auto, self.mode_headset, self.mode_speaker):
             group.addButton(button)
