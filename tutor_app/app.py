@@ -103,6 +103,13 @@ class App:
         return load_vad(self.settings, self.registry)
 
     @service
+    def end_of_turn(self):
+        """The live call's end-of-turn judge, or None (fixed-silence turn-taking)."""
+        from tutor_app.tutor.end_of_turn_judge import load_judge
+
+        return load_judge(self.registry)
+
+    @service
     def emotion(self):
         from tutor_app.emotion.scorer import load_scorer
 

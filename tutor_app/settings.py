@@ -11,7 +11,7 @@ import os
 import tomllib
 from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from tutor_app.paths import AppPaths
 
@@ -44,18 +44,35 @@ class SpeechSettings:
     output_device: str = ""
     audio_mode: str = "auto"  # auto (device names) | headset | speaker (echo cancelled) | gated (mic muted while the tutor speaks)
     silence_ms: int = 600  # end of turn by silence alone, when the end-of-turn model cannot load
-    thinking_ms: int = 0  # longest wait through a mid-sentence pause; 0 = by level (tutor/pauses.py)
+    thinking_ms: int = 0  # longest wait through a mid-sentence pause, 500-5000; 0 = by level (tutor/pauses.py)
     adapt_thinking: bool = True  # let that wait follow the learner's own pauses
+    speaking_rate: float = 0.0  # the tutor's speed, 0.6-1.5 x the voice's own; 0 = by level (tutor/rate.py)
     min_speech_ms: int = 250
     preroll_ms: int = 300
     barge_in: bool = True
+
+    # Bounds of the values above that have them; 0 (= by level) is always allowed.
+    BOUNDS: ClassVar[dict[str, tuple[float, float]]] = {"thinking_ms": (500, 5000), "speaking_rate": (0.6, 1.5)}
+
+    def __post_init__(self) -> None:
+        # A hand-edited file can hold any number: out of bounds falls back like a wrong type.
+        for name, (low, high) in self.BOUNDS.items():
+            value = getattr(self, name)
+            if value and not low <= value <= high:
+                log.warning("settings: speech.%s = %s is outside %s-%s, default kept", name, value, low, high)
+                setattr(self, name, type(value)(0))
 
 
 @dataclass
 class LLMSettings:
     backend: str = ""  # "" = anthropic when a key is configured, else local
     anthropic_model: str = "claude-haiku-4-5"
-    local_model: str = "smollm2-135m-instruct"
+    local_model: str = "smollm2-135m-instruct"  # a registry name, a models-dir folder or a .gguf path
+    local_server_url: str = ""  # an OpenAI-compatible server (Ollama, LM Studio...); "" = llama.cpp in the app
+    local_server_model: str = ""  # the server's model name; "" = the first it lists
+    local_device: str = "auto"  # auto (GPU layers by free memory) | cpu | cuda
+    local_context: int = 4096  # tokens of context for llama.cpp
+    local_threads: int = 0  # 0 = one per physical core
     timeout_s: float = 30.0
     max_retries: int = 2
     max_tokens: int = 300

@@ -104,3 +104,15 @@ class SpeakerRecording:
         self.proc.wait(timeout=10)
         return self.path
 
+
+
+@pytest.fixture
+def loopback(request, sound_card):
+    """The virtual speaker looped back into the virtual microphone, like a laptop without a
+    headset; `request.param` = (latency_ms, gain_db), default (30, 0.0). Parametrise with
+    `@pytest.mark.parametrize("loopback", [(30, 0.0), (120, -10.0)], indirect=True)`."""
+    from tutor_app.bench.loopback import Loopback
+
+    latency_ms, gain_db = getattr(request, "param", (30, 0.0))
+    with Loopback(latency_ms, gain_db) as looped:
+        yield looped

@@ -76,3 +76,64 @@ def test_short_answers_are_not_dropped_by_the_vad(tts, stt, word):
     pad = np.zeros(tts.sample_rate // 2, dtype=np.float32)
     clip = AudioClip(np.concatenate([pad, tts.synthesize_all(word), pad]), tts.sample_rate)
     assert normalize_words(stt.transcribe(clip).text) == normalize_words(word)
+
+
+def _seconds_per_word(tts, text: str) -> float:
+    return tts.synthesize_all(text).size / tts.sample_rate / len(text.split())
+
+
+def test_speaking_rate_changes_time_per_word(tts):
+    text = "Next month I am planning to visit my aunt in Canada."
+    try:
+        lengths = {}
+        for rate in (0.7, 1.0, 1.3):
+            tts.set_rate(rate)
+            lengths[rate] = _seconds_per_word(tts, text)
+        assert lengths[0.7] > 1.2 * lengths[1.0] and lengths[1.3] < 0.9 * lengths[1.0], lengths
+        with pytest.raises(ValueError):
+            tts.set_rate(0.0)
+    finally:
+        tts.set_rate(1.0)
+
+
+def test_rate_change_applies_from_the_next_sentence(tts):
+    first, second = "How was your weekend?", "Did you do anything fun with your friends?"
+    try:
+        normal = [c.size for c in tts.synthesize(f"{first} {second}")]
+        chunks = tts.synthesize(f"{first} {second}")
+        head = next(chunks)  # the first sentence is out (playing) when the learner asks
+        tts.set_rate(0.7)
+        rest = [c.size for c in chunks]
+        assert head.size == normal[0] and rest[0] > 1.2 * normal[1], (normal, head.size, rest)
+    finally:
+        tts.set_rate(1.0)
+
+
+def test_slower_request_in_a_call_makes_the_next_reply_longer(tts, tmp_path):
+    """The learner's words -> a request -> the rate kept in the settings and applied."""
+    from tutor_app.paths import AppPaths
+    from tutor_app.settings import Settings
+    from tutor_app.tutor.rate import change_rate, detect_rate_request
+
+    settings = Settings(paths=AppPaths.resolve(tmp_path))
+    reply = "That sounds like a wonderful plan for the summer."
+    try:
+        tts.set_rate(1.0)
+        before = _seconds_per_word(tts, reply)
+        tts.set_rate(change_rate(settings, detect_rate_request("Could you please speak more slowly?")))
+        after = _seconds_per_word(tts, reply)
+        assert after > 1.1 * before, (before, after)
+        assert Settings.load(settings.paths).speech.speaking_rate == tts.rate < 1.0
+    finally:
+        tts.set_rate(1.0)
+
+
+def test_voice_follows_the_level_by_default(speech_settings, registry):
+    from dataclasses import replace
+
+    from tutor_app.speech.tts import load_tts
+
+    beginner = replace(speech_settings, tutor=replace(speech_settings.tutor, level="beginner"))
+    assert load_tts(beginner, registry).rate == 0.85
+    chosen = replace(beginner, speech=replace(speech_settings.speech, speaking_rate=1.2))
+    assert load_tts(chosen, registry).rate == 1.2

@@ -117,3 +117,36 @@ def test_audio_test_reports_progress(qtbot, settings, fake_keyring):
     qtbot.waitUntil(lambda: dialog.audio_status.text().startswith("Done with"), timeout=3000)
     assert dialog.audio_status.text() == "Done with USB Headset -> default."
     assert dialog.test_audio_button.isEnabled()
+
+
+def test_speaking_speed_and_thinking_time_saved(qtbot, settings, fake_keyring):
+    dialog = SettingsDialog(_services(settings))
+    qtbot.addWidget(dialog)
+    pace = dialog.pace
+    # by level by default, and the label says what that means for the chosen level
+    assert pace.speed.currentData() == 0.0 and pace.thinking.currentData() == 0 and pace.adapt.isChecked()
+    assert pace.thinking.currentText() == "By my level (2 s)"
+    _pick(dialog.level, "beginner")
+    assert pace.thinking.currentText() == "By my level (3 s)" and "slower" in pace.speed.currentText()
+    _pick(pace.speed, 0.85)
+    _pick(pace.thinking, 4000)
+    pace.adapt.setChecked(False)
+    with qtbot.waitSignal(dialog.accepted, timeout=3000):
+        dialog.save_button.click()
+
+    again = Settings.load(AppPaths.resolve(settings.paths.data_dir))
+    assert (again.speech.speaking_rate, again.speech.thinking_ms, again.speech.adapt_thinking) == (0.85, 4000, False)
+    assert again.tutor.level == "beginner"
+
+
+def test_a_rate_asked_for_in_a_call_is_shown_and_kept(qtbot, settings, fake_keyring):
+    settings.speech.speaking_rate = 0.7 - 0.15 + 0.1  # e.g. "much slower", then "a bit faster"
+    settings.speech.thinking_ms = 2500
+    dialog = SettingsDialog(_services(settings))
+    qtbot.addWidget(dialog)
+    assert dialog.pace.speed.currentText() == "Your choice (0.65x)"
+    assert dialog.pace.thinking.currentText() == "2.5 s"
+    with qtbot.waitSignal(dialog.accepted, timeout=3000):
+        dialog.save_button.click()
+    again = Settings.load(AppPaths.resolve(settings.paths.data_dir))
+    assert again.speech.speaking_rate == pytest.approx(0.65) and again.speech.thinking_ms == 2500

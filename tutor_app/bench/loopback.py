@@ -1,8 +1,14 @@
 """A laptop without a headset, on the virtual sound card (scripts/virtual-audio.sh): the
 virtual speaker `spk` played back into the virtual microphone `micsrc` with PulseAudio's
-module-loopback, at `gain_db`, `latency_ms` late. Used by `bench echo` and the echo tests."""
+module-loopback, at `gain_db`, `latency_ms` late. Used by `bench echo` and the echo tests.
+
+The gain is always set as an absolute linear factor and read back: a "-10dB" given to
+pactl is *relative*, and module-stream-restore saves each loopback's volume in the user's
+PulseAudio database and hands it to the next one (every daemon of that user shares it),
+so relative settings piled up run after run until the loopback was silent (-150 dB)."""
 from __future__ import annotations
 
+import re
 import subprocess
 
 
@@ -16,15 +22,31 @@ class Loopback:
             ["pactl", "load-module", "module-loopback", "source=spk.monitor", "sink=micsrc",
              f"latency_msec={self.latency_ms}", "source_dont_move=true", "sink_dont_move=true"],
             check=True, capture_output=True, text=True).stdout.strip()
-        if self.gain_db:
-            listing = subprocess.run(["pactl", "list", "sink-inputs"], check=True, capture_output=True,
-                                     text=True).stdout
-            for block in listing.split("Sink Input #")[1:]:
-                if f"Owner Module: {self.module}" in block:
-                    subprocess.run(["pactl", "set-sink-input-volume", block.split()[0], f"{self.gain_db}dB"],
-                                   check=True)
+        try:
+            self._set_gain()
+        except Exception:
+            self.__exit__()
+            raise
         return self
+
+    def _set_gain(self) -> None:
+        inputs = [index for index, _ in self._inputs()]
+        if not inputs:
+            raise RuntimeError(f"loopback module {self.module} has no sink input to set {self.gain_db} dB on")
+        factor = f"{10 ** (self.gain_db / 20):.6f}"  # a plain number with a dot: absolute, linear
+        for index in inputs:
+            subprocess.run(["pactl", "set-sink-input-volume", index, factor], check=True)
+        for index, block in self._inputs():
+            found = [float(v) for v in re.findall(r"/\s*(-?[\d.]+|-inf) dB", block.split("Volume:", 1)[1].split("\n")[0])]
+            if not found or any(abs(v - self.gain_db) > 0.5 for v in found):
+                raise RuntimeError(f"loopback sink input {index} is at {found} dB, not {self.gain_db} dB")
+
+    def _inputs(self) -> list[tuple[str, str]]:
+        listing = subprocess.run(["pactl", "list", "sink-inputs"], check=True, capture_output=True, text=True).stdout
+        return [(block.split()[0], block) for block in listing.split("Sink Input #")[1:]
+                if f"Owner Module: {self.module}" in block]
 
     def __exit__(self, *exc) -> None:
         if self.module:
             subprocess.run(["pactl", "unload-module", self.module], check=False, capture_output=True)
+            self.module = None

@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 def run(args: argparse.Namespace, app) -> int:
     checks: list[Check] = []
-    for probe in (_system, _data_dir, _compute, _models, _audio, _keyring):
+    for probe in (_system, _data_dir, _compute, _models, _audio, _keyring, _local_llm):
         try:
             checks.extend(probe(app))
         except Exception as exc:  # noqa: BLE001 - a failing probe is itself a finding
@@ -121,6 +121,14 @@ def _audio(app) -> list[Check]:
         mode, why = resolve_mode(chosen, list_devices(sd), canceller, "" if canceller else canceller_why)
         out.append(Check("audio", True, f"call mode: {mode} (setting: {chosen}): {why}"))
     return out
+
+
+def _local_llm(app) -> list[Check]:
+    """The local tutor model: which file or server, and where llama.cpp runs it, and why."""
+    from tutor_app.llm.factory import describe_local
+
+    ok, detail, fix = describe_local(app.settings, app.registry)
+    return [Check("llm", ok, detail, fix)]
 
 
 def _default_name(sd, index: int) -> str:

@@ -24,13 +24,18 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run_status(args: argparse.Namespace, app) -> int:
+    from tutor_app.registry.recommend import recommend_llm
+
     statuses = app.registry.statuses(verify=not args.quick)
+    pick = recommend_llm(app.registry)  # the local tutor model suggested for this machine
     if args.json:
         for s in statuses:
             print_json({"name": s.spec.name, "role": s.spec.role, "state": s.state,
                         "usable": s.usable, "default": s.spec.default, "source": s.spec.source,
                         "size_mb": s.spec.size_mb, "license": s.spec.license,
-                        "path": str(s.path) if s.path else None, "detail": s.detail})
+                        "path": str(s.path) if s.path else None, "detail": s.detail,
+                        "recommended": s.spec.name == pick.name,
+                        "recommended_why": pick.reason if s.spec.name == pick.name else ""})
         return 0 if all(s.usable for s in statuses if s.spec.default) else 1
     print(f"models folder: {app.registry.models_dir}")
     if app.registry.bundled_dir is not None:
@@ -41,6 +46,7 @@ def run_status(args: argparse.Namespace, app) -> int:
         detail = s.detail or s.spec.license
         print(f"{mark}{s.spec.name:25} {s.spec.role:9} {s.state:12} {s.spec.size_mb:6.0f}MB  {detail}")
     print("* default.  in-package: usable from its pip package; `models install` copies it here.")
+    print(f"suggested local tutor model for this machine: {pick.name} ({pick.reason})")
     broken = [s for s in statuses if s.spec.default and not s.usable]
     for s in broken:
         print(f"problem: {s.spec.name} is {s.state}: run `tutor-app models install {s.spec.name}`")

@@ -155,8 +155,10 @@ class AnthropicChatModel:
         if not finished and not (cancel is not None and cancel.cancelled):
             raise _during_stream(LLMUnavailableError("the Anthropic API ended the reply early"), received)
 
-    def complete_json(self, system: SystemPrompt, messages: Sequence[ChatMessage]) -> dict[str, Any]:
-        """One JSON object; one retry on a malformed reply, then LLMBadJSONError."""
+    def complete_json(self, system: SystemPrompt, messages: Sequence[ChatMessage],
+                      schema: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One JSON object; one retry on a malformed reply, then LLMBadJSONError. `schema` is
+        for constrained local decoding; Claude follows the shape given in the prompt."""
         full_system = with_json_instruction(system)
         convo = list(messages)
         raw = ""

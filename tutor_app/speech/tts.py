@@ -7,6 +7,13 @@ soon as it is synthesised, so playback starts while the rest is still being made
 `deterministic=True` zeroes Piper's two noise scales: the VITS model otherwise samples
 random noise on every call (ONNX Runtime's random ops are not seedable from Python), so
 the same text would give slightly different audio and length each time.
+
+The speaking rate (`set_rate`, a multiplier of the voice's own speed; tutor/rate.py) is
+read before each sentence, so a change made while a reply is being spoken takes effect
+from its next sentence. Piper's length_scale is not that multiplier: phoneme durations are
+whole frames, so near 1.0 it hardly changes the speech time (length_scale 1.1 made it only
+2.7 % longer). `length_scale_for` inverts a measured curve so that rate 0.8 really takes
+1/0.8 of the time.
 """
 from __future__ import annotations
 
@@ -30,7 +37,7 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class TtsOptions:
-    length_scale: float | None = None  # None = the voice's own; > 1 speaks slower (beginners)
+    length_scale: float | None = None  # None = the voice's own; > 1 speaks slower (see also set_rate)
     deterministic: bool = False
     volume: float = 0.9  # Piper peak-normalises each sentence; leave a little headroom
     # Fast start: a long first sentence is spoken as two chunks, split at a phrase break
@@ -39,6 +46,18 @@ class TtsOptions:
     # sentence of a reply (`synthesize(text, fast_start=True)` asks for it per call).
     fast_start: bool = False
     fast_start_words: int = 8  # longest first phrase; sentences this short are not split
+
+
+# Voiced time of six sentences (joe-medium, noise off) relative to length_scale 1.0.
+_LENGTH_SCALES = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2.0, 2.1)
+_SPEECH_TIME = (0.641, 0.678, 0.758, 0.889, 0.963, 1.0, 1.027, 1.087, 1.164, 1.252, 1.348, 1.44, 1.59,
+                1.724, 1.793)
+
+
+def length_scale_for(rate: float) -> float:
+    """Piper's length_scale (relative to the voice's own) for speaking `rate` x as fast;
+    beyond about 0.56-1.55 the voice cannot follow and the ends of the curve are used."""
+    return float(np.interp(1.0 / rate, _SPEECH_TIME, _LENGTH_SCALES))
 
 
 class PiperTts:
@@ -58,6 +77,19 @@ class PiperTts:
             raise TutorError(f"cannot load the Piper voice {model_path.name}: {exc}") from None
         self.load_seconds = time.perf_counter() - started
         self._lock = threading.Lock()  # espeak-ng is process-global state
+        self._rate = 1.0  # a float, swapped whole: safe to set from any thread
+
+    @property
+    def rate(self) -> float:
+        return self._rate
+
+    def set_rate(self, rate: float) -> None:
+        """Speak at `rate` x the voice's speed (1.0 = as trained, 0.8 slower) from the next
+        sentence on, including the next sentence of a reply already being synthesised."""
+        rate = float(rate)
+        if not 0.25 <= rate <= 4.0:  # far outside any sane rate: a bug upstream, not a wish
+            raise ValueError(f"speaking rate {rate} out of range")
+        self._rate = rate
 
     @property
     def sample_rate(self) -> int:
@@ -72,13 +104,12 @@ class PiperTts:
         spoken = normalize_for_speech(text)
         if not spoken:
             return
-        config = self._config()
         parts = [spoken]
         if self.options.fast_start if fast_start is None else fast_start:
             parts = list(split_first_phrase(spoken, self.options.fast_start_words) or parts)
         for part in parts:  # phonemize lazily: the first part plays while the rest is made
             for phonemes in self._phonemize(part):
-                chunk = self._audio(phonemes, config)
+                chunk = self._audio(phonemes, self._config())  # per sentence: picks up set_rate
                 if chunk.size:
                     yield chunk
 
@@ -98,7 +129,8 @@ class PiperTts:
 
         o = self.options
         noise = 0.0 if o.deterministic else None
-        return SynthesisConfig(length_scale=o.length_scale, noise_scale=noise, noise_w_scale=noise,
+        base = o.length_scale if o.length_scale is not None else float(self._voice.config.length_scale)
+        return SynthesisConfig(length_scale=base * length_scale_for(self._rate), noise_scale=noise, noise_w_scale=noise,
                                normalize_audio=True, volume=o.volume)
 
     def _phonemize(self, text: str) -> list[list[str]]:
@@ -167,12 +199,17 @@ def write_wav(path: Path | str, samples: np.ndarray, rate: int) -> Path:
 
 
 def load_tts(settings, registry, options: TtsOptions | None = None) -> PiperTts:
-    """The app's voice: settings.speech.tts_voice from the registry."""
+    """The app's voice: settings.speech.tts_voice from the registry, at the learner's rate
+    (speech.speaking_rate, or by level)."""
     name = settings.speech.tts_voice
     folder = Path(registry.path(name))
     models = sorted(folder.glob("*.onnx"))
     if not models:
         raise TutorError(f"voice '{name}' has no .onnx file in {folder}: "
                          f"run `tutor-app models install {name}`")
+    from tutor_app.tutor.rate import effective_rate
+
     model = models[0]
-    return PiperTts(model, Path(f"{model}.json"), options)
+    tts = PiperTts(model, Path(f"{model}.json"), options)
+    tts.set_rate(effective_rate(settings.tutor.level, settings.speech.speaking_rate))
+    return tts

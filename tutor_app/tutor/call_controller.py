@@ -28,7 +28,8 @@ class CallController:
                  judge: Any = None) -> None:
         """Services come from `app` (App) unless given; `stt`/`tts` may be zero-argument
         factories. `sd` is the sounddevice module (a fake in tests); `options` LoopOptions;
-        `judge` the end-of-turn judge (default: the app's, None when its model cannot load)."""
+        `judge` the end-of-turn judge (default: the app's, None when its model cannot load;
+        False: none, the fixed-silence rule)."""
         self._app = app
         self._engine = engine
         self._stt = stt
@@ -136,6 +137,8 @@ class CallController:
             log.exception("call event sink failed on %r", event)
 
     def _judge_now(self):
+        if self._judge is False:  # asked for none: the fixed-silence rule
+            return None
         if self._judge is not None:
             return self._judge
         return getattr(self._app, "end_of_turn", None) if self._app is not None else None

@@ -84,6 +84,9 @@ class Listener:
         self._frames_cond = threading.Condition()
         self.frames_seen = 0
         self.pauses_ms: list[float] = []  # the learner's within-turn pauses (thinking time)
+        # How turns ended: "judge" (speculated on a complete verdict), "silence" (the
+        # segmenter's window), "retracted" (the learner went on), "backchannel".
+        self.ends: dict[str, int] = {}
 
     def feed(self, samples) -> None:
         """16 kHz mono float32 samples of any length."""
@@ -234,6 +237,7 @@ class Listener:
             voiced_ms = (check.end - self._utt_start) * self.options.segmenter.frame_ms
             if is_backchannel(text) and voiced_ms <= self.turns.backchannel_max_ms + self.options.segmenter.preroll_ms:
                 self._end_overlap()
+                self._count("backchannel")
                 self.port.backchannel(text)
                 self._segmenter.end_now("backchannel")
                 self._check = None
@@ -245,6 +249,7 @@ class Listener:
         eos = end_of_speech_time(time.perf_counter(), silence, self.options.segmenter.frame_ms)
         turn = self.port.utterance(self._cut(check.start, check.end), eos, check.transcript, True)
         self._spec = (check.start, check.end, turn)
+        self._count("judge")
         log.debug("turn judged complete (%s): speculating", getattr(verdict, "reason", ""))
 
     def _settle_speculation(self) -> None:
@@ -263,6 +268,8 @@ class Listener:
             # Committed meanwhile: the utterance is over; what follows is a new one.
             self._segmenter.end_now()
             self._check = None
+        else:
+            self._count("retracted")
 
     def _interrupt(self) -> None:
         self._overlap_voiced = None
@@ -295,7 +302,11 @@ class Listener:
         silence = self._index - event.end_frame
         eos = end_of_speech_time(time.perf_counter(), silence, self.options.segmenter.frame_ms)
         log.debug("utterance of %.2f s (%s)", audio.size / SAMPLE_RATE, event.reason)
+        self._count("silence")
         self.port.utterance(audio, eos, transcript, False)
+
+    def _count(self, how: str) -> None:
+        self.ends[how] = self.ends.get(how, 0) + 1
 
     def _cut(self, start: int, end: int):
         import numpy as np

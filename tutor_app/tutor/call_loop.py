@@ -31,6 +31,7 @@ from tutor_app.speech.echo import EchoOptions
 from tutor_app.speech.segmenter import SAMPLE_RATE, SegmenterOptions
 from tutor_app.tutor import events as ev
 from tutor_app.tutor.call_listen import Listener
+from tutor_app.tutor.call_mic import read_microphone
 from tutor_app.tutor.call_warmup import warm_up
 from tutor_app.tutor.turn_taking import TurnTakingOptions
 from tutor_app.tutor.tutor_turn import BARGE_IN, TurnControl, TutorTurn
@@ -82,6 +83,7 @@ class _Job:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _shown: bool = False
     _emotion: Any = None
+    rate_change: tuple[float, float | None] | None = None  # (rate before, preference to keep) on commit
 
 
 class CallLoop:
@@ -246,7 +248,13 @@ class CallLoop:
         self._emit(ev.Problem(kind, message))
 
     def _show_learner(self, job: _Job) -> None:
-        """The turn is the learner's (committed): their bubble, then the emotion once read."""
+        """The turn is the learner's (committed): their bubble, then the emotion once read;
+        a speaking-rate request becomes the learner's preference."""
+        settings = getattr(getattr(self.session, "engine", None), "settings", None)
+        if job.rate_change is not None and settings is not None:
+            from tutor_app.tutor.rate import remember_rate
+
+            remember_rate(settings, job.rate_change[1])
         with job._lock:
             job._shown = True
             self._emit(ev.UserUtterance(job.text, job.seconds))
@@ -267,57 +275,7 @@ class CallLoop:
 
     # -- audio thread --------------------------------------------------------------------
     def _audio_run(self) -> None:
-        self.listener.restart()
-        lost = (0, 0)
-        while not self._stop.is_set():
-            stats = self.capture.stats
-            if (stats.overflows, stats.dropped) != lost:
-                # Under load the device or our queue ran over: audio was lost, say so once per burst.
-                log.warning("microphone input lost: %d overflow(s), %d block(s) dropped so far",
-                            stats.overflows, stats.dropped)
-                lost = (stats.overflows, stats.dropped)
-            item = self.capture.read(timeout=0.1)
-            if item is None:
-                if self._device_lost():
-                    if not self._recover():
-                        return  # the microphone is gone for good; typed turns go on
-                continue
-            self.listener.feed(item[0])
-
-    def _device_lost(self) -> bool:
-        cap = self.capture
-        if cap.finished.is_set() or not cap.active:
-            return True
-        stall = self.options.stall_s
-        return bool(stall) and time.monotonic() - cap.last_block_at > stall
-
-    def _recover(self) -> bool:
-        """Pause, then try the microphone again until it is back (True) or we give up."""
-        self._paused = True
-        self._emit(ev.Problem("device-lost", "The microphone was disconnected: the call is paused "
-                                             "until it is back (you can still type)."))
-        self._emit(ev.StateChanged(ev.PAUSED))
-        self.capture.stop()
-        started = time.monotonic()
-        while not self._stop.wait(self.options.reopen_every_s):
-            try:
-                capture = self._reopen() if self._reopen else None
-            except Exception as exc:  # noqa: BLE001 - still gone: try again later
-                log.debug("microphone not back yet: %s", exc)
-                capture = None
-            if capture is not None:
-                self.capture = capture
-                self.listener.restart()
-                self._paused = False
-                log.info("microphone back: the call resumes")
-                self._emit(ev.StateChanged(self._state))
-                return True
-            if time.monotonic() - started > self.options.give_up_s:
-                break
-        if not self._stop.is_set():
-            self._emit(ev.Problem("device-lost", "The microphone did not come back: end the call or "
-                                                 "type your turns.", fatal=True))
-        return False
+        read_microphone(self)
 
     # -- engine thread -------------------------------------------------------------------
     def _engine_run(self) -> None:
@@ -363,6 +321,7 @@ class CallLoop:
             clock.since_start("stt_done")  # the speculation was decided on this transcript
         if self._stop.is_set():
             return
+        self._rate_request(job)
         turn = job.turn or self.control.begin(on_commit=lambda _t: self._show_learner(job))
         self._active = turn
 
@@ -376,6 +335,8 @@ class CallLoop:
                                    on_emotion=lambda scores: self._emotion_read(job, scores), spoken=spoken)
         if result.retracted:
             log.debug("speculative turn %d retracted: the learner went on", turn.gen)
+            if job.rate_change is not None:
+                self.speaker.tts.set_rate(job.rate_change[0])  # that request was never made
             self._end_turn(back_to_listening=False)
             return
         if job.audio is not None:
@@ -404,6 +365,14 @@ class CallLoop:
             k: result.timings_ms.get(k) for k in ("stt_done", "first_token", "first_sentence", "first_audio")})
         self._emit(ev.TutorTurnDone(shown, interrupted, result.guardrail, dict(result.timings_ms), backchannels))
         self._end_turn()
+
+    def _rate_request(self, job: _Job) -> None:
+        """ "Could you speak more slowly?" changes the voice from the reply's first sentence."""
+        from tutor_app.tutor.rate import speak_as_asked
+
+        settings = getattr(getattr(self.session, "engine", None), "settings", None)
+        if settings is not None and self.speaker.player is not None:
+            job.rate_change = speak_as_asked(self.speaker.tts, settings.tutor.level, job.text)
 
     def _end_turn(self, back_to_listening: bool = True) -> None:
         turn, self._active = self._active, None

@@ -16,21 +16,35 @@ _NOT_NAMES = frozenset("""a an the so very really just not from here there fine 
 busy back ready sure glad excited nervous learning working trying going doing feeling still also home
 korean japanese chinese vietnamese american british canadian australian english french german spanish""".split())
 # Names keep their capital letter (Whisper writes them so): only the cue words ignore case.
-_NAME = [re.compile(r"\b(?i:my name(?:'s| is))\s+([A-Z][\w'-]+)"),
-         re.compile(r"\b(?i:call me|i'm called|i am called)\s+([A-Z][\w'-]+)"),
-         re.compile(r"^(?i:hi|hello|hey)[\s,!.]+(?i:i'm|i am)\s+([A-Z][\w'-]+)\b")]
+_NAME = [re.compile(r"\b(?i:my name(?:'s| is)|the name's)\s+([A-Z][\w'-]+)"),
+         re.compile(r"\b(?i:call me|calls me|i'm called|i am called|i go by|know me as|known as)\s+([A-Z][\w'-]+)"),
+         re.compile(r"^(?i:hi|hello|hey|good (?:morning|afternoon|evening))[\s,!.]+(?i:i'm|i am)\s+([A-Z][\w'-]+)\b"),
+         # "I'm Joon, ..." at the start or after a comma; the name ends the clause
+         re.compile(r"(?:^|,\s*)(?i:i'm|i am)\s+([A-Z][\w'-]+)(?=\s*(?:[,.!]|$))"),
+         re.compile(r"^(?i:this is)\s+([A-Z][\w'-]+)\s+(?i:speaking)\b"),
+         re.compile(r"(?:^|,\s*)([A-Z][\w'-]+)\s+(?i:is my name|here)(?=\s*(?:[,.!]|$))")]
+_AS = r"(?:an?\s+)?([\w\s-]{2,40}?)(?=[,.!?;]|\s+(?:at|in|for)\b|$)"
 _JOB = [re.compile(rf"\b(?:i'm|i am)\s+(?:an?\s+)?((?:\w+\s+){{0,2}}(?:{JOB_TITLES}))s?\b", _I),
-        re.compile(r"\bi\s+work\s+as\s+(?:an?\s+)?([\w\s-]{2,40}?)(?=[,.!?;]|\s+(?:at|in|for)\b|$)", _I)]
-_LIKE = re.compile(r"\bi\s+(?:really\s+|also\s+|just\s+)?(?:like|love|enjoy|am\s+into|'m\s+into)\s+"
+        re.compile(rf"\bi(?:\s+|'m\s+|\s+am\s+)(?:work|working)\s+(?:for\s+[\w\s]{{2,30}}?\s+)?as\s+{_AS}", _I),
+        re.compile(rf"\bmy\s+(?:job|occupation|profession)\s+is\s+{_AS}", _I)]
+_FOND = (r"like|love|enjoy|into|(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of|crazy\s+about|passionate\s+about|keen\s+on|"
+         r"fond\s+of|mad\s+about")
+_LIKE = re.compile(rf"\bi(?:\s+|'m\s+|\s+am\s+)(?:really\s+|also\s+|just\s+)?(?:{_FOND})\s+"
                    r"([\w\s'-]{2,40}?)(?=[,.!?;]|\s+(?:and|but|because|so|when|with|on|at|in)\b|$)", _I)
-_HOBBY = re.compile(r"\bmy\s+(?:hobby|hobbies|favou?rite\s+\w+)\s+(?:is|are)\s+([\w\s'-]{2,40}?)(?=[,.!?;]|$)", _I)
-_GOAL = [re.compile(r"\bmy\s+goal\s+is\s+(?:to\s+)?([\w\s'.-]{3,60}?)(?=[,.!?;]|$)", _I),
-         re.compile(r"\bi\s+(?:want|need|hope|plan)\s+to\s+((?:pass|get|improve|speak|study|learn|practise|practice|"
-                    r"prepare|work|move|become|sound)\b[\w\s'.-]{0,50}?)(?=[,.!?;]|\s+(?:because|so)\b|$)", _I),
-         re.compile(r"\bi(?:'m|\s+am)\s+preparing\s+for\s+([\w\s'.-]{2,50}?)(?=[,.!?;]|$)", _I)]
+_HOBBY = [re.compile(r"\bmy\s+(?:hobby|hobbies|favou?rite\s+\w+)\s+(?:is|are)\s+([\w\s'-]{2,40}?)(?=[,.!?;]|$)", _I),
+          re.compile(r"^([\w'-]+(?:\s+[\w'-]+){0,2})\s+(?:is|are)\s+(?:my\s+(?:favou?rite\s+)?(?:hobby|hobbies|pastime|"
+                     r"thing|favou?rite\s+(?:thing|activity))|what\s+i\s+(?:do|love|enjoy))\b", _I)]
+_GOAL_VERBS = (r"pass|get|improve|speak|study|learn|practise|practice|prepare|work|move|become|sound|understand|"
+               r"read|write|talk|chat|communicate|make|use|give|present|travel|live|be\s+able|have")
+_GOAL = [re.compile(r"\bmy\s+(?:goal|dream|aim|plan|target)\s+is\s+(?:to\s+)?([\w\s'.-]{3,60}?)(?=[,.!?;]|$)", _I),
+         re.compile(r"\bi(?:(?:'d|\s+would)\s+(?:like|love)|(?:'m|\s+am)\s+(?:hoping|planning|trying)|"
+                    r"\s+(?:want|need|hope|plan))\s+to\s+"
+                    rf"((?:{_GOAL_VERBS})\b[\w\s'.-]{{0,50}}?)(?=[,.!?;]|\s+(?:because|so)\b|$)", _I),
+         re.compile(r"\bi(?:'m|\s+am)\s+(?:preparing|studying)\s+for\s+([\w\s'.-]{2,50}?)(?=[,.!?;]|$)", _I)]
 _PREF = [re.compile(r"\bplease\s+((?:correct|speak|talk|use|don't|do not|stop)\b[\w\s'\"-]{2,60}?)(?=[,.!?;]|$)", _I),
          re.compile(r"\bi\s+prefer\s+([\w\s'-]{2,50}?)(?=[,.!?;]|$)", _I)]
 _SENTENCE = re.compile(r"[^.!?]+[.!?]?")
+_TO_GO = re.compile(r"^to\s+(?:go\s+)?(?=\w)", _I)
 _STOP_TAIL = re.compile(r"\s+(?:a lot|very much|so much|too|though|actually|now|these days)$", _I)
 
 
@@ -60,7 +74,7 @@ def _scan(sentence: str, facts: ExtractedFacts) -> None:
         if m and not sentence.lower().startswith(("if ", "when ")):
             facts.occupation = _phrase(m.group(1))
             break
-    for pattern in (_LIKE, _HOBBY):
+    for pattern in (_LIKE, *_HOBBY):
         for m in pattern.finditer(sentence):
             _append(facts.interests, m.group(1))
     for pattern in _GOAL:
@@ -77,7 +91,7 @@ def _is_job(word: str) -> bool:
 
 def _phrase(text: str) -> str:
     text = _STOP_TAIL.sub("", " ".join(text.split())).strip(" '\"-")
-    return text
+    return _TO_GO.sub("", text)  # "I like to go camping" -> "camping"
 
 
 def _append(items: list[str], raw: str) -> None:

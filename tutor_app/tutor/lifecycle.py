@@ -79,8 +79,7 @@ def process_call(engine, session_id: str, turns: list[TurnRecord] | None, starte
     else:
         try:
             model = engine.services.chat_model()
-            system, request = extract.extraction_request(messages)
-            facts = extract.validate(model.complete_json(system, request))
+            facts = extract.extract_facts(model, messages).facts  # the rule floor merged in
             outcome.extracted = facts.to_dict()
             if not facts.is_empty():
                 from tutor_app.memory.merge import merge_extracted
@@ -95,6 +94,10 @@ def process_call(engine, session_id: str, turns: list[TurnRecord] | None, starte
     corrections, new_words, source = _review(engine, messages, turns)
     outcome.report = build_report(session_id, started_at, ended_at, turns, corrections, new_words, source,
                                   pauses_ms=pauses_ms)
+    if pauses_ms is None and call is not None and call.report.get("pauses"):
+        # Finished again later (finish_pending): the pauses were measured live and exist
+        # only in the stored report; the thinking time learns from them.
+        outcome.report.pauses = dict(call.report["pauses"])
     outcome.profile = memory.profile_view()
     if call is None:
         call = memory.record_call(session_id, _dt(started_at))
@@ -138,7 +141,8 @@ def _review(engine, messages: list[ChatMessage], turns: list[TurnRecord]):
     try:
         model = engine.services.chat_model()
         system, request = review.review_request(messages)
-        corrections, new_words = review.parse_review(model.complete_json(system, request), learner)
+        raw = model.complete_json(system, request, schema=review.REVIEW_SCHEMA)
+        corrections, new_words = review.parse_review(raw, learner)
         return corrections, new_words, "model"
     except (TutorError, ValueError) as exc:
         log.info("review unavailable (%s): the report uses heuristics", exc)

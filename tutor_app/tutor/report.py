@@ -45,7 +45,9 @@ class CallReport:
     new_words: list[str] = field(default_factory=list)
     emotion_timeline: list[dict[str, Any]] = field(default_factory=list)
     review_source: str = "none"  # model | heuristic | none
-    pauses: dict[str, float] = field(default_factory=dict)  # the learner's thinking pauses (tutor/pauses.py)
+    # The learner's within-turn pauses (PauseStats.to_dict, tutor/pauses.py): {} for a call
+    # without a microphone, count 0 for a live call without pauses.
+    pauses: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -57,13 +59,13 @@ class CallReport:
         return cls(**data)
 
 
-def pause_stats(pauses_ms: list[float]) -> dict[str, float]:
-    """count, median and p90 (ms) of the learner's within-turn pauses; {} with none."""
-    if not pauses_ms:
+def pause_stats(pauses_ms: list[float] | None) -> dict[str, float]:
+    """count, median and p90 (ms) of the learner's within-turn pauses; {} when not measured."""
+    if pauses_ms is None:
         return {}
-    ordered = sorted(pauses_ms)
-    return {"count": len(ordered), "median_ms": round(ordered[len(ordered) // 2], 1),
-            "p90_ms": round(ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))], 1)}
+    from tutor_app.tutor.pauses import PauseStats
+
+    return PauseStats.from_pauses(list(pauses_ms)).to_dict()
 
 
 def words_in(text: str) -> list[str]:
@@ -93,7 +95,7 @@ def build_report(session_id: str, started_at: float, ended_at: float, turns: lis
         speaking_seconds=round(speaking, 1), speaking_estimated=estimated, words=words,
         words_per_minute=round(wpm, 1), corrections=list(corrections or []),
         new_words=list(new_words), emotion_timeline=timeline, review_source=review_source,
-        pauses=pause_stats(pauses_ms or []),
+        pauses=pause_stats(pauses_ms),
     )
 
 

@@ -22,7 +22,8 @@ from tutor_app.ui.workers import error_text, run_task
 log = logging.getLogger(__name__)
 
 ROLE_NAMES = {"stt": "speech recognition", "tts": "voice", "embedder": "memory search",
-              "emotion": "emotion reader", "llm-local": "offline tutor model", "vad": "voice detection"}
+              "emotion": "emotion reader", "llm-local": "offline tutor model", "vad": "voice detection",
+              "turn": "end-of-turn model"}
 ESSENTIAL_ROLES = ("stt", "tts")  # without these there is no spoken call at all
 PAGES = (("call", "Call", "phone"), ("progress", "Progress", "chart"), ("memory", "Memory", "memory"),
          ("models", "Models", "box"))

@@ -22,7 +22,8 @@ log = logging.getLogger(__name__)
 STATE_TEXT = {"installed": "Installed", "in-package": "Ready (bundled)", "missing": "Not installed",
               "corrupt": "Damaged", "online-only": "Not downloaded"}
 ROLE_TEXT = {"stt": "Speech recognition", "tts": "Voice", "embedder": "Memory search",
-             "emotion": "Emotion", "llm-local": "Offline tutor", "vad": "Voice detection"}
+             "emotion": "Emotion", "llm-local": "Offline tutor", "vad": "Voice detection",
+             "turn": "End of turn"}
 SOURCE_TEXT = {"package": "pip package", "hub": "Hugging Face", "asset": "with the app"}
 COLUMNS = ("Model", "Used for", "Status", "Size", "Licence", "Source", "")
 

@@ -1,4 +1,4 @@
-"""Settings: tutor (accent, level, topic), audio (devices, test, headset/speaker), tutor
+"""Settings: tutor (accent, level, topic, speaking speed, thinking time), audio (devices, test, headset/speaker), tutor
 model (backend, model, API key in the OS keyring), speech (STT model/device, voice
 preview) and where the data lives. Saves through the one Settings object."""
 from __future__ import annotations
@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog, QDia
                                QVBoxLayout, QWidget)
 
 from tutor_app.settings import ACCENTS, LEVELS
+from tutor_app.ui.pace_settings import PaceControls
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.workers import error_text, run_task
 
@@ -95,6 +96,9 @@ class SettingsDialog(QDialog):
         form.addRow("Topic", self.topic)
         form.addRow("", _hint("The tutor speaks with this accent, at this level, and steers the "
                               "conversation towards the topic."))
+        self.pace = PaceControls(self.settings.speech, t.level)
+        self.pace.add_to(form)
+        self.level.currentIndexChanged.connect(lambda _i: self.pace.set_level(self.level.currentData()))
         return page
 
     def _audio_tab(self) -> QWidget:
@@ -134,11 +138,21 @@ class SettingsDialog(QDialog):
         self.claude_model = _combo([(m, m) for m in CLAUDE_MODELS], llm.anthropic_model, "Claude model")
         self.claude_model.setEditable(True)
         self.local_model = _combo([(llm.local_model, llm.local_model)], llm.local_model, "Offline model")
-        self.fallback = QCheckBox("Use the offline model when Claude cannot be reached")
+        self.fallback = QCheckBox("Use the offline model when Claude or the local server cannot be reached")
         self.fallback.setChecked(llm.fallback_to_local)
         form.addRow("Backend", self.backend)
         form.addRow("Claude model", self.claude_model)
         form.addRow("Offline model", self.local_model)
+        # An OpenAI-compatible server on this computer (Ollama, LM Studio, llama.cpp) replaces
+        # the offline model when a URL is set; the offline model answers when it is down.
+        self.server_url = QLineEdit(llm.local_server_url)
+        self.server_url.setAccessibleName("Local model server URL")
+        self.server_url.setPlaceholderText("empty: run the offline model in the app (e.g. http://127.0.0.1:11434)")
+        self.server_model = QLineEdit(llm.local_server_model)
+        self.server_model.setAccessibleName("Local server model name")
+        self.server_model.setPlaceholderText("empty: the server's first model (e.g. qwen2.5:3b)")
+        form.addRow("Local server", self.server_url)
+        form.addRow("Server model", self.server_model)
         form.addRow("", self.fallback)
         self.key_edit = QLineEdit()
         self.key_edit.setEchoMode(QLineEdit.Password)
@@ -351,10 +365,13 @@ class SettingsDialog(QDialog):
         s.speech.stt_model = self.stt_model.currentData() or s.speech.stt_model
         s.speech.stt_device = self.stt_device.currentData() or "auto"
         s.speech.tts_voice = self.tts_voice.currentData() or s.speech.tts_voice
+        self.pace.apply(s.speech)
         s.llm.backend = self.backend.currentData() or ""
         s.llm.anthropic_model = self.claude_model.currentText().strip() or s.llm.anthropic_model
         s.llm.local_model = self.local_model.currentData() or s.llm.local_model
         s.llm.fallback_to_local = self.fallback.isChecked()
+        s.llm.local_server_url = self.server_url.text().strip()
+        s.llm.local_server_model = self.server_model.text().strip()
 
     def save(self) -> None:
         self.apply()

@@ -1,0 +1,141 @@
+"""`tutor-app bench turns`: turn-taking through the real audio path.
+
+Needs the virtual sound card (`source scripts/virtual-audio.sh`). The pause-clip set
+(bench/pause_clips.py: sentences with a 0.6-2.0 s silence spliced in mid-sentence, and
+complete short sentences; Piper at three speeds, espeak-ng voices, real recordings) is
+played into the virtual microphone of a live call whose tutor model is the project's fake
+Claude (first token after 400 ms, 40 tokens/s). The same run measures two rules:
+- judge: the end-of-turn judge (Smart Turn + the words so far) after a short silence,
+  waiting up to the thinking time through an unfinished turn, speculating on a finished one;
+- vad: a fixed 600 ms silence ends the turn (the rule before, and the fallback).
+Per rule: pause clips cut in two (the tutor got more than one learner turn from one clip),
+and voice-to-voice time in ms from the learner's last voiced sample (the captured frame,
+on the audio clock) to the tutor's first sample handed to the output device plus that
+stream's latency. Also the judge's own decision time. Prints; asserts nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from tutor_app.bench.common import fake_server_module, percentile
+
+REPLY = "Okay. Tell me more."
+GOALS = "cut <= 1 in 10 pause clips; voice-to-voice p50 <= 900 ms, p90 <= 1200 ms; decision <= 50 ms"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--clips", metavar="DIR", default=None, help="pause-clip folder (made when missing)")
+    parser.add_argument("--rules", default="judge,vad", help="comma-separated: judge, vad")
+    parser.add_argument("--json", action="store_true", help="also print one JSON summary line")
+
+
+def run(args: argparse.Namespace, app) -> int:
+    from tutor_app.bench.call import _environment_problem
+    from tutor_app.bench.pause_clips import ensure_pause_clips
+    from tutor_app.errors import TutorError
+
+    problem = _environment_problem()
+    if problem:
+        raise TutorError(f"bench turns: {problem}")
+    folder = Path(args.clips or Path(tempfile.gettempdir()) / "tutor-pause-clips")
+    clips = ensure_pause_clips(folder, app.registry)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"machine: {os.cpu_count()} CPU cores, load average {load:.2f}; {len(clips)} clips in {folder}")
+    print(f"fake LLM: first token 400 ms, 40 tokens/s; reply {REPLY!r}")
+    summary: dict = {"bench": "turns", "load_avg": round(load, 2)}
+    fakes = fake_server_module()
+    app.settings.llm.backend = "anthropic"
+    app.settings.llm.fallback_to_local = False
+    app.settings.speech.audio_mode = "headset"  # turn-taking alone, no loopback here
+    with fakes.FakeAnthropicServer(timing=fakes.Timing.realistic(400, 40), default=fakes.Reply(REPLY)) as server:
+        os.environ["ANTHROPIC_BASE_URL"] = server.url
+        os.environ["ANTHROPIC_API_KEY"] = fakes.FAKE_API_KEY
+        for rule in [r.strip() for r in args.rules.split(",") if r.strip()]:
+            summary[rule] = _rule(app, folder, clips, rule)
+    print(f"goals: {GOALS}")
+    if args.json:
+        print(json.dumps(summary))
+    return 0
+
+
+def _rule(app, folder: Path, clips, rule: str) -> dict:
+    from tutor_app.tutor import events as ev
+    from tutor_app.tutor.call_controller import CallController
+
+    judge = app.end_of_turn if rule == "judge" else False
+    if rule == "judge" and judge is None:
+        print("judge: the end-of-turn model did not load; skipped")
+        return {}
+    decisions: list[float] = []
+    if judge:
+        timed = judge
+
+        def judge(audio, text, _inner=timed):  # noqa: ANN001 - the judge's own signature
+            t0 = time.perf_counter()
+            verdict = _inner(audio, text)
+            decisions.append((time.perf_counter() - t0) * 1000)
+            return verdict
+
+    log = _EventLog()
+    controller = CallController(app, judge=judge)
+    controller.start_call(off_record=True, sink=log)
+    loop = controller.loop
+    cut = pauses = 0
+    v2v: list[float] = []
+    try:
+        loop.ready.wait(120)
+        loop.wait_frames(loop.frames_seen + 20, timeout=20)
+        latency_ms = 1000 * float(getattr(loop.speaker.player, "latency_s", 0.0) or 0.0)
+        for clip in clips:
+            before_utt = len([u for u in log.of(ev.UserUtterance) if u.text])
+            before_done = len(log.of(ev.TutorTurnDone))
+            subprocess.run(["paplay", "--device=micsrc", str(folder / clip.file)], check=True, timeout=60)
+            log.wait(lambda: len(log.of(ev.TutorTurnDone)) > before_done, 60)
+            # Room for a late second half to show up as its own turn (counted in frames).
+            loop.wait_frames(loop.frames_seen + 120, timeout=30)
+            log.wait(lambda: len(log.of(ev.TutorTurnDone)) >= len([u for u in log.of(ev.UserUtterance) if u.text]), 60)
+            turns = len([u for u in log.of(ev.UserUtterance) if u.text]) - before_utt
+            if clip.kind == "pause":
+                pauses += 1
+                cut += turns > 1
+            done = log.of(ev.TutorTurnDone)[before_done:]
+            if done and turns == 1 and "first_audio" in done[-1].timings_ms:
+                v2v.append(done[-1].timings_ms["first_audio"] + latency_ms)
+    finally:
+        controller.end_call()
+    row = {"pause_clips": pauses, "cut": cut, "v2v_p50_ms": round(statistics.median(v2v), 0) if v2v else None,
+           "v2v_p90_ms": round(percentile(v2v, 90), 0) if v2v else None, "turns_timed": len(v2v),
+           "decision_p50_ms": round(statistics.median(decisions), 1) if decisions else None,
+           "ends": dict(loop.listener.ends)}
+    print(f"{rule:6s} cut {cut} of {pauses} pause clips; voice-to-voice p50 {row['v2v_p50_ms']} ms, "
+          f"p90 {row['v2v_p90_ms']} ms over {len(v2v)} turns"
+          + (f"; decision p50 {row['decision_p50_ms']} ms" if decisions else "") + f"; ends {row['ends']}")
+    return row
+
+
+class _EventLog:
+    def __init__(self) -> None:
+        import threading
+
+        self.events: list = []
+        self._cond = threading.Condition()
+
+    def __call__(self, event) -> None:
+        with self._cond:
+            self.events.append(event)
+            self._cond.notify_all()
+
+    def of(self, kind) -> list:
+        with self._cond:
+            return [e for e in self.events if isinstance(e, kind)]
+
+    def wait(self, predicate, timeout: float) -> bool:
+        with self._cond:
+            return self._cond.wait_for(predicate, timeout)

@@ -1,0 +1,231 @@
+"""A local instruct model through llama.cpp (`llama-cpp-python`): the GGUF file is loaded
+as it is (no conversion, no torch), on the CPU with one thread per core, with as many
+layers on the GPU as its free memory takes (llm/offload.py decides, and says why).
+
+Replies stream token by token in the caller's thread: cancelling (barge-in) stops at the
+next token, and closing the stream ends generation. JSON answers are constrained by a
+grammar built from a JSON schema, so even the 135M model returns a parseable object of
+the right shape. One model context serves one request at a time (a lock): the call-end
+extraction waits while a turn is generating, never corrupts it.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tutor_app.core.cancel import CancelToken
+from tutor_app.core.types import ChatMessage
+from tutor_app.errors import ModelMissingError
+from tutor_app.llm.errors import LLMBadJSONError, LLMError
+from tutor_app.llm.gguf_info import GGUFInfo, read_gguf_info
+from tutor_app.llm.jsonparse import JSONExtractError, extract_json_object
+from tutor_app.llm.offload import Hardware, OffloadPlan, check_memory, plan_offload
+from tutor_app.llm.system import SystemPrompt, system_text
+
+log = logging.getLogger(__name__)
+
+JSON_INSTRUCTION = "Answer with one JSON object only, no other text."
+INSTALL_HINT = "run `tutor-app models install smollm2-135m-instruct`"
+_PER_MESSAGE_TOKENS = 8  # role markers around each message in a chat template
+
+
+@dataclass
+class LlamaOptions:
+    max_tokens: int = 300
+    json_max_tokens: int = 512  # the schemas bound every string and list; this is a backstop
+    n_ctx: int = 4096
+    temperature: float = 0.0  # 0 = greedy: the same prompt gives the same reply
+    top_p: float = 0.9
+    repeat_penalty: float = 1.15  # small models loop without it
+    seed: int = 1234
+    device: str = "auto"  # auto | cpu | cuda
+    threads: int = 0  # 0 = one per physical core
+    smaller_model: str = ""  # named in the "too big" line
+
+
+class LlamaChatModel:
+    """`ChatModel` over one GGUF file."""
+
+    def __init__(self, path: Path, options: LlamaOptions | None = None, hardware: Hardware | None = None) -> None:
+        self.path = Path(path)
+        self.options = options or LlamaOptions()
+        self.name = f"llama.cpp:{self.path.stem}"
+        self._hardware = hardware
+        self._llama: Any = None
+        self.plan: OffloadPlan | None = None
+        self.info: GGUFInfo | None = None
+        self.load_seconds = 0.0
+        self._load_lock = threading.Lock()
+        self._run_lock = threading.Lock()
+
+    # -- loading ----------------------------------------------------------------------
+    def inspect(self) -> tuple[GGUFInfo, OffloadPlan]:
+        """Header and offload plan without loading (for `doctor`): raises the same clear
+        errors a load would for a missing/corrupt file or a missing chat template."""
+        info = read_gguf_info(self.path)
+        if not info.has_chat_template:
+            raise LLMError(f"the local model {self.path.name} has no chat template (a base model, not an "
+                           "instruct one?): choose an instruct GGUF")
+        hw = self._hardware or Hardware.this_machine()
+        n_ctx = self.n_ctx_for(info)
+        return info, plan_offload(info, n_ctx, hw, self.options.device, self.options.threads)
+
+    def load(self) -> Any:
+        with self._load_lock:
+            if self._llama is None:
+                started = time.perf_counter()
+                self._llama = self._load()
+                self.load_seconds = time.perf_counter() - started
+            return self._llama
+
+    def _load(self) -> Any:
+        info, plan = self.inspect()
+        hw = self._hardware or Hardware.this_machine()
+        n_ctx = self.n_ctx_for(info)
+        check_memory(info, n_ctx, plan, hw, self.options.smaller_model)
+        try:
+            import llama_cpp
+        except Exception as exc:  # noqa: BLE001 - a missing or broken build is one line
+            raise LLMError(f"llama.cpp is not usable ({type(exc).__name__}: {exc}): reinstall "
+                           "llama-cpp-python (README, offline model)") from None
+        _quiet_llama_logs(llama_cpp)
+        try:
+            llama = self._open(llama_cpp, plan, n_ctx)
+        except ValueError as exc:
+            if plan.n_gpu_layers == 0:
+                raise ModelMissingError(f"llama.cpp cannot load {self.path.name} (corrupt or unsupported "
+                                        f"file: {exc}): {INSTALL_HINT}") from None
+            log.warning("loading %s on the GPU failed (%s); using the CPU", self.path.name, exc)
+            plan = OffloadPlan(0, plan.n_threads, f"the GPU refused the model ({exc}): running on the CPU")
+            llama = self._open(llama_cpp, plan, n_ctx)
+        self.info, self.plan = info, plan
+        log.info("local LLM %s loaded: %s", self.path.name, plan.describe())
+        return llama
+
+    def _open(self, llama_cpp: Any, plan: OffloadPlan, n_ctx: int) -> Any:
+        return llama_cpp.Llama(
+            model_path=str(self.path), n_ctx=n_ctx, n_threads=plan.n_threads,
+            n_threads_batch=max(plan.n_threads, _logical_cpus()), n_gpu_layers=plan.n_gpu_layers,
+            seed=self.options.seed, verbose=False,
+        )
+
+    def n_ctx_for(self, info: GGUFInfo) -> int:
+        trained = info.context_length or self.options.n_ctx
+        return max(512, min(self.options.n_ctx, trained))
+
+    def warm_up(self) -> None:
+        """Load the weights now (under a second for the bundled model), e.g. when a call starts."""
+        self.load()
+
+    def close(self) -> None:
+        with self._run_lock, self._load_lock:
+            llama, self._llama = self._llama, None
+        if llama is not None:
+            closer = getattr(llama, "close", None)
+            if closer is not None:
+                closer()
+
+    # -- ChatModel --------------------------------------------------------------------
+    def stream(self, system: SystemPrompt, messages: Sequence[ChatMessage],
+               cancel: CancelToken | None = None) -> Iterator[str]:
+        if cancel is not None and cancel.cancelled:
+            return
+        llama = self.load()
+        opts = self.options
+        with self._run_lock:
+            chat = self._fit(llama, system_text(system), messages, opts.max_tokens)
+            chunks = self._call(llama, chat, opts.max_tokens, stream=True)
+            try:
+                for chunk in chunks:
+                    if cancel is not None and cancel.cancelled:
+                        return
+                    delta = chunk["choices"][0].get("delta", {}).get("content")
+                    if delta:
+                        yield delta
+            finally:
+                chunks.close()  # ends generation at once when the consumer stops early
+
+    def complete_json(self, system: SystemPrompt, messages: Sequence[ChatMessage],
+                      schema: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One JSON object, its shape forced by `schema` (any object without one)."""
+        llama = self.load()
+        opts = self.options
+        fmt: dict[str, Any] = {"type": "json_object"}
+        if schema is not None:
+            fmt["schema"] = schema
+        prompt = f"{system_text(system)}\n\n{JSON_INSTRUCTION}".strip()
+        with self._run_lock:
+            chat = self._fit(llama, prompt, messages, opts.json_max_tokens)
+            result = self._call(llama, chat, opts.json_max_tokens, stream=False, response_format=fmt)
+        raw = result["choices"][0]["message"].get("content") or ""
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            try:  # only when generation hit max_tokens inside the object
+                value = extract_json_object(raw)
+            except JSONExtractError:
+                raise LLMBadJSONError(f"{self.name} stopped before finishing the JSON object", raw=raw) from None
+        if not isinstance(value, dict):
+            raise LLMBadJSONError(f"{self.name} did not return a JSON object", raw=raw)
+        return value
+
+    # -- helpers ----------------------------------------------------------------------
+    def _call(self, llama: Any, chat: list[dict[str, str]], max_tokens: int, stream: bool,
+              response_format: dict[str, Any] | None = None) -> Any:
+        opts = self.options
+        try:
+            return llama.create_chat_completion(
+                messages=chat, max_tokens=max(1, int(max_tokens)), stream=stream,
+                temperature=opts.temperature, top_p=opts.top_p, repeat_penalty=opts.repeat_penalty,
+                seed=opts.seed, response_format=response_format,
+            )
+        except ValueError as exc:  # a prompt longer than the context, a bad template...
+            raise LLMError(f"local model failed: {' '.join(str(exc).split())[:200]}") from None
+
+    def _fit(self, llama: Any, system: str, messages: Sequence[ChatMessage], max_tokens: int) -> list[dict[str, str]]:
+        """System + turns, the oldest turns dropped until the prompt leaves room for the
+        reply (the last turn always stays)."""
+        turns = [{"role": m.role, "content": m.content} for m in messages if m.content]
+        head = [{"role": "system", "content": system}] if system else []
+        room = llama.n_ctx() - int(max_tokens)
+
+        def count(text: str) -> int:
+            return len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)) + _PER_MESSAGE_TOKENS
+
+        sizes = [count(t["content"]) for t in turns]
+        total = sum(count(h["content"]) for h in head) + sum(sizes)
+        while len(turns) > 1 and total > room:
+            total -= sizes.pop(0)
+            turns.pop(0)
+        return head + turns
+
+
+def _logical_cpus() -> int:
+    import os
+
+    return os.cpu_count() or 1
+
+
+_LOG_CALLBACK: Any = None
+
+
+def _quiet_llama_logs(llama_cpp: Any) -> None:
+    """llama.cpp prints every load detail to stderr; keep the terminal for our own lines."""
+    global _LOG_CALLBACK
+    if _LOG_CALLBACK is not None:
+        return
+    try:
+        @llama_cpp.llama_log_callback
+        def _drop(level: int, text: bytes, user_data: Any) -> None:
+            return None
+
+        llama_cpp.llama_log_set(_drop, None)
+        _LOG_CALLBACK = _drop  # kept alive: C holds the pointer
+    except Exception:  # noqa: BLE001 - cosmetic only
+        _LOG_CALLBACK = False
