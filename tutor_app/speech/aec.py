@@ -79,70 +79,32 @@ class FarEndTap:
 
 
 class _Timeline:
-    """Sample counter <-> time, as anchors (first count, origin = time - count / rate).
+    """Sample counter -> time. The origin is the median of recent (time - count / rate)
+    readings, frozen once settled: the canceller needs a reference that does not move
+    with callback jitter. It moves only when the stream really shifted (an underrun, a
+    stalled device) by more than `REANCHOR_S`."""
 
-    An origin is the median of recent (time - count / rate) readings, frozen once settled:
-    the canceller needs a reference that does not move with callback jitter. A new anchor
-    starts where the stream really shifted (an underrun, a stalled device: `QUICK` blocks
-    in a row off by more than `REANCHOR_S` on the same side), and at a new output stream
-    (`restart`), whose origin is provisional from its first block on. Older anchors stay,
-    so samples from before the shift keep their times."""
-
-    SETTLE = 21  # blocks before an origin is frozen
-    QUICK = 6  # blocks in a row that reveal a real shift (~150 ms of output)
+    SETTLE = 21  # blocks before the origin is trusted
     REANCHOR_S = 0.03
 
     def __init__(self) -> None:
         self.count = 0
-        self._readings: deque[tuple[int, float]] = deque(maxlen=41)  # (first count, offset)
-        self._anchors: deque[tuple[int, float]] = deque(maxlen=8)  # (first count, origin), oldest first
-        self._settled = False
-        self._from = 0  # first count of the current (provisional) anchor
-
-    def restart(self) -> None:
-        """A new stream: its clock starts afresh from the next sample."""
-        self._readings.clear()
-        self._settled = False
-        self._from = self.count
+        self._offsets: deque[float] = deque(maxlen=41)
+        self._origin: float | None = None
 
     def add(self, n: int, t_first: float) -> None:
-        self._readings.append((self.count, t_first - self.count / RATE))
+        self._offsets.append(t_first - self.count / RATE)
         self.count += n
-        offsets = [o for _, o in self._readings]
-        if not self._settled:
-            if self._anchors and self._anchors[-1][0] == self._from:
-                self._anchors.pop()  # the provisional origin, refined
-            self._anchors.append((self._from, statistics.median(offsets)))
-            self._settled = len(offsets) >= self.SETTLE
+        if len(self._offsets) < self.SETTLE:
             return
-        origin = self._anchors[-1][1]
-        recent = list(self._readings)[-self.QUICK:]
-        shifts = [o - origin for _, o in recent]
-        if all(d > self.REANCHOR_S for d in shifts) or all(d < -self.REANCHOR_S for d in shifts):
-            new = statistics.median(o for _, o in recent)
-            log.debug("echo reference re-anchored by %.0f ms", (new - origin) * 1000)
-            self._anchors.append((recent[0][0], new))
-            self._readings = deque(recent, maxlen=self._readings.maxlen)
+        current = statistics.median(self._offsets)
+        if self._origin is None or abs(current - self._origin) > self.REANCHOR_S:
+            if self._origin is not None:
+                log.debug("echo reference re-anchored by %.0f ms", (current - self._origin) * 1000)
+            self._origin = current
 
     def origin(self) -> float | None:
-        """The current origin (None before the first block)."""
-        return self._anchors[-1][1] if self._anchors else None
-
-    def time_of(self, count: int) -> float | None:
-        for first, origin in reversed(self._anchors):
-            if count >= first:
-                return origin + count / RATE
-        return None
-
-    def count_at(self, t: float) -> int | None:
-        """The sample played/captured at `t`; None when none was (a gap between anchors)."""
-        upper = None
-        for first, origin in reversed(self._anchors):
-            count = int(round((t - origin) * RATE))
-            if count >= first and (upper is None or count < upper):
-                return count
-            upper = first
-        return None
+        return self._origin
 
 
 class EchoCanceller:
@@ -220,7 +182,8 @@ class EchoCanceller:
             if isinstance(block, str):  # a new output stream
                 self._far_rate = t
                 self._resampler = StreamResampler(t, RATE) if t != RATE else None
-                self._far_line.restart()  # what the old stream played keeps its times
+                self._far_line = _Timeline()
+                self._far[:] = 0
                 continue
             start_count = self._far_line.count
             samples = self._resampler.process(block) if self._resampler is not None else block
@@ -230,9 +193,12 @@ class EchoCanceller:
 
     def _far_for(self, near_count: int) -> np.ndarray:
         """The far-end frame played `shift_ms` after near sample `near_count` was captured."""
-        t = self._near_line.time_of(near_count)
-        start = self._far_line.count_at(t + self.options.shift_ms / 1000) if t is not None else None
+        near0, far0 = self._near_line.origin(), self._far_line.origin()
+        if near0 is None or far0 is None:
+            return np.zeros(FRAME, dtype=np.float32)
+        t = near0 + near_count / RATE + self.options.shift_ms / 1000
+        start = int(round((t - far0) * RATE))
         newest = self._far_line.count
-        if start is None or start + FRAME > newest or start < newest - len(self._far) + FRAME:
+        if start + FRAME > newest or start < newest - len(self._far) + FRAME:
             return np.zeros(FRAME, dtype=np.float32)  # not played (yet), or too long ago
         return self._far[(start + np.arange(FRAME)) % len(self._far)]
