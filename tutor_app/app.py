@@ -12,7 +12,7 @@ import threading
 from typing import Any
 
 from tutor_app.logs import setup_logging
-from tutor_app.paths import AppPaths
+from tutor_app.paths import AppPaths, private_files
 from tutor_app.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -48,6 +48,7 @@ class App:
         self._lock = threading.RLock()
         self._service_locks: dict[str, threading.Lock] = {}
         self._closers: list[Any] = []
+        self._recovery: Any = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "App":
@@ -59,6 +60,7 @@ class App:
         if getattr(args, "command", None) != "models":
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
         paths = AppPaths.resolve(getattr(args, "data_dir", None))
+        private_files(paths)  # before anything (the log file first) is created
         debug = bool(getattr(args, "debug", False))
         setup_logging(paths.log_file if _writable_or_creatable(paths.data_dir) else None, debug)
         settings = Settings.load(
@@ -76,7 +78,8 @@ class App:
 
         from tutor_app.paths import bundled_models_dir
 
-        return ModelRegistry.load(self.paths.models_dir, bundled_dir=bundled_models_dir())
+        return ModelRegistry.load(self.paths.models_dir, bundled_dir=bundled_models_dir(),
+                                  cache_dir=self.paths.cache_dir / "models")
 
     @service
     def devices(self):
@@ -126,9 +129,22 @@ class App:
         from tutor_app.memory.store import open_store
 
         self.paths.ensure_writable()
-        store = open_store(self.paths.db_dir, self.embedder, self.settings.profile)
+        store = open_store(self.paths.db_dir, self.embedder, self.settings.profile, self.memory_footprints())
         self._closers.append(store)
         return store
+
+    def memory_footprints(self) -> list:
+        """The learner's text kept outside the memory database: deletions reach it too."""
+        from tutor_app.practice.store import PracticeFootprint
+
+        return [PracticeFootprint(self.paths.practice_dir)]
+
+    @service
+    def practice(self):
+        from tutor_app.practice.store import PracticeStore
+
+        self.paths.ensure_writable()
+        return PracticeStore(self.paths.practice_dir, self.settings.profile)
 
     @service
     def chat_model(self):
@@ -142,14 +158,34 @@ class App:
 
         return TutorEngine(EngineServices(
             settings=self.settings, emotion=self.emotion, memory=self.memory,
-            chat_model=lambda: self.chat_model, stt=lambda: self.stt,
+            chat_model=lambda: self.chat_model, stt=lambda: self.stt, practice=self.practice,
         ))
+
+    @property
+    def recovery(self):
+        """The running or finished recovery of this process (None before any start)."""
+        return self._recovery
+
+    def recover_calls(self, exclude: str | None = None) -> None:
+        """Start the one recovery path (tutor/recovery.py) in the background, once per
+        process; `close()` waits for it. Every start (GUI, call, chat, end-call) calls this."""
+        from tutor_app.tutor.recovery import start_recovery
+
+        with self._lock:
+            if self._recovery is None:
+                self._recovery = start_recovery(self.engine, self.paths.live_dir, exclude)
+                self._closers.append(self._recovery)
 
     def switch_profile(self, profile: str) -> None:
         """Rebind memory and the engine to another learner profile (models stay loaded)."""
         with self._lock:
+            if self._recovery is not None:  # it works on the old profile's store: let it finish
+                self._recovery.close()
+                self._closers.remove(self._recovery)
+                self._recovery = None
             memory = self.__dict__.pop("memory", None)
             self.__dict__.pop("engine", None)
+            self.__dict__.pop("practice", None)
             if memory is not None:
                 if memory in self._closers:
                     self._closers.remove(memory)

@@ -18,7 +18,7 @@ from tutor_app.errors import TutorError, UsageError
 
 # Order is the order of `--help`.
 COMMAND_MODULES = (
-    "gui", "chat", "call", "transcribe", "speak", "emotion", "memory", "models", "doctor", "bench",
+    "gui", "chat", "call", "transcribe", "speak", "emotion", "memory", "practice", "models", "doctor", "bench",
 )
 
 log = logging.getLogger(__name__)
@@ -58,6 +58,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _blank_option(args: argparse.Namespace) -> str:
+    """An empty --data-dir or --profile would silently mean the default one: refuse it."""
+    for dest, flag in (("data_dir", "--data-dir"), ("profile", "--profile")):
+        value = getattr(args, dest, None)
+        if value is not None and not value.strip():
+            return f"{flag} is empty: give a {'folder' if dest == 'data_dir' else 'profile name'}"
+    return ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # Idle OpenMP threads spin by default; on a 2-core laptop that starves the other
     # threads of a live call (measured: one embedding 198 ms instead of 19 ms).
@@ -66,6 +75,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         args = parser.parse_args(["gui", *(argv if argv is not None else sys.argv[1:])])
+    problem = _blank_option(args)
+    if problem:
+        print(f"tutor-app: {problem}", file=sys.stderr)
+        return 2
     from tutor_app.app import App
 
     app = App.from_args(args)

@@ -13,5 +13,9 @@ class ModelMissingError(TutorError):
     """A model the command needs is not installed."""
 
 
+class ModelCorruptError(ModelMissingError):
+    """A model's files fail their checksum and no intact copy exists: refused, never used."""
+
+
 class AudioInputError(TutorError):
     """Audio that cannot be read, is empty, or is too long."""

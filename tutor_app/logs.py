@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import os
 from pathlib import Path
 
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -19,6 +20,7 @@ def setup_logging(log_file: Path | None, debug: bool = False) -> None:
     console.setLevel(logging.DEBUG if debug else logging.WARNING)
     console.setFormatter(logging.Formatter("tutor-app: %(levelname)s: %(message)s"))
     console._tutor_app = True  # type: ignore[attr-defined]
+    console.addFilter(_PRIVACY)  # also when the log file cannot be opened (early return below)
     root.addHandler(console)
     if log_file is not None:
         try:
@@ -28,10 +30,123 @@ def setup_logging(log_file: Path | None, debug: bool = False) -> None:
             )
         except OSError:
             return  # an unwritable data dir is reported by the command that needs it
+        _private(log_file)
         handler.setFormatter(logging.Formatter(_FORMAT))
         handler._tutor_app = True  # type: ignore[attr-defined]
         root.addHandler(handler)
-    # Third-party libraries are chatty at INFO.
-    for noisy in ("httpx", "httpcore", "faster_whisper", "sentence_transformers", "urllib3",
-                  "transformers", "lancedb", "filelock", "huggingface_hub"):
+    # Third-party libraries are chatty at INFO; the HTTP and model-SDK ones log whole
+    # request bodies (what the learner said) at DEBUG: kept at WARNING even with --debug.
+    for noisy in ("faster_whisper", "sentence_transformers", "transformers", "lancedb", "filelock",
+                  "huggingface_hub", *BODY_LOGGERS):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    for h in root.handlers:
+        if getattr(h, "_tutor_app", False):
+            h.addFilter(_PRIVACY)
+
+
+# Loggers of libraries that can log request/response bodies. The anthropic SDK sets its
+# own level from ANTHROPIC_LOG, so a handler filter drops their lower records too.
+BODY_LOGGERS = ("httpx", "httpcore", "h11", "h2", "hpack", "urllib3", "anthropic", "openai", "llama_cpp")
+ENV_LOG_CONTENT = "TUTOR_APP_LOG_CONTENT"
+_PLAIN = (str, int, float, bool, type(None), Path)
+
+
+def content_logging() -> bool:
+    """The learner opted in (TUTOR_APP_LOG_CONTENT=1) to what was said in the log, for a bug report."""
+    return os.environ.get(ENV_LOG_CONTENT, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def said(text: str) -> str:
+    """For a log line about a learner's or tutor's text: its size, or the text on opt-in."""
+    return text if content_logging() else f"<{len(text)} chars>"
+
+
+class _PrivacyFilter(logging.Filter):
+    """Without the opt-in: no body-logging library below WARNING, and objects (events,
+    turns, messages) logged with %r/%s appear as their type name only."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if content_logging():
+            return True
+        if record.levelno < logging.WARNING and record.name.split(".")[0] in BODY_LOGGERS:
+            return False
+        if not isinstance(record.msg, str):
+            record.msg = _Redacted(record.msg)
+        if isinstance(record.args, tuple) and record.args:
+            record.args = tuple(a if _harmless(a) else _Redacted(a) for a in record.args)
+        elif isinstance(record.args, dict):
+            record.args = {k: v if _harmless(v) else _Redacted(v) for k, v in record.args.items()}
+        return True
+
+
+class _Redacted(str):
+    """An object's type name in place of the object, the same for %s and %r."""
+
+    def __new__(cls, value: object) -> "_Redacted":
+        return super().__new__(cls, f"<{type(value).__name__}>")
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _harmless(value: object, depth: int = 0) -> bool:
+    """Plain values (the log calls that pass strings are audited) and containers of them."""
+    if isinstance(value, (*_PLAIN, BaseException)):
+        return True
+    if depth < 3 and isinstance(value, (list, tuple, set, frozenset)):
+        return all(_harmless(v, depth + 1) for v in value)
+    if depth < 3 and isinstance(value, dict):
+        return all(_harmless(k, depth + 1) and _harmless(v, depth + 1) for k, v in value.items())
+    return False
+
+
+_PRIVACY = _PrivacyFilter()
+
+
+def erase_lines(needles: set[str] | frozenset[str]) -> int:
+    """Erase, in place, every line of this process's log file (and its rotated copies)
+    that contains one of `needles` (ids, or deleted texts). Returns how many lines."""
+    needles = {n for n in needles if n}
+    if not needles:
+        return 0
+    erased = 0
+    for handler in logging.getLogger().handlers:
+        if not (getattr(handler, "_tutor_app", False) and isinstance(handler, logging.FileHandler)):
+            continue
+        base = Path(handler.baseFilename)
+        handler.acquire()
+        try:
+            handler.flush()
+            for path in [base, *sorted(base.parent.glob(base.name + ".*"))]:
+                erased += _erase_in(path, needles)
+        finally:
+            handler.release()
+    return erased
+
+
+def _erase_in(path: Path, needles: set[str]) -> int:
+    try:
+        with open(path, "r+b") as fh:
+            lines = fh.read().splitlines(keepends=True)
+            raw = [n.encode("utf-8") for n in needles]
+            kept = [line for line in lines if not any(n in line for n in raw)]
+            if len(kept) == len(lines):
+                return 0
+            fh.seek(0)
+            fh.write(b"".join(kept))
+            fh.truncate()  # the handler appends (O_APPEND): its next line goes after these
+            fh.flush()
+            os.fsync(fh.fileno())
+            return len(lines) - len(kept)
+    except OSError:
+        return 0
+
+
+def _private(path: Path) -> None:
+    """The log names files and errors of a private practice: owner-only, even when an
+    older version created it world-readable."""
+    if os.name == "posix":
+        try:
+            os.chmod(path, 0o600)
+        except OSError:
+            pass  # not ours to change; the data dir itself is 0700

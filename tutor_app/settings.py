@@ -38,7 +38,6 @@ class SpeechSettings:
     stt_device: str = "auto"  # auto | cpu | cuda
     stt_compute_type: str = "auto"  # auto -> float16 on cuda, int8 on cpu
     language: str = "en"
-    word_timestamps: bool = False
     tts_voice: str = "piper-en_US-joe-medium"
     input_device: str = ""  # "" = system default
     output_device: str = ""
@@ -73,10 +72,11 @@ class LLMSettings:
     local_device: str = "auto"  # auto (GPU layers by free memory) | cpu | cuda
     local_context: int = 4096  # tokens of context for llama.cpp
     local_threads: int = 0  # 0 = one per physical core
-    timeout_s: float = 30.0
+    timeout_s: float = 30.0  # a batch request (call-end extraction); voice turns use the budget
     max_retries: int = 2
     max_tokens: int = 300
     fallback_to_local: bool = True
+    first_token_budget_s: float = 4.0  # a voice turn's wait for the first word; then local/apology
 
 
 @dataclass
@@ -162,6 +162,10 @@ class Settings:
         return target
 
 
+# Keys older versions wrote that mean nothing now (ignored without a warning).
+RETIRED = {"speech.word_timestamps"}  # always on: the call report's fluency needs word timings
+
+
 def data_profile(settings: Settings) -> str | None:
     return getattr(settings, "_file_profile", None)
 
@@ -172,7 +176,8 @@ def _merge(current: Any, values: dict[str, Any], section: str) -> Any:
     changes: dict[str, Any] = {}
     for key, value in values.items():
         if key not in known:
-            log.warning("settings: unknown key %s.%s ignored", section, key)
+            if f"{section}.{key}" not in RETIRED:
+                log.warning("settings: unknown key %s.%s ignored", section, key)
             continue
         default = getattr(current, key)
         if isinstance(default, bool) != isinstance(value, bool) or (

@@ -230,7 +230,8 @@ def layout_tree(spec: DebSpec, root: Path) -> None:
     normalise_modes(root)
 
     debian = root / "DEBIAN"
-    debian.mkdir(mode=0o755)
+    debian.mkdir()
+    debian.chmod(0o755)  # mkdir's mode obeys the umask: a caller's 077 made dpkg-deb refuse it
     control = control_text(spec, installed_size_kib(root), depends_for(spec.bundle))
     (debian / "control").write_text(control, encoding="utf-8")
     (debian / "control").chmod(0o644)

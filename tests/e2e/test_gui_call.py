@@ -161,7 +161,7 @@ def test_whole_call_in_the_window(qtbot, gui_gc, call_app, fake_anthropic, learn
     assert call_app.memory.get(row.id) is None
     assert all(m.id != row.id for m in call_app.memory.list())
     transcript = call_app.memory.session_messages(session_id)
-    assert [m.role for m, _ in transcript] == ["assistant"]  # the learner's line went with it
+    assert transcript == []  # the exchange went with it: the learner's line and the tutor's reply
     assert all(r.id != row.id for r in panel.rows)
 
     # -- close the window
@@ -173,3 +173,31 @@ def test_whole_call_in_the_window(qtbot, gui_gc, call_app, fake_anthropic, learn
     assert {"remember", "often", "visit"} <= words(heard), heard
     samples, _rate = sf.read(str(recorded), dtype="float32")
     assert float(np.sqrt(np.mean(np.square(samples)))) > 1e-3  # not silence
+
+
+def test_a_rejected_api_key_is_a_settings_banner_not_a_lost_connection(qtbot, gui_gc, call_app, fake_anthropic):
+    """A 401 from the API: the learner hears and reads a plain apology, the window shows the
+    API-key banner with a way to Settings, and the apology is not kept as the tutor's turn."""
+    from tutor_app.tutor.engine import SORRY_KEY
+    from tutor_app.ui.main_window import MainWindow
+    from tutor_app.ui.services import UiServices
+
+    fake_anthropic.push(Reply(status=401))
+    window = MainWindow(UiServices.from_app(call_app))
+    qtbot.addWidget(window)
+    window.show()
+    with qtbot.waitSignal(window.warmedUp, timeout=60_000):
+        pass
+    view = window.call_view
+    with qtbot.waitSignal(window.bridge.tutorTurnDone, timeout=TURN_S) as turn_done:
+        view.text_input.setText("I am learning English for my new job.")
+        view.send_typed()  # typing starts a (quiet) call too
+    assert turn_done.args[0].reply == SORRY_KEY
+    qtbot.waitUntil(lambda: window.banner.kind == "api-key", timeout=10_000)
+    assert "Settings" in window.banner.message and window.banner._action_key == "settings"
+    session_id = window.bridge.session_id
+    with qtbot.waitSignal(window.bridge.reportReady, timeout=60_000):
+        window.bridge.end_call()
+    stored = [(m.role, m.text) for m, _ in call_app.memory.session_messages(session_id)]
+    assert stored == [("user", "I am learning English for my new job.")]
+    window.close()

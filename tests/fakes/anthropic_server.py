@@ -163,6 +163,7 @@ class FakeAnthropicServer:
         self.requests: list[RecordedRequest] = []
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
         self._stop = threading.Event()
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -208,6 +209,11 @@ class FakeAnthropicServer:
         with self._lock:
             return len(self._queue)
 
+    def wait_requests(self, count: int, timeout: float = 60.0) -> bool:
+        """Block until `count` requests have arrived (tests wait on this, never sleep)."""
+        with self._arrived:
+            return self._arrived.wait_for(lambda: len(self.requests) >= count, timeout)
+
     def last_request(self) -> RecordedRequest:
         with self._lock:
             return self.requests[-1]
@@ -215,6 +221,7 @@ class FakeAnthropicServer:
     def _next(self, record: RecordedRequest) -> tuple[Reply, str]:
         with self._lock:
             self.requests.append(record)
+            self._arrived.notify_all()
             self._ids += 1
             reply = self._queue.popleft() if self._queue else self.default
             return reply, f"msg_fake{self._ids:06d}"

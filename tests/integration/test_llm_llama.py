@@ -175,6 +175,11 @@ def test_an_offline_call_with_the_local_model_fills_the_profile(data_dir):
     assert profile["name"] == "Daniel" and "designer" in profile["occupation"]
     assert any("photograph" in i.lower() for i in profile["interests"])
     assert outcome["report"]["turns"] == 4
+    # The small offline model's review is labelled as such (a short list is no perfect score),
+    # and every correction it gives quotes what the learner really said.
+    assert outcome["report"]["review_source"] == "local-model"
+    said = " ".join(turns).lower()
+    assert all(c["original"].lower().strip(".!? ") in said for c in outcome["report"]["corrections"])
 
 
 def test_an_offline_spoken_turn_with_the_local_model(data_dir, shared_data, tmp_path):

@@ -101,7 +101,9 @@ def test_bad_inputs_are_one_clear_line(tmp_path, capsys, monkeypatch):
 
     fails("memory", "add", "   ", match="empty")
     fails("memory", "add", "x" * 100_000, match="too long")
-    fails("memory", "add", "bad \udcff bytes", match="not valid UTF-8")
+    # Invalid UTF-8 in a text argument costs the bad bytes only (replaced, and said once).
+    warned = fails("memory", "add", "bad \udcff bytes", code=0, match="invalid UTF-8")
+    assert "replaced with U+FFFD" in warned
     fails("memory", "add", "ok", "--importance", "7", match="between 0 and 1")
     fails("memory", "add", "ok", "--type", "weird", code=2)
     fails("memory", "add", "ok", "--created-at", "next tuesday", match="ISO 8601")
@@ -120,7 +122,8 @@ def test_bad_inputs_are_one_clear_line(tmp_path, capsys, monkeypatch):
     assert err.count("\n") == 1 and "Traceback" not in err
     capsys.readouterr()
     assert main(["memory", "list", "--json"]) == 0
-    assert capsys.readouterr().out == ""  # nothing half-written by any of the above
+    listed = [json.loads(line)["text"] for line in capsys.readouterr().out.splitlines()]
+    assert listed == ["bad \ufffd bytes"]  # the one good add; nothing half-written by the others
 
 
 def test_newer_data_dir_is_refused(tmp_path):

@@ -170,13 +170,14 @@ def test_delete_is_physical(open_profile, tmp_path):
     s = open_profile()
     secret = "My bank PIN hint is ZEBRA-4417-QUOKKA"
     keep = s.add_many([{"text": "I love lattes"}, {"text": secret}, {"text": "I live in Busan"}])
+    s.add_message("call-1", "assistant", "Hi! How was your day?")  # no vector: must survive the rewrite
     s.add_message("call-1", "user", secret)
-    s.add_message("call-1", "assistant", "Got it, I will keep that in mind.")  # no vector: must survive the rewrite
+    s.add_message("call-1", "assistant", "Got it, ZEBRA-4417-QUOKKA.")  # the exchange goes with the memory
     root = tmp_path / "memory.lancedb"
     assert files_containing(root, "ZEBRA-4417-QUOKKA")  # the check can see it while it exists
     s.delete(keep[1].id)
     assert files_containing(tmp_path, "ZEBRA-4417-QUOKKA") == []
-    assert [m.text for m, _ in s.session_messages("call-1")] == ["Got it, I will keep that in mind."]
+    assert [m.text for m, _ in s.session_messages("call-1")] == ["Hi! How was your day?"]
     assert [m.text for m in s.list()] == ["I love lattes", "I live in Busan"]
     with pytest.raises(TutorError, match="no memory with id"):
         s.delete(keep[1].id)

@@ -172,8 +172,8 @@ def test_call_end_extracts_and_merges_in_the_background(make_engine, fake_anthro
     assert record.extracted and record.report["turns"] == 3 and record.report["new_words"] == ["confident"]
 
 
-def test_failed_extraction_is_retried_at_next_start(make_engine, fake_anthropic):
-    from tutor_app.tutor.lifecycle import finish_pending
+def test_failed_extraction_is_retried_at_next_start(make_engine, fake_anthropic, tmp_path):
+    from tutor_app.tutor.recovery import recover
 
     engine = make_engine()
     call = engine.start_call("retry")
@@ -189,7 +189,7 @@ def test_failed_extraction_is_retried_at_next_start(make_engine, fake_anthropic)
     assert not next(c for c in engine.services.memory.calls() if c.session_id == "retry").extracted
     fake_anthropic.push(Reply(json.dumps({"name": "Joon", "occupation": "software engineer",
                                           "interests": ["climbing", "jazz"]})), Reply("{}"))
-    done = finish_pending(make_engine())
+    done = recover(make_engine(), tmp_path / "live")
     assert [o.extraction for o in done] == ["done"]
     profile = engine.services.memory.profile_view()
     assert profile["name"] == "Joon" and profile["interests"] == ["climbing", "jazz"]
@@ -203,6 +203,37 @@ def test_api_errors_leave_the_call_going(make_engine, fake_anthropic):
     failed = call.turn("Hello there, how are you today?")
     assert failed.error and "Sorry" in failed.reply
     assert call.turn("Are you back?").reply == "Back again!"
+
+
+def test_a_rejected_key_is_said_plainly_and_the_apology_is_not_stored(make_engine, fake_anthropic):
+    from tutor_app.tutor.engine import SORRY_KEY
+
+    engine = make_engine()
+    fake_anthropic.push(Reply(status=401), Reply("Welcome back, Hana!"))
+    call = engine.start_call("key")
+    failed = call.turn("My name is Hana and I like green tea.")
+    assert failed.problem == "api-key" and failed.reply == SORRY_KEY and "401" in failed.error
+    assert call.turn("Can you hear me now?").reply == "Welcome back, Hana!"
+    stored = [(m.role, m.text) for m, _ in engine.services.memory.session_messages("key")]
+    assert ("user", "My name is Hana and I like green tea.") in stored  # the learner's words stay
+    assert all(SORRY_KEY not in text for _, text in stored)
+    assert SORRY_KEY not in json.dumps(fake_anthropic.last_request().body)  # never sent back as the tutor's
+
+
+def test_a_stalled_model_costs_the_turn_budget_not_minutes(make_engine, fake_anthropic):
+    from tutor_app.tutor.engine import SORRY_OFFLINE
+
+    engine = make_engine()
+    engine.services.chat_model().first_token_s = 0.3  # the voice turn's budget (4 s by default)
+    fake_anthropic.push(Reply("Too late.", headers_delay=120), Reply("Here I am."))
+    call = engine.start_call("stall")
+    heard: list[str] = []
+    failed = call.turn("Hello, can you hear me?", on_sentence=heard.append)
+    assert failed.problem == "unavailable" and "within 0.3 s" in failed.error
+    assert heard == [SORRY_OFFLINE]
+    assert call.turn("Hello again?").reply == "Here I am."
+    stored = [m.text for m, _ in engine.services.memory.session_messages("stall")]
+    assert SORRY_OFFLINE not in stored and "Too late." not in " ".join(stored)
 
 
 def test_empty_and_huge_turns(make_engine, fake_anthropic):

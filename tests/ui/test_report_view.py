@@ -64,3 +64,38 @@ def test_silent_calls_are_listed_but_not_plotted(qtbot):
     view.set_reports([REPORT, silent])
     assert view.calls.count() == 2
     assert [p.wpm for p in view.progress.points] == [113.7]
+
+
+FLUENCY = {"words_per_minute": 104.0, "mean_run_words": 4.2, "pause_ratio": 0.18, "spoken_turns": 3,
+           "unsure_words": [{"word": "hongdae", "probability": 0.31}, {"word": "yesterday", "probability": 0.45}]}
+
+
+def test_report_shows_fluency_and_the_words_the_tutor_had_trouble_hearing(qtbot):
+    view = ReportView()
+    qtbot.addWidget(view)
+    view.set_report(dict(REPORT, fluency=FLUENCY))
+    texts = " ".join(_labels(view))
+    assert "4.2 words between pauses" in texts and "pauses 18%" in texts
+    assert "not a pronunciation score" in texts and "hongdae" in _labels(view)
+    view.set_report(dict(REPORT, fluency={}))
+    assert "none with word timings" in " ".join(_labels(view))
+    qtbot.waitUntil(lambda: "hongdae" not in _labels(view), timeout=2_000)  # the old chips are deleted
+
+
+def test_progress_shows_the_fluency_trend_over_calls(qtbot):
+    view = HistoryView()
+    qtbot.addWidget(view)
+    older = dict(REPORT, session_id="s0", started_at=REPORT["started_at"] - 86400,
+                 fluency=dict(FLUENCY, mean_run_words=2.5, pause_ratio=0.3))
+    view.set_reports([dict(REPORT, fluency=FLUENCY), older])
+    assert view.trend.text() == ("Over your last 2 spoken calls: 2.5 → 4.2 words between pauses, "
+                                 "pauses 30% → 18% of speaking time.")
+    view.set_reports([REPORT])
+    assert view.trend.text() == ""
+
+
+def test_a_review_by_the_offline_model_says_a_short_list_is_no_perfect_score(qtbot):
+    view = ReportView()
+    qtbot.addWidget(view)
+    view.set_report(dict(REPORT, review_source="local-model", corrections=[]))
+    assert "may miss some mistakes" in view.source_note.text()

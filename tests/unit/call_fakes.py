@@ -172,7 +172,7 @@ class FakeSession:
         self.texts: list[str] = []
 
     def turn(self, text, on_sentence=None, cancel=None, speech_seconds=None, clock=None,
-             on_emotion=None, spoken=None):
+             on_emotion=None, spoken=None, transcript=None):
         self.texts.append(text)
         if self.error == "raise":
             raise RuntimeError("the engine broke")
@@ -192,7 +192,17 @@ class FakeSession:
             reply = spoken(reply)
         self.turns.append(TurnRecord(time.time(), text, reply, speech_seconds))
         return TurnResult(text, reply, timings_ms=dict(clock.timings) if clock else {},
-                          error=self.error)
+                          error=self.error, problem=self._problem(sentences))
+
+    def _problem(self, sentences) -> str | None:
+        """The engine's problem kind for the scripted error (tutor/engine.py)."""
+        from tutor_app.tutor.engine import SORRY_KEY, SORRY_OFFLINE
+
+        if not self.error:
+            return None
+        if sentences == [SORRY_KEY]:
+            return "api-key"
+        return "unavailable" if sentences == [SORRY_OFFLINE] else "cut"
 
 
 class FakeEngine:

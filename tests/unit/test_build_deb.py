@@ -8,10 +8,20 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import missing_prerequisite
+
 ROOT = Path(__file__).resolve().parents[2]
 BUILDER = ROOT / "packaging" / "linux" / "build_deb.py"
-needs_dpkg = pytest.mark.skipif(shutil.which("dpkg-deb") is None,
-                                reason="dpkg-deb not installed (Debian/Ubuntu only)")
+
+
+@pytest.fixture
+def dpkg_deb() -> None:
+    """The .deb is built on Debian: without dpkg-deb CI fails (never a silent skip)."""
+    if shutil.which("dpkg-deb") is None:
+        missing_prerequisite("dpkg-deb not installed (Debian/Ubuntu only)")
+
+
+needs_dpkg = pytest.mark.usefixtures("dpkg_deb")
 
 
 def fake_bundle(folder: Path, with_executable: bool = True) -> Path:
@@ -45,7 +55,7 @@ def control_fields(deb: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     if shutil.which("dpkg-deb") is None:
-        pytest.skip("dpkg-deb not installed (Debian/Ubuntu only)")
+        missing_prerequisite("dpkg-deb not installed (Debian/Ubuntu only)")
     tmp = tmp_path_factory.mktemp("deb")
     result = run_builder(fake_bundle(tmp / "bundle"), tmp / "out", "--arch", "amd64")
     assert result.returncode == 0, result.stderr

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from tests.unit.call_fakes import FakeSd
-from tutor_app.speech.audio_io import Capture, NoDeviceError, Player, StreamResampler, list_devices, resolve_device
+from tutor_app.speech.audio_io import Capture, Player, StreamResampler
+from tutor_app.speech.sound_devices import NoDeviceError, list_devices, resolve_device
 
 
 def test_overflow_and_full_queue_are_counted_never_blocking():
@@ -100,7 +101,7 @@ def test_devices_listed_and_resolved():
 
 
 def test_echo_mode_suggestion_from_device_names():
-    from tutor_app.speech.audio_io import DeviceInfo
+    from tutor_app.speech.sound_devices import DeviceInfo
     from tutor_app.speech.echo import suggest_mode
 
     headset = [DeviceInfo(0, "Jabra Evolve2 Headset", 1, 2, 48000, True, True)]

@@ -272,6 +272,16 @@ def test_llm_error_before_any_text_apologises_once(calls):
     assert call.rec.wait_kind(ev.TutorTurnDone)[0].reply == SORRY_OFFLINE
 
 
+def test_a_rejected_api_key_is_an_api_key_problem_not_a_lost_connection(calls):
+    from tutor_app.tutor.engine import SORRY_KEY
+
+    call = calls(sd=FakeSd(inputs=False, outputs=False), replies=[[SORRY_KEY]], error="key rejected (401)")
+    call.ctl.send_text("Hello")
+    assert call.rec.wait_kind(ev.TutorTurnDone)[0].reply == SORRY_KEY  # no "cut" apology added
+    model_problems = [p for p in call.rec.of(ev.Problem) if p.kind not in ("no-microphone", "no-speaker")]
+    assert [p.kind for p in model_problems] == ["api-key"] and "Settings" in model_problems[0].message
+
+
 def test_a_failing_turn_is_answered_and_closed(calls):
     call = calls(sd=FakeSd(inputs=False, outputs=False), error="raise")
     call.ctl.send_text("Hello")

@@ -26,9 +26,12 @@ QUICK_RETRY = {"retry-after-ms": "1"}  # the SDK honours it: retries stay instan
 
 
 def make_model(**overrides) -> AnthropicChatModel:
-    options = AnthropicOptions(model="claude-test-model", max_tokens=123, timeout_s=10.0, max_retries=2)
+    options = AnthropicOptions(model="claude-test-model", max_tokens=123, timeout_s=10.0, max_retries=2,
+                               stream_timeout_s=10.0, stream_max_retries=2)
     for name, value in overrides.items():
         setattr(options, name, value)
+        if name in ("timeout_s", "max_retries"):  # a stream has its own (call-sized) values
+            setattr(options, f"stream_{name}", value)
     return AnthropicChatModel(options)
 
 

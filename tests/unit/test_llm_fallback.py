@@ -36,15 +36,15 @@ def local():
     return ScriptedLocal()
 
 
-def make(local, builds=None) -> FallbackChatModel:
-    cloud = AnthropicChatModel(AnthropicOptions(max_retries=0, timeout_s=5.0))
+def make(local, builds=None, **options) -> FallbackChatModel:
+    cloud = AnthropicChatModel(AnthropicOptions(max_retries=0, timeout_s=5.0, stream_max_retries=0))
 
     def make_local():
         if builds is not None:
             builds.append(1)
         return local
 
-    return FallbackChatModel(cloud, make_local)
+    return FallbackChatModel(cloud, make_local, **{"rest_s": 0.0, **options})
 
 
 def test_cloud_answer_needs_no_fallback(fake_anthropic, local):
@@ -79,9 +79,50 @@ def test_next_turn_tries_the_cloud_again(fake_anthropic, local):
 
 def test_timeout_falls_back(fake_anthropic, local):
     fake_anthropic.push(Reply("late", headers_delay=30))
-    model = FallbackChatModel(AnthropicChatModel(AnthropicOptions(max_retries=0, timeout_s=0.3)), lambda: local)
+    model = FallbackChatModel(AnthropicChatModel(AnthropicOptions(stream_max_retries=0, stream_timeout_s=0.3)),
+                              lambda: local)
     assert "".join(model.stream("s", HI)) == "Local reply."
-    assert "timed out" in model.last_fallback_reason
+    assert "timed out (0.3 s)" in model.last_fallback_reason
+    assert "retried" not in model.last_fallback_reason  # no retry was made: none is claimed
+
+
+def test_a_stalled_cloud_is_given_up_at_the_first_token_budget(fake_anthropic, local):
+    """No response headers at all: the voice turn's budget, not the client's timeouts, ends
+    the wait; the learner is told once (last_switched) and the local model answers."""
+    fake_anthropic.push(Reply("late", headers_delay=120))
+    model = make(local, first_token_s=0.2)
+    assert "".join(model.stream("s", HI)) == "Local reply."
+    assert "no answer from anthropic:" in model.last_fallback_reason and "within 0.2 s" in model.last_fallback_reason
+    assert model.last_switched
+
+
+def test_after_a_failure_the_cloud_rests_then_is_tried_again(fake_anthropic, local):
+    now = [0.0]
+    fake_anthropic.push(Reply(status=503), "Back online.")
+    model = make(local, rest_s=60.0, clock=lambda: now[0])
+    assert "".join(model.stream("s", HI)) == "Local reply." and model.last_switched
+    sent = len(fake_anthropic.requests)
+    now[0] = 30.0  # resting: straight to the local model, no request, no new notice
+    assert "".join(model.stream("s", HI)) == "Local reply."
+    assert len(fake_anthropic.requests) == sent and not model.last_switched
+    assert model.last_fallback_reason  # still answered locally: the UI keeps its notice
+    now[0] = 61.0
+    assert "".join(model.stream("s", HI)) == "Back online."
+    assert model.last_fallback_reason is None
+
+
+def test_an_error_event_inside_a_stream_claims_no_retries(fake_anthropic):
+    from tutor_app.llm.anthropic_backend import map_api_error
+
+    import anthropic
+    import httpx2 as httpx  # the SDK's HTTP client
+
+    request = httpx.Request("POST", "http://x/v1/messages")
+    inside = anthropic.APIStatusError("overloaded", response=httpx.Response(200, request=request),
+                                      body={"type": "error", "error": {"type": "overloaded_error"}})
+    assert "retried" not in str(map_api_error(inside, AnthropicOptions(max_retries=2)))
+    before = anthropic.InternalServerError("boom", response=httpx.Response(500, request=request), body=None)
+    assert "retried up to 2 times" in str(map_api_error(before, AnthropicOptions(max_retries=2)))
 
 
 def test_rejected_key_never_falls_back(fake_anthropic, local):
@@ -117,7 +158,7 @@ def test_missing_local_model_raises_the_cloud_error(fake_anthropic):
     def missing():
         raise ModelMissingError("not installed: run `tutor-app models install smollm2-135m-instruct`")
 
-    model = FallbackChatModel(AnthropicChatModel(AnthropicOptions(max_retries=0)), missing)
+    model = FallbackChatModel(AnthropicChatModel(AnthropicOptions(max_retries=0, stream_max_retries=0)), missing)
     with pytest.raises(LLMUnavailableError, match="unavailable"):
         list(model.stream("s", HI))
 

@@ -7,7 +7,7 @@ import pytest
 
 from tests.fakes.anthropic_server import FAKE_API_KEY
 from tutor_app.core.types import ChatMessage
-from tutor_app.errors import ModelMissingError, UsageError
+from tutor_app.errors import ModelMissingError, TutorError, UsageError
 from tutor_app.llm import keys
 from tutor_app.llm.anthropic_backend import AnthropicChatModel
 from tutor_app.llm.errors import LLMAuthError
@@ -101,8 +101,14 @@ def test_fallback_can_be_turned_off(no_keyring, data_dir, monkeypatch, tiny_mode
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-env")
     settings = make_settings(data_dir, fallback_to_local=False, timeout_s=7.0, max_retries=5, max_tokens=99)
     model = load_chat_model(settings, registry_in(tiny_model_dir.parent))
-    assert isinstance(model, AnthropicChatModel)
-    assert (model.options.timeout_s, model.options.max_retries, model.options.max_tokens) == (7.0, 5, 99)
+    # Still wrapped, for the voice turn's first-token budget, but with no local model behind it.
+    assert isinstance(model, FallbackChatModel) and isinstance(model.primary, AnthropicChatModel)
+    assert model.first_token_s == settings.llm.first_token_budget_s
+    with pytest.raises(TutorError, match="no local fallback"):
+        model.local()
+    options = model.primary.options
+    assert (options.timeout_s, options.max_retries, options.max_tokens) == (7.0, 5, 99)
+    assert options.stream_max_retries == 1  # a call affords one quick retry
 
 
 def test_keyring_key_chooses_anthropic(memory_keyring, no_env_key, data_dir, tiny_model_dir):
@@ -150,15 +156,18 @@ def test_missing_local_model_names_the_install_command(no_keyring, no_env_key, d
         load_chat_model(settings, registry_in(empty))
 
 
-def test_an_install_from_the_old_transformers_path_is_stale(no_keyring, no_env_key, data_dir, tmp_path):
+def test_an_install_from_the_old_transformers_path_is_stale(no_keyring, no_env_key, data_dir, tmp_path, caplog):
+    """A stale install is not used: the GGUF in the model's pip package answers instead,
+    and the log says how to repair the install."""
     folder = tmp_path / "models" / "smollm2-135m-instruct"
     folder.mkdir(parents=True)
     (folder / "config.json").write_text("{}")
     (folder / ".installed.json").write_text(json.dumps({"files": {"config.json": "x"}}))
     settings = make_settings(data_dir, backend="local")
-    with pytest.raises(ModelMissingError, match="installed by an older version") as caught:
-        load_chat_model(settings, registry_in(folder.parent))
-    assert "tutor-app models install smollm2-135m-instruct" in str(caught.value)
+    model = load_chat_model(settings, registry_in(folder.parent))
+    assert isinstance(model, LlamaChatModel) and folder not in model.path.parents
+    warned = " ".join(r.getMessage() for r in caplog.records)
+    assert "installed by an older version" in warned and "tutor-app models install smollm2-135m-instruct" in warned
 
 
 def test_a_local_server_url_selects_the_server_backend(no_keyring, no_env_key, data_dir, tiny_model_dir):

@@ -107,7 +107,7 @@ def test_turn_taking_options_from_settings_and_history():
 @pytest.mark.slow
 def test_pauses_stored_with_the_call_and_read_back_per_profile(tmp_path):
     """Real LanceDB store: the call-end work stores the pauses in the report, a later
-    re-run of that work (finish_pending after a failed extraction) keeps them, and only
+    re-run of that work (recovery after a failed extraction) keeps them, and only
     the profile's own calls are read back."""
     from tests.memory_fixtures import DimOnlyEmbedder
     from tutor_app.memory.store import open_store

@@ -111,6 +111,23 @@ def test_unknown_model_and_offline_hub(registry, monkeypatch):
     assert not (registry.models_dir / "fake-online").exists()
 
 
+def test_an_unreachable_hub_fails_at_once_with_one_line(registry, monkeypatch):
+    """Offline without HF_HUB_OFFLINE: a refused connection is one line, not ~23 s of the hub
+    library's retries (a bound port that does not listen refuses at once)."""
+    import socket
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    for proxy in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(proxy, raising=False)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]  # bound, never listening: connections are refused
+        monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{closed}")
+        with pytest.raises(TutorError, match="cannot download fake-online: 127.0.0.1 cannot be reached"):
+            install(registry, "fake-online")
+    assert not (registry.models_dir / "fake-online").exists()
+
+
 def test_models_cli_status_and_unknown_name(tmp_path):
     env_models = tmp_path / "m"
     env_models.mkdir()

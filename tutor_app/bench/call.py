@@ -132,7 +132,7 @@ def _live(app, engine, clips, args) -> tuple[list[dict], float]:
 
     options = None
     if args.early_stt_ms is not None:
-        from tutor_app.speech.audio_io import list_devices, load_sounddevice
+        from tutor_app.speech.sound_devices import list_devices, load_sounddevice
         from tutor_app.tutor.call_loop import LoopOptions
 
         options = LoopOptions.from_settings(app.settings.speech, list_devices(load_sounddevice()),
@@ -176,7 +176,8 @@ def _idle_cpu(loop, seconds: float) -> float:
 # -- the naive cascade -------------------------------------------------------------------
 def _naive(app, engine, clips, args) -> tuple[list[float], float, dict[str, list[float]]]:
     """Full STT -> full LLM reply -> full TTS -> play; ms to the first sample out."""
-    from tutor_app.speech.audio_io import Player, load_sounddevice, resolve_device
+    from tutor_app.speech.audio_io import Player
+    from tutor_app.speech.sound_devices import load_sounddevice, resolve_device
     from tutor_app.speech.audiofile import load_audio
 
     sd = load_sounddevice()

@@ -79,7 +79,8 @@ def signal_path(app, reply) -> dict:
     import numpy as np
 
     from tutor_app.speech.aec import AecOptions, EchoCanceller, FarEndTap
-    from tutor_app.speech.audio_io import Capture, Player, load_sounddevice
+    from tutor_app.speech.audio_io import Capture, Player
+    from tutor_app.speech.sound_devices import load_sounddevice
 
     sd = load_sounddevice()
     tap = FarEndTap()

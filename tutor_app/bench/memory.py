@@ -144,7 +144,12 @@ def _bench_real_insert(app, root: Path, emit) -> None:
 
 
 def run(args: argparse.Namespace, app) -> int:
-    import torch
+    try:
+        import torch
+
+        torch_threads = torch.get_num_threads()
+    except ImportError:  # the installed app has no torch: the embedder runs on onnxruntime
+        torch_threads = None
 
     def emit(obj):
         if args.json:
@@ -152,7 +157,7 @@ def run(args: argparse.Namespace, app) -> int:
         else:
             print("  ".join(f"{k}={v}" for k, v in obj.items()), flush=True)
 
-    emit({"bench": "machine", "torch_threads": torch.get_num_threads(), "embedder": app.embedder.name,
+    emit({"bench": "machine", "torch_threads": torch_threads, "embedder": app.embedder.name,
           "embedder_runtime": getattr(app.embedder, "runtime", "?")})
     app.embedder.warm_up()
     with tempfile.TemporaryDirectory(prefix="tutor-bench-", dir=_tmp_root(app)) as tmp:

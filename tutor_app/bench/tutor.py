@@ -45,7 +45,11 @@ def run(args: argparse.Namespace, app) -> int:
         os.environ["ANTHROPIC_BASE_URL"] = server.url
         os.environ["ANTHROPIC_API_KEY"] = fakes.FAKE_API_KEY
         engine = _engine(app, tmp)
-        rows = _measure(engine, tts, args.turns)
+        try:
+            rows = _measure(engine, tts, args.turns)
+        finally:
+            # Background memory writes finish before the temporary data dir goes.
+            engine.services.memory.close()
     summary = _report(rows)
     if args.json:
         print(json.dumps(summary))

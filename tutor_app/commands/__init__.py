@@ -16,11 +16,49 @@ def print_json(obj: Any) -> None:
     sys.stdout.flush()
 
 
+def lenient_text(text: str) -> tuple[str, bool]:
+    """`text` with invalid UTF-8 (which Python carries as lone surrogates from argv, or a
+    C-locale stdin) replaced by U+FFFD; True when anything was replaced. The tokenizers
+    downstream reject surrogates, and one bad byte must not cost the whole command."""
+    try:
+        text.encode("utf-8")
+        return text, False
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "surrogateescape")
+        return raw.decode("utf-8", "replace"), True
+
+
+def text_arg(value: str) -> str:
+    """argparse `type=` for free text (never for paths, whose bytes must stay as they are):
+    invalid UTF-8 is replaced and reported, so the rest of the command still runs."""
+    fixed, replaced = lenient_text(value)
+    if replaced:
+        print("tutor-app: a text argument held invalid UTF-8; those bytes were replaced with U+FFFD",
+              file=sys.stderr)
+    return fixed
+
+
 def stdin_lines() -> list[str]:
-    """Non-empty input lines when a command reads stdin (no positional values given)."""
+    """Non-empty input lines when a command reads stdin (no positional values given).
+    Read as bytes and decoded line by line: a line with invalid UTF-8 is kept with the
+    bad bytes replaced (and reported), never dropped with the lines around it."""
     if sys.stdin is None or sys.stdin.isatty():
         return []
-    return [line.rstrip("\n") for line in sys.stdin if line.strip()]
+    source = getattr(sys.stdin, "buffer", None)
+    raw_lines = list(source) if source is not None else [line.encode("utf-8", "surrogateescape") for line in sys.stdin]
+    lines = []
+    for number, raw in enumerate(raw_lines, start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            line = raw.decode("utf-8", "replace")
+            print(f"tutor-app: line {number}: invalid UTF-8 bytes replaced with U+FFFD", file=sys.stderr)
+        line, replaced = lenient_text(line.rstrip("\r\n"))  # a str stdin may carry surrogates
+        if replaced:
+            print(f"tutor-app: line {number}: invalid UTF-8 bytes replaced with U+FFFD", file=sys.stderr)
+        if line.strip():
+            lines.append(line)
+    return lines
 
 
 def module_available(module_name: str) -> bool:

@@ -9,6 +9,7 @@ from tutor_app.commands import module_available
 
 AREAS = {
     "speech": "STT real-time factor (cold/warm), WER on the shared clips, TTS RTF and first audio",
+    "names": "names heard right with and without the profile's bias list for Whisper; WER unchanged",
     "emotion": "emotion model dev macro-F1, per-label F1, latency and throughput",
     "memory": "memory insert throughput, recall latency at 1k/10k/100k, retrieval quality",
     "tutor": "per-stage turn timings and time to first sentence vs the naive path",

@@ -44,6 +44,7 @@ def _file_turn(args: argparse.Namespace, app) -> int:
     from tutor_app.speech.tts import write_wav
 
     clip = load_audio(args.input)  # bad files fail here, before anything is stored
+    app.recover_calls(exclude=args.session)
     session = app.engine.start_call(args.session, off_record=args.off_record)
     tts = app.tts if args.output else None
     chunks: list[np.ndarray] = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tutor_app.commands import print_json, stdin_lines
+from tutor_app.commands import print_json, stdin_lines, text_arg
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -12,7 +12,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                        description="Text turns with the tutor: each --text (or stdin line) is one "
                                    "turn of the call SESSION; the same SESSION later continues it.")
     p.add_argument("--session", metavar="S", help="call/session id (default: a new one)")
-    p.add_argument("--text", action="append", metavar="T", help="a learner turn (repeatable)")
+    p.add_argument("--text", action="append", type=text_arg, metavar="T", help="a learner turn (repeatable)")
     p.add_argument("--off-record", action="store_true", help="store and extract nothing")
     p.add_argument("--json", action="store_true", help="one JSON object per turn")
     p.set_defaults(func=run_chat)
@@ -25,13 +25,12 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 def run_chat(args: argparse.Namespace, app) -> int:
     from tutor_app.errors import UsageError
-    from tutor_app.tutor.lifecycle import finish_pending
 
     texts = args.text if args.text else stdin_lines()
     if not texts:
         raise UsageError("nothing to say: give --text T or lines on stdin")
     engine = app.engine
-    finish_pending(engine, exclude=args.session)
+    app.recover_calls(exclude=args.session)
     session = engine.start_call(args.session, off_record=args.off_record)
     if not args.session and not args.json:
         print(f"(session {session.session_id})", file=sys.stderr)
@@ -53,6 +52,7 @@ def run_end_call(args: argparse.Namespace, app) -> int:
     engine = app.engine
     if not any(c.session_id == args.session for c in app.memory.calls()):
         raise TutorError(f"no call with session '{args.session}' in profile '{app.settings.profile}'")
+    app.recover_calls(exclude=args.session)
     outcome = process_call(engine, args.session, None, None, engine.services.clock())
     if args.json:
         print_json(outcome.to_json())

@@ -114,7 +114,7 @@ def _audio(app) -> list[Check]:
     out.append(Check("audio", canceller, f"echo canceller: {canceller_why}",
                      "" if canceller else "reinstall the app (pywebrtc-audio); calls use gated mode meanwhile"))
     if inputs and outputs:
-        from tutor_app.speech.audio_io import list_devices
+        from tutor_app.speech.sound_devices import list_devices
         from tutor_app.speech.echo import resolve_mode
 
         chosen = app.settings.speech.audio_mode

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from tutor_app.commands import print_json, stdin_lines
+from tutor_app.commands import print_json, stdin_lines, text_arg
 
 
 def register(subparsers, common) -> None:
@@ -14,7 +14,7 @@ def register(subparsers, common) -> None:
                     "JSON: one object per text: text, emotions [{label, score}] (all 28, highest "
                     "first), predicted [labels over the model's per-label thresholds].",
     )
-    p.add_argument("text", nargs="*", metavar="TEXT", help="texts to score (default: stdin lines)")
+    p.add_argument("text", nargs="*", type=text_arg, metavar="TEXT", help="texts to score (default: stdin lines)")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     p.set_defaults(func=run)
 

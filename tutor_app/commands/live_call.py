@@ -30,7 +30,7 @@ def add_live_options(p: argparse.ArgumentParser) -> None:
 
 
 def run_live(args: argparse.Namespace, app) -> int:
-    from tutor_app.speech.audio_io import list_devices, load_sounddevice, resolve_device
+    from tutor_app.speech.sound_devices import list_devices, load_sounddevice, resolve_device
     from tutor_app.tutor import events as ev
     from tutor_app.tutor.call_controller import CallController
 
@@ -77,6 +77,7 @@ def run_live(args: argparse.Namespace, app) -> int:
         elif isinstance(event, ev.ReportReady):
             state["report"] = event.report
 
+    app.recover_calls()
     controller = CallController(app, sd=sd)
     session_id = controller.start_call(off_record=bool(getattr(args, "off_record", False)), sink=sink)
     say(f"call {session_id}: speak when you are ready (Ctrl-C or \"goodbye\" ends the call)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tutor_app.commands import print_json, stdin_lines
+from tutor_app.commands import print_json, stdin_lines, text_arg
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         q.set_defaults(func=func)
 
     a = ms.add_parser("add", parents=[common], help="remember TEXT")
-    a.add_argument("text", metavar="TEXT")
+    a.add_argument("text", type=text_arg, metavar="TEXT")
     a.add_argument("--category", default="", metavar="C", help="e.g. name, occupation, interest, preference")
     a.add_argument("--type", dest="memory_type", default="semantic", metavar="T",
                    help="semantic | episodic | procedural")
@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     a.set_defaults(func=run_add)
 
     s = ms.add_parser("search", parents=[common], help="search memories (stdin lines if no QUERY)")
-    s.add_argument("query", nargs="?", metavar="QUERY")
+    s.add_argument("query", nargs="?", type=text_arg, metavar="QUERY")
     s.add_argument("--k", type=int, default=5, metavar="K", help="at most K hits (default 5)")
     s.add_argument("--json", action="store_true", help="one JSON object per query")
     s.set_defaults(func=run_search)
@@ -132,8 +132,9 @@ def run_search(args: argparse.Namespace, app) -> int:
 
 
 def run_delete(args: argparse.Namespace, app) -> int:
-    app.memory.delete(args.id)
-    print(f"deleted {args.id}")
+    found = app.memory.delete(args.id)
+    # None: the id was deleted before but not yet erased (an interrupted deletion): erased now
+    print(f"deleted {args.id}" if found is not None else f"deleted {args.id} (finished an interrupted deletion)")
     return 0
 
 
@@ -151,6 +152,7 @@ def run_cleanup(args: argparse.Namespace, app) -> int:
     if days < 0:
         raise UsageError("--days must be >= 0")
     n = cleanup(app.memory, days)
+    app.memory.erase_hidden()  # and whatever an interrupted deletion left on disk
     print(f"deleted {n} memories older than {days} days with importance < 0.5")
     return 0
 
@@ -161,9 +163,9 @@ def run_export(args: argparse.Namespace, app) -> int:
     from tutor_app.memory.transfer import export_profile, write_export
 
     if args.file in (None, "-"):
-        print_json(export_profile(app.memory))
+        print_json(export_profile(app.memory, {"practice": app.practice.export()}))
         return 0
-    n = write_export(app.memory, Path(args.file))
+    n = write_export(app.memory, Path(args.file), {"practice": app.practice.export()})
     print(f"exported {n} memories to {args.file}", file=sys.stderr)
     return 0
 

@@ -24,9 +24,11 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run_status(args: argparse.Namespace, app) -> int:
+    from tutor_app.registry.manifest import repair_hint
     from tutor_app.registry.recommend import recommend_llm
 
-    statuses = app.registry.statuses(verify=not args.quick)
+    # A full check reads every file again: it also finds damage that kept the file's mtime.
+    statuses = app.registry.statuses(verify=not args.quick, rehash=not args.quick)
     pick = recommend_llm(app.registry)  # the local tutor model suggested for this machine
     if args.json:
         for s in statuses:
@@ -46,10 +48,11 @@ def run_status(args: argparse.Namespace, app) -> int:
         detail = s.detail or s.spec.license
         print(f"{mark}{s.spec.name:25} {s.spec.role:9} {s.state:12} {s.spec.size_mb:6.0f}MB  {detail}")
     print("* default.  in-package: usable from its pip package; `models install` copies it here.")
-    print(f"suggested local tutor model for this machine: {pick.name} ({pick.reason})")
+    print(f"suggested local tutor model for this machine: {pick.summary or pick.name} ({pick.reason})")
     broken = [s for s in statuses if s.spec.default and not s.usable]
     for s in broken:
-        print(f"problem: {s.spec.name} is {s.state}: run `tutor-app models install {s.spec.name}`")
+        fix = repair_hint(s.spec, s) if s.state == "corrupt" else f"run `tutor-app models install {s.spec.name}`"
+        print(f"problem: {s.spec.name} is {s.state}: {fix}")
     return 1 if broken else 0
 
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import argparse
 
+from tutor_app.commands import text_arg
+
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("speak", parents=[common], help="speak TEXT into a WAV file",
                        description="Synthesise TEXT with the local Piper voice into a WAV file. "
                                    "Markdown, emoji and numbers are read the way a person would.")
-    p.add_argument("text", nargs="+", metavar="TEXT", help="what to say (quote it)")
+    p.add_argument("text", nargs="+", type=text_arg, metavar="TEXT", help="what to say (quote it)")
     p.add_argument("--output", "-o", required=True, metavar="OUT.wav", help="WAV file to write")
     p.set_defaults(func=run)
 

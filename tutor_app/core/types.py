@@ -72,6 +72,7 @@ class Transcript:
     language: str
     seconds: float  # duration of the input audio
     segments: list[Segment] = field(default_factory=list)
+    pauses: list[tuple[float, float]] = field(default_factory=list)  # VAD-quiet stretches >= 250 ms, s
 
 
 @dataclass(frozen=True)

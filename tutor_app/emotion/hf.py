@@ -1,5 +1,6 @@
 """A transformers GoEmotions classifier installed in the models folder (e.g. a
-roberta-base-go_emotions folder): sigmoid over all labels, CUDA when present.
+roberta-base-go_emotions folder): sigmoid over all labels, CUDA when present. Optional:
+transformers and torch are the `hf` extra, which the installed app does not carry.
 
 The label order is taken from the model's own `id2label` and mapped onto EMOTION_LABELS,
 so a model that lists the labels in another order still scores correctly. Per-label
@@ -51,6 +52,10 @@ def read_thresholds(folder: Path) -> np.ndarray:
     return th
 
 
+class TransformersUnavailable(TutorError):
+    """transformers or torch is not installed (the app runs without them: the `hf` extra)."""
+
+
 class TransformersScorer(ProbabilityScorer):
     name = "transformers"
 
@@ -63,10 +68,14 @@ class TransformersScorer(ProbabilityScorer):
 
     @classmethod
     def load(cls, folder: Path, device: str | None = None) -> "TransformersScorer":
-        import torch
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
         folder = Path(folder)
+        try:
+            import torch
+            from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        except ImportError as exc:
+            raise TransformersUnavailable(
+                f"the emotion model {folder.name} needs transformers and torch, which are not installed "
+                f"({exc.name or exc}; pip install 'tutor-app[hf]')") from None
         if not (folder / "config.json").is_file():
             raise TutorError(f"no transformers emotion model in {folder} (config.json missing)")
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")

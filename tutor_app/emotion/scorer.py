@@ -13,6 +13,7 @@ from typing import Any
 
 from tutor_app.emotion.builtin import BuiltinScorer
 from tutor_app.emotion.common import ProbabilityScorer
+from tutor_app.errors import ModelCorruptError
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +29,8 @@ def transformers_model_dir(name: str, settings: Any, registry: Any = None) -> Pa
             found = registry.path(name)
             if found:
                 candidates.append(Path(found))
+        except ModelCorruptError:
+            raise  # its folder below is the damaged one: never load it
         except Exception as exc:  # noqa: BLE001 - unknown to the registry: try the folder
             log.debug("registry does not know %s: %s", name, exc)
     models_dir = getattr(getattr(settings, "paths", None), "models_dir", None)
@@ -45,10 +48,14 @@ def load_scorer(settings: Any, registry: Any = None) -> ProbabilityScorer:
     if name not in BUILTIN_NAMES:
         folder = transformers_model_dir(name, settings, registry)
         if folder is not None:
-            from tutor_app.emotion.hf import TransformersScorer
+            from tutor_app.emotion.hf import TransformersScorer, TransformersUnavailable
 
             log.info("emotion: transformers model %s", folder)
-            return TransformersScorer.load(folder)
+            try:
+                return TransformersScorer.load(folder)
+            except TransformersUnavailable as exc:  # the installed app has no torch
+                log.warning("%s; using the built-in scorer", exc)
+                return BuiltinScorer.load(registry=registry)
         log.warning("emotion model %r is not installed; using the built-in scorer", name)
     return BuiltinScorer.load(registry=registry)
 

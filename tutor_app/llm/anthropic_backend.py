@@ -31,6 +31,7 @@ from tutor_app.llm.errors import (
 )
 from tutor_app.llm.jsonparse import JSONExtractError, extract_json_object
 from tutor_app.llm.system import SystemPrompt, anthropic_system, system_parts
+from tutor_app.logs import said
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,10 @@ class AnthropicOptions:
     timeout_s: float = 30.0
     connect_timeout_s: float = 5.0
     max_retries: int = 2
+    # A spoken turn: a read that stalls this long is a broken stream, and one quick retry
+    # is all a learner waiting in a call can afford (the batch values are for extraction).
+    stream_timeout_s: float = 10.0
+    stream_max_retries: int = 1
     temperature: float | None = None  # None = the API default
 
     @classmethod
@@ -58,6 +63,7 @@ class AnthropicOptions:
             max_tokens=int(llm.max_tokens),
             timeout_s=float(llm.timeout_s),
             max_retries=int(llm.max_retries),
+            stream_max_retries=min(int(llm.max_retries), 1),
         )
 
 
@@ -129,9 +135,13 @@ class AnthropicChatModel:
             return
         params = self._params(system, messages, self.options.max_tokens)
         received: list[str] = []
-        finished = False
+        finished = opened = False
+        opts = self.options
+        timeout = anthropic.Timeout(opts.stream_timeout_s, connect=min(opts.connect_timeout_s, opts.stream_timeout_s))
         try:
-            with self._client().messages.stream(**params) as events:
+            client = self._client().with_options(timeout=timeout, max_retries=opts.stream_max_retries)
+            with client.messages.stream(**params) as events:
+                opened = True  # the response has started: the SDK retries nothing from here
                 for event in events:
                     if cancel is not None and cancel.cancelled:
                         return  # leaving the with-block closes the response
@@ -143,7 +153,9 @@ class AnthropicChatModel:
                     elif kind == "message_stop":
                         finished = True
         except anthropic.AnthropicError as exc:
-            raise _during_stream(map_api_error(exc, self.options), received) from None
+            retried = None if opened else opts.stream_max_retries
+            raise _during_stream(map_api_error(exc, self.options, retried=retried,
+                                               timeout_s=opts.stream_timeout_s), received) from None
         except LLMError:
             raise
         except Exception as exc:  # noqa: BLE001 - transport errors raised while reading the body
@@ -167,7 +179,8 @@ class AnthropicChatModel:
             try:
                 return extract_json_object(raw)
             except JSONExtractError as exc:
-                log.info("malformed JSON from %s (attempt %d): %s", self.name, attempt + 1, exc)
+                # sizes only: the reply quotes the learner (TUTOR_APP_LOG_CONTENT=1 shows it)
+                log.info("malformed JSON from %s (attempt %d): %s", self.name, attempt + 1, said(raw or ""))
                 convo = [*convo, ChatMessage("assistant", raw or "(empty)"),
                          ChatMessage("user", JSON_RETRY.format(why=exc))]
         raise LLMBadJSONError(f"{self.name} did not return a valid JSON object", raw=raw)
@@ -206,16 +219,24 @@ def with_json_instruction(system: SystemPrompt) -> SystemPrompt:
     return [*system_parts(system), (JSON_INSTRUCTION, False)]
 
 
-def map_api_error(exc: Exception, options: AnthropicOptions | None = None) -> LLMError:
-    """One clear LLMError for an SDK exception (called after the SDK's retries)."""
+def map_api_error(exc: Exception, options: AnthropicOptions | None = None, retried: int | None = -1,
+                  timeout_s: float | None = None) -> LLMError:
+    """One clear LLMError for an SDK exception. `retried`: how many retries the SDK may have
+    made (-1: the options' max_retries; None: none, the error came inside a started stream),
+    so the message never claims retries that were not made."""
     import anthropic
 
-    retries = f" after {options.max_retries} retries" if options and options.max_retries else ""
+    if retried == -1:
+        retried = options.max_retries if options else 0
+    if isinstance(exc, anthropic.APIStatusError) and exc.status_code == 200:
+        retried = None  # an error event inside a 200 stream: nothing was retried
+    retries = f" (retried up to {retried} times)" if retried else ""
     credentials_error = getattr(anthropic, "CredentialsError", None)
     if credentials_error is not None and isinstance(exc, credentials_error):
         return LLMAuthError("no usable Anthropic credentials: set ANTHROPIC_API_KEY or save a key in the settings")
     if isinstance(exc, anthropic.APITimeoutError):
-        timeout = f" ({options.timeout_s:g} s)" if options else ""
+        seconds = timeout_s if timeout_s is not None else (options.timeout_s if options else None)
+        timeout = f" ({seconds:g} s)" if seconds is not None else ""
         return LLMUnavailableError(f"the Anthropic API timed out{timeout}{retries}")
     if isinstance(exc, anthropic.APIConnectionError):
         return LLMUnavailableError(f"cannot reach the Anthropic API (connection error{retries})")

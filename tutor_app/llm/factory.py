@@ -41,12 +41,13 @@ def load_chat_model(settings: Any, registry: Any) -> Any:
 
     from tutor_app.llm.anthropic_backend import AnthropicChatModel, AnthropicOptions
 
-    cloud = AnthropicChatModel(AnthropicOptions.from_settings(settings.llm))
-    if not settings.llm.fallback_to_local:
-        return cloud
     from tutor_app.llm.fallback import FallbackChatModel
 
-    return FallbackChatModel(cloud, lambda: load_local(settings, registry))
+    cloud = AnthropicChatModel(AnthropicOptions.from_settings(settings.llm))
+    # Without a local fallback the wrapper still keeps the voice turn's budget (and then
+    # raises the cloud's error, which the learner hears as a short apology).
+    return FallbackChatModel(cloud, (lambda: load_local(settings, registry)) if settings.llm.fallback_to_local
+                             else None, first_token_s=float(settings.llm.first_token_budget_s))
 
 
 def load_local(settings: Any, registry: Any) -> Any:
@@ -63,7 +64,8 @@ def load_local(settings: Any, registry: Any) -> Any:
         return server
     from tutor_app.llm.fallback import FallbackChatModel
 
-    return FallbackChatModel(server, lambda: load_llama(settings, registry))
+    return FallbackChatModel(server, lambda: load_llama(settings, registry),
+                             first_token_s=float(llm.first_token_budget_s))
 
 
 def load_llama(settings: Any, registry: Any) -> Any:

@@ -19,12 +19,19 @@ a local model server (Ollama, LM Studio...) first and the bundled GGUF second.
 `last_fallback_reason` is None after a turn the primary answered, and `last_backend`
 names whichever model answered; both are per thread (the engine's turns and the
 background extraction do not overwrite each other's). The same applies to
-`complete_json`.
+`complete_json`. `last_switched` is True when this very call gave up on the primary (the
+learner is told once; the turns that follow while the primary rests are not news).
+
+A voice turn has a budget (`first_token_s`): a primary that has sent nothing by then is
+abandoned as unavailable (llm/first_token.py), so a stalled server costs seconds, not
+minutes. After the primary failed, it rests for `rest_s` seconds: turns go straight to
+the local model instead of paying the budget again every turn.
 """
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -38,13 +45,18 @@ log = logging.getLogger(__name__)
 
 
 class FallbackChatModel:
-    def __init__(self, primary: Any, make_local: Callable[[], Any]) -> None:
+    def __init__(self, primary: Any, make_local: Callable[[], Any] | None, first_token_s: float = 0.0,
+                 rest_s: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.primary = primary
         self.name = primary.name
+        self.first_token_s = float(first_token_s)  # 0 = no budget (the client's own timeouts)
+        self.rest_s = float(rest_s)
         self._make_local = make_local
         self._local: Any = None
         self._lock = threading.Lock()
         self._last = threading.local()  # per thread: the engine and extraction run in parallel
+        self._clock = clock
+        self._resting: tuple[float, str] | None = None  # (until, why) after the primary failed
 
     @property
     def last_fallback_reason(self) -> str | None:
@@ -56,11 +68,29 @@ class FallbackChatModel:
         """The name of the model that answered this thread's last call."""
         return getattr(self._last, "backend", self.primary.name)
 
+    @property
+    def last_switched(self) -> bool:
+        """True when this thread's last call abandoned the primary mid-call."""
+        return bool(getattr(self._last, "switched", False))
+
     def _start(self) -> None:
         self._last.reason = None
         self._last.backend = self.primary.name
+        self._last.switched = False
+
+    def _rest_reason(self) -> str | None:
+        with self._lock:
+            if self._resting is None:
+                return None
+            until, why = self._resting
+            if self._clock() >= until:
+                self._resting = None
+                return None
+            return why
 
     def local(self) -> Any:
+        if self._make_local is None:
+            raise TutorError("no local fallback model (turned off in settings)")
         with self._lock:
             if self._local is None:
                 self._local = self._make_local()
@@ -70,9 +100,15 @@ class FallbackChatModel:
         self, system: SystemPrompt, messages: Sequence[ChatMessage], cancel: CancelToken | None = None
     ) -> Iterator[str]:
         self._start()
+        resting = self._rest_reason()
+        if resting is not None:
+            local = self._local_or_raise(LLMUnavailableError(resting))
+            self._note(LLMUnavailableError(resting), local, quiet=True)
+            yield from local.stream(system, messages, cancel)
+            return
         yielded = False
         try:
-            for delta in self.primary.stream(system, messages, cancel):
+            for delta in self._primary_stream(system, messages, cancel):
                 yielded = True
                 yield delta
             return
@@ -81,8 +117,24 @@ class FallbackChatModel:
                 raise
             cloud_error = exc
         local = self._local_or_raise(cloud_error)
+        with self._lock:  # rest only with a local model to answer meanwhile
+            self._resting = (self._clock() + self.rest_s, str(cloud_error))
         self._note(cloud_error, local)
+        self._last.switched = True
         yield from local.stream(system, messages, cancel)
+
+    def _primary_stream(self, system: SystemPrompt, messages: Sequence[ChatMessage],
+                        cancel: CancelToken | None) -> Iterator[str]:
+        if self.first_token_s <= 0:
+            return self.primary.stream(system, messages, cancel)
+        from tutor_app.llm.first_token import within_deadline
+
+        warm = getattr(self.primary, "warm_up", None)
+        if warm is not None:
+            warm()  # the SDK import and client (seconds, once) are not the server's delay
+
+        return within_deadline(lambda token: self.primary.stream(system, messages, token),
+                               self.first_token_s, cancel, name=self.primary.name)
 
     def complete_json(self, system: SystemPrompt, messages: Sequence[ChatMessage],
                       schema: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -100,13 +152,15 @@ class FallbackChatModel:
         try:
             return self.local()
         except TutorError as exc:
-            log.warning("no local fallback model: %s", exc)
+            if self._make_local is not None:
+                log.warning("no local fallback model: %s", exc)
             raise cloud_error from None
 
-    def _note(self, cloud_error: Exception, local: Any) -> None:
+    def _note(self, cloud_error: Exception, local: Any, quiet: bool = False) -> None:
         self._last.reason = str(cloud_error)
         self._last.backend = local.name
-        log.warning("cloud LLM unavailable (%s); answering with %s", cloud_error, local.name)
+        if not quiet:
+            log.warning("cloud LLM unavailable (%s); answering with %s", cloud_error, local.name)
 
     def warm_up(self) -> None:
         """Warm the cloud client only; the local model loads when first needed."""

@@ -135,8 +135,9 @@ class OpenAIServerChatModel:
             break
         try:
             return extract_json_object(raw)
-        except JSONExtractError as exc:
-            raise LLMBadJSONError(f"{self.name} did not return a JSON object ({exc})", raw=raw) from None
+        except JSONExtractError:
+            # the reply's size, not its text: this message reaches the log
+            raise LLMBadJSONError(f"{self.name} did not return a JSON object ({len(raw)} chars)", raw=raw) from None
 
     def warm_up(self) -> None:
         """Nothing to load here; the server loads its model on the first request."""

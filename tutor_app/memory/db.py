@@ -92,6 +92,9 @@ class MemoryDB:
         self._writes = 0
         self._versions: dict[str, tuple[int, float, int]] = {}  # name -> (version, checked at, _writes)
         self.indices: dict[str, Any] = {}
+        self.forget_listeners: list[tuple[str, Callable[[], Any]]] = []  # (profile, ref to listener)
+        self.completed: set[str] = set()  # memory ids whose interrupted deletion was finished at open
+        self.footprints: list[Any] = []  # purge.Footprint: learner text kept elsewhere, deleted with it
         import lancedb
 
         try:
@@ -232,6 +235,20 @@ class MemoryDB:
                 self._cleanup(fresh)
                 self.tables[name] = fresh
             self._writes += 1  # versions cached before the rewrite are stale
+
+    def notify_forgotten(self, result: Any) -> None:
+        for entry in list(self.forget_listeners):
+            profile, ref = entry
+            listener = ref()  # weak: a finished engine must not be kept alive by the database
+            if listener is None:
+                self.forget_listeners.remove(entry)
+                continue
+            if profile != result.profile:  # another profile's deletion is none of its business
+                continue
+            try:
+                listener(result)
+            except Exception:  # noqa: BLE001 - the deletion itself is done; never undo it
+                log.warning("a deletion listener failed", exc_info=True)
 
     def compact(self) -> None:
         with self.writing():

@@ -2,7 +2,8 @@
 
 The model loads on first use, strictly offline (HF_HUB_OFFLINE semantics and
 local_files_only), so commands that only list or delete memories stay instant. It runs
-on onnxruntime when `models install` exported it to ONNX, else on PyTorch.
+on onnxruntime when `models install` exported it to ONNX (always, in the installed app),
+else on PyTorch through sentence-transformers, an optional extra (`hf`).
 """
 from __future__ import annotations
 
@@ -39,11 +40,18 @@ def _read_dim(folder: Path) -> int:
     return DEFAULT_DIM
 
 
+class TorchMissing(Exception):
+    """No ONNX encoder could load and sentence-transformers (torch) is not installed."""
+
+
 class _TorchEncoder:
     """sentence-transformers on PyTorch: the fallback when no ONNX export exists."""
 
     def __init__(self, folder: Path, device: str) -> None:
-        from sentence_transformers import SentenceTransformer
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:  # the runtime has no torch: only the ONNX export can embed
+            raise TorchMissing() from None
 
         self.model = SentenceTransformer(str(folder), device=device, local_files_only=True)
         get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
@@ -133,6 +141,12 @@ class _OnnxEncoder:
             out[part] = vecs
 
 
+def _torch_installed() -> bool:
+    from importlib.util import find_spec
+
+    return find_spec("sentence_transformers") is not None
+
+
 def _max_seq_length(folder: Path) -> int:
     try:
         cfg = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
@@ -143,7 +157,7 @@ def _max_seq_length(folder: Path) -> int:
 
 class SentenceEmbedder:
     """L2-normalised float32 vectors; thread-safe; satisfies core.protocols.Embedder.
-    Runs the ONNX export when the install made one, else PyTorch: same vectors."""
+    Runs the ONNX export when the install made one, else PyTorch when installed: same vectors."""
 
     def __init__(self, name: str, folder: Path, device: str = "cpu") -> None:
         self.name = name
@@ -167,14 +181,23 @@ class SentenceEmbedder:
             from tutor_app.registry.convert import ONNX_EMBEDDER
 
             onnx_file = self.folder / ONNX_EMBEDDER
-            if onnx_file.is_file() and self.device == "cpu":
+            onnx_problem = "" if onnx_file.is_file() else f"it has no ONNX export ({ONNX_EMBEDDER})"
+            if onnx_file.is_file() and (self.device == "cpu" or not _torch_installed()):
                 try:
                     self._encoder = _OnnxEncoder(self.folder, onnx_file)
                 except Exception as exc:  # noqa: BLE001 - fall back to the PyTorch path
-                    log.warning("ONNX embedder unusable (%s: %s); using PyTorch", type(exc).__name__, exc)
+                    onnx_problem = f"its ONNX export is unusable ({type(exc).__name__})"
+                    log.warning("ONNX embedder unusable (%s: %s)%s", type(exc).__name__, exc,
+                                "; using PyTorch" if _torch_installed() else "")
             if self._encoder is None:
                 try:
                     self._encoder = _TorchEncoder(self.folder, self.device)
+                except TorchMissing:
+                    raise ModelMissingError(
+                        f"cannot load the embedder '{self.name}': {onnx_problem} and sentence-transformers "
+                        f"(torch) is not installed; install them (pip install 'tutor-app[hf]'), then "
+                        f"`tutor-app models install {self.name}` makes the export"
+                    ) from None
                 except Exception as exc:  # noqa: BLE001 - a broken model folder is one clear line
                     raise ModelMissingError(
                         f"cannot load the embedder '{self.name}' from {self.folder}: {type(exc).__name__}: {exc}"

@@ -72,7 +72,8 @@ class Message:
     role: str  # "user" | "assistant"
     text: str
     created_at: datetime
-    emotion: str = ""
+    emotion: str = ""  # the learner's strongest emotion label for this line
+    emotion_score: float | None = None  # its score (None: a line stored by an older version)
 
 
 @dataclass

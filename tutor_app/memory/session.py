@@ -86,7 +86,8 @@ class SessionMemory:
         hits = list(result.hits[: self.top_k])
         if fu.keep_context:  # seed 002: a follow-up keeps the previous turn's memories
             seen = {h.id for h in hits}
-            hits += [h for h in st.recalled() if h.id not in seen]
+            live = self.store.index().pos  # a memory deleted since (maybe by another process) stays out
+            hits += [h for h in st.recalled() if h.id not in seen and h.id in live]
         history = selective_history(self.store, session_id, text, query_vector=result.query_vector)
         memos = st.notes() + ([decision.temp_memo] if decision.temp_memo else [])
         timings = dict(result.timings_ms)
@@ -106,7 +107,8 @@ class SessionMemory:
                     log.info("not stored as a memory: %s", exc)
             if not off_record:
                 top = gate.top_emotion(emotions)
-                self.store.add_message(session_id, "user", text, emotion=top.label if top else "")
+                self.store.add_message(session_id, "user", text, emotion=top.label if top else "",
+                                       emotion_score=top.score if top else None)
             st.set_recalled(hits)
             st.set_question(text, result.query_vector)
             st.add_turn(text)

@@ -108,6 +108,16 @@ class ShortTermMemory:
         with self._lock:
             self._reset()
 
+    def forget(self, texts: set[str], memory_ids: set[str]) -> None:
+        """A deletion during the session: its lines and memories must not reach the next prompt."""
+        with self._lock:
+            self._turns = deque(((u, r) for u, r in self._turns if u not in texts and r not in texts),
+                                maxlen=MAX_TURNS)
+            self._recalled = [h for h in self._recalled if getattr(h, "id", None) not in memory_ids
+                              and getattr(h, "text", None) not in texts]
+            if self.last_question in texts:
+                self.last_question, self.last_vector = "", None
+
 
 class ShortTermStore:
     """The live sessions of one profile, by id."""
@@ -151,6 +161,16 @@ class ShortTermStore:
                 self._sessions.clear()
             else:
                 self._sessions.pop(session_id, None)
+
+    def forget_deleted(self, result: Any) -> None:
+        """Apply a deletion (memory/purge.PurgeResult) to every live session."""
+        if result.everything:
+            self.forget()
+            return
+        with self._lock:
+            sessions = list(self._sessions.values())
+        for st in sessions:
+            st.forget(result.texts, result.memory_ids)
 
     def __contains__(self, session_id: str) -> bool:
         return self.peek(session_id) is not None

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
-import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +18,8 @@ from tutor_app.errors import TutorError
 from tutor_app.memory import schema as S
 from tutor_app.memory.db import VERSION_MAX_AGE_S, MemoryDB
 from tutor_app.memory.index import IndexRow, ProfileIndex
-from tutor_app.memory.models import CallRecord, Memory, MemoryHit, Message
+from tutor_app.memory.models import Memory, MemoryHit
+from tutor_app.memory.records import RecordsMixin, new_id
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,10 +33,6 @@ _INDEX_COLUMNS = ["id", "text", "category", "emotion_label", "created_at", "impo
 TOUCH_DELAY_S = 2.0  # accessed_at updates are batched off the turn's critical path
 
 
-def new_id() -> str:
-    return uuid.uuid4().hex[:16]
-
-
 def _to_memory(row: dict[str, Any]) -> Memory:
     return Memory(
         id=row["id"], profile=row["profile"], text=row["text"], memory_type=row.get("memory_type") or "semantic",
@@ -48,8 +44,8 @@ def _to_memory(row: dict[str, Any]) -> Memory:
     )
 
 
-class ProfileMemory:
-    """The memory of one profile (MemoryStore protocol)."""
+class ProfileMemory(RecordsMixin):
+    """The memory of one profile (MemoryStore protocol); transcripts and calls: records.py."""
 
     def __init__(self, db: MemoryDB, profile: str) -> None:
         self._db = db
@@ -237,17 +233,21 @@ class ProfileMemory:
         except Exception:  # noqa: BLE001 - a lost accessed_at must never break a turn
             log.warning("could not record memory access times", exc_info=True)
 
-    def delete(self, mem_id: str) -> Memory:
-        """Delete one memory for real: the row, identical transcript lines of this profile,
-        and every old table version (purge)."""
+    def delete(self, mem_id: str) -> Memory | None:
+        """Delete one memory for real, with the exchange it came from (the learner's line
+        and the tutor's reply), quotes of it in call reports and log lines, and every old
+        table version (memory/purge.py). An id that is hidden but not yet erased (an
+        interrupted deletion) is erased now; then None is returned."""
+        from tutor_app.memory import purge
+
         found = self.get(mem_id)
         if found is None:
+            if mem_id in self._db.completed or purge.in_old_versions(self, mem_id):
+                self.erase_hidden()
+                return None
             raise TutorError(f"no memory with id '{mem_id}' in profile '{self.profile}'")
         self._pending_touch.pop(mem_id, None)
-        self._write(lambda: self._db.delete(S.MEMORIES, self._and(f"id = {S.sql_str(mem_id)}")),
-                    lambda idx: idx.remove({mem_id}))
-        self._db.delete(S.MESSAGES, self._and(f"text = {S.sql_str(found.text)}"))
-        self._purge((S.MEMORIES, S.MESSAGES))
+        purge.run(self, purge.PurgeJob(self.profile, "memory", [mem_id], purge.exchanges_of(self, [found])))
         return found
 
     def edit(self, mem_id: str, text: str) -> Memory:
@@ -266,29 +266,40 @@ class ProfileMemory:
         return ProfileMemory(self._db, profile)
 
     def delete_many(self, ids: Sequence[str]) -> int:
-        ids = [i for i in ids if i]
-        if not ids:
-            return 0
-        for chunk_start in range(0, len(ids), 1000):
-            chunk = ids[chunk_start: chunk_start + 1000]
-            lit = ", ".join(S.sql_str(i) for i in chunk)
-            self._write(lambda: self._db.delete(S.MEMORIES, self._and(f"id IN ({lit})")),
-                        lambda idx: idx.remove(set(chunk)))
-        self._purge((S.MEMORIES,))
+        """Housekeeping (cleanup): the memories only, erased for real."""
+        from tutor_app.memory import purge
+
+        ids = list(dict.fromkeys(i for i in ids if i))
+        if ids:
+            for i in ids:
+                self._pending_touch.pop(i, None)
+            purge.run(self, purge.PurgeJob(self.profile, "memory", ids, []))
         return len(ids)
 
     def clear(self) -> int:
-        """Forget everything of this profile: memories, transcripts, calls; then purge."""
+        """Forget everything of this profile for real: memories, transcripts, call reports
+        and the log lines that name them."""
+        from tutor_app.memory import purge
+
         n = self.count()
         self._pending_touch.clear()
-        self._write(lambda: self._db.delete(S.MEMORIES, self._where), lambda idx: idx.remove(set(idx.pos)))
-        self._db.delete(S.MESSAGES, self._where)
-        self._db.delete(S.CALLS, self._where)
-        self._purge()
+        purge.run(self, purge.PurgeJob(self.profile, "clear"))
         return n
 
-    def _purge(self, tables: tuple[str, ...] = S.TABLES) -> None:
-        self._write(lambda: self._db.purge(tables))
+    def erase_hidden(self) -> None:
+        """Finish interrupted deletions and erase whatever is deleted but still on disk."""
+        from tutor_app.memory import purge
+
+        purge.replay(self)
+        purge.complete(self, purge.PurgeJob("", "tables"))
+
+    def on_forget(self, listener: Callable[[Any], None]) -> None:
+        """`listener(PurgeResult)` after each deletion: a running session drops the deleted
+        lines from the history it keeps in memory."""
+        import weakref
+
+        ref = weakref.WeakMethod(listener) if hasattr(listener, "__self__") else (lambda: listener)
+        self._db.forget_listeners.append((self.profile, ref))
 
     # -- memories: read -------------------------------------------------------------
     def get(self, mem_id: str) -> Memory | None:
@@ -329,69 +340,6 @@ class ProfileMemory:
 
         return profile_view(self.list())
 
-    # -- messages (transcript, selective history) --------------------------------------
-    def add_message(self, session_id: str, role: str, text: str, emotion: str = "",
-                    created_at: datetime | None = None, embed: bool = True) -> Message:
-        """Store a transcript line; learner lines are embedded (if embedding fails the
-        line is still stored, without a vector)."""
-        import pyarrow as pa
-
-        if role not in ("user", "assistant"):
-            raise TutorError("role must be 'user' or 'assistant'")
-        S.check_text(text, "message text", limit=S.MAX_MESSAGE_BYTES)
-        msg = Message(new_id(), str(session_id), role, text, created_at or S.utcnow(), emotion or "")
-        vec = None
-        if role == "user" and embed:
-            try:
-                vec = self.embedder.embed_one(text).tolist()
-            except Exception:  # noqa: BLE001 - history then falls back to the recent window
-                log.warning("could not embed a message; stored without a vector", exc_info=True)
-        schema = self._db.tables[S.MESSAGES].schema
-        row = {"id": msg.id, "profile": self.profile, "session_id": msg.session_id, "role": role, "text": text,
-               "emotion": msg.emotion, "created_at": msg.created_at, "vector": vec}
-        self._db.add(S.MESSAGES, pa.Table.from_pylist([row], schema=schema))
-        return msg
-
-    def session_messages(self, session_id: str | None, with_vectors: bool = False) -> list[tuple[Message, Any]]:
-        """(message, vector or None) of one session (None: every session), oldest first."""
-        cols = ["id", "session_id", "role", "text", "emotion", "created_at"] + (["vector"] if with_vectors else [])
-        where = None if session_id is None else f"session_id = {S.sql_str(str(session_id))}"
-        rows = self._rows(S.MESSAGES, where, cols)
-        out = [(Message(r["id"], r["session_id"], r["role"], r["text"], r["created_at"], r.get("emotion") or ""),
-                r.get("vector")) for r in rows]
-        out.sort(key=lambda mv: (mv[0].created_at, mv[0].id))
-        return out
-
-    # -- calls --------------------------------------------------------------------
-    def record_call(self, session_id: str, started_at: datetime, ended_at: datetime | None = None,
-                    extracted: bool = False, report: dict[str, Any] | None = None) -> CallRecord:
-        import json
-
-        import pyarrow as pa
-
-        rec = CallRecord(new_id(), str(session_id), started_at, ended_at, extracted, dict(report or {}))
-        row = {"id": rec.id, "profile": self.profile, "session_id": rec.session_id, "started_at": started_at,
-               "ended_at": ended_at, "extracted": extracted, "report": json.dumps(rec.report, ensure_ascii=False)}
-        self._db.add(S.CALLS, pa.Table.from_pylist([row], schema=self._db.tables[S.CALLS].schema))
-        return rec
-
-    def update_call(self, call_id: str, *, ended_at: datetime | None = None, report: dict[str, Any] | None = None,
-                    extracted: bool | None = None) -> None:
-        import json
-
-        values: dict[str, Any] = {}
-        if ended_at is not None:
-            values["ended_at"] = ended_at
-        if report is not None:
-            values["report"] = json.dumps(report, ensure_ascii=False)
-        if extracted is not None:
-            values["extracted"] = bool(extracted)
-        if values:
-            self._db.update(S.CALLS, self._and(f"id = {S.sql_str(call_id)}"), values)
-
-    def mark_extracted(self, call_id: str) -> None:
-        self.update_call(call_id, extracted=True)
-
     def profiles(self) -> list[str]:
         """Names of the profiles in this database (names only, never their data): for the
         profile picker."""
@@ -400,20 +348,6 @@ class ProfileMemory:
             rows = self._db.read(name, lambda t: t.search().select(["profile"]).limit(None).to_arrow())
             names.update(p for p in rows.column("profile").to_pylist() if p)
         return sorted(names | {self.profile}, key=str.lower)
-
-    def calls(self) -> list[CallRecord]:
-        import json
-
-        rows = self._rows(S.CALLS)
-        out = []
-        for r in rows:
-            try:
-                report = json.loads(r.get("report") or "{}")
-            except ValueError:
-                report = {}
-            out.append(CallRecord(r["id"], r["session_id"], r["started_at"], r["ended_at"],
-                                  bool(r["extracted"]), report if isinstance(report, dict) else {}))
-        return sorted(out, key=lambda c: (c.started_at or S.utcnow(), c.id))
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
@@ -426,6 +360,15 @@ class ProfileMemory:
         self._closed = True
 
 
-def open_store(db_dir: Path, embedder, profile: str) -> ProfileMemory:
-    """Open (or create) the memory database in `db_dir` and bind it to `profile`."""
-    return ProfileMemory(MemoryDB(Path(db_dir), embedder), profile)
+def open_store(db_dir: Path, embedder, profile: str, footprints: Sequence[Any] = ()) -> ProfileMemory:
+    """Open (or create) the memory database in `db_dir` and bind it to `profile`; a
+    deletion an earlier run did not finish is finished first. `footprints`: the learner's
+    text kept elsewhere (purge.Footprint), which every deletion reaches too."""
+    from tutor_app.memory import purge
+
+    db = MemoryDB(Path(db_dir), embedder)
+    db.footprints = list(footprints)
+    store = ProfileMemory(db, profile)
+    for done in purge.replay(store):
+        store._db.completed |= done.memory_ids
+    return store

@@ -30,10 +30,11 @@ class ImportResult:
     total_lines: int
 
 
-def export_profile(store: "ProfileMemory") -> dict[str, Any]:
-    """Everything this profile has: memories (with history), transcripts, calls."""
+def export_profile(store: "ProfileMemory", extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Everything this profile has: memories (with history), transcripts, calls, and
+    `extra` sections kept outside this database (the practice items)."""
     messages = [{"id": msg.id, "session_id": msg.session_id, "role": msg.role, "text": msg.text,
-                 "emotion": msg.emotion or None, "created_at": iso(msg.created_at)}
+                 "emotion": msg.emotion or None, "emotion_score": msg.emotion_score, "created_at": iso(msg.created_at)}
                 for msg, _ in store.session_messages(None)]
     return {
         "format": EXPORT_FORMAT, "version": 1, "profile": store.profile, "exported_at": iso(utcnow()),
@@ -41,15 +42,17 @@ def export_profile(store: "ProfileMemory") -> dict[str, Any]:
         "messages": messages,
         "calls": [{"id": c.id, "session_id": c.session_id, "started_at": iso(c.started_at),
                    "ended_at": iso(c.ended_at), "extracted": c.extracted, "report": c.report} for c in store.calls()],
+        **(extra or {}),
     }
 
 
-def write_export(store: "ProfileMemory", target: Path) -> int:
-    data = export_profile(store)
+def write_export(store: "ProfileMemory", target: Path, extra: dict[str, Any] | None = None) -> int:
+    data = export_profile(store, extra)
     target = Path(target)
     tmp = target.with_name(target.name + ".tmp")
     try:
         tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        os.chmod(tmp, 0o600)  # private, also when it replaces a readable file of the same name
         os.replace(tmp, target)  # never half an export file
     except OSError as exc:
         tmp.unlink(missing_ok=True)

@@ -1,4 +1,6 @@
-"""Files derived from an installed model once, at install: the ONNX export of the embedder."""
+"""Files derived from an installed model once, at install: the ONNX export of the embedder.
+Exporting needs torch (the `hf` extra, present where `make setup` and the package build
+run); the app itself only reads the export."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,6 +8,10 @@ from pathlib import Path
 from tutor_app.errors import TutorError
 
 ONNX_EMBEDDER = "onnx/model.onnx"  # inside a sentence-transformers folder
+
+
+class ExportUnavailable(TutorError):
+    """torch or transformers is missing (the installed app has neither: it ships the export)."""
 
 
 def embedder_to_onnx(folder: Path, dest: Path) -> None:
@@ -17,7 +23,11 @@ def embedder_to_onnx(folder: Path, dest: Path) -> None:
         import torch
         from transformers import AutoModel
     except ImportError as exc:
-        raise TutorError(f"exporting {folder.name} to ONNX needs torch and transformers: {exc}") from None
+        name = folder.name.removeprefix(".").removesuffix(".partial")  # install works in .NAME.partial
+        raise ExportUnavailable(
+            f"exporting {name} to ONNX needs torch and transformers, which are not installed "
+            f"({exc.name or exc}); memory cannot embed until then: pip install 'tutor-app[hf]', "
+            f"then `tutor-app models install {name}`") from None
     try:
         base = AutoModel.from_pretrained(str(folder), attn_implementation="eager").eval()
     except Exception as exc:  # noqa: BLE001 - a bad model folder is one clear line

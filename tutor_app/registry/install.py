@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tutor_app.core.cancel import CancelToken
 from tutor_app.errors import TutorError
+from tutor_app.paths import shareable
 from tutor_app.registry.manifest import MARKER, ModelRegistry, ModelSpec, sha256_file
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,9 @@ def install(registry: ModelRegistry, name: str, progress: Progress | None = None
     status = registry.status(spec, verify=True)
     if not force and status.state == "installed" and status.path and not _derived_missing(spec, status.path):
         return InstallResult(name, status.path, 0, time.monotonic() - started)  # maybe the app's bundled copy
-    registry.models_dir.mkdir(parents=True, exist_ok=True)
+    if not registry.models_dir.exists():
+        registry.models_dir.mkdir(parents=True, exist_ok=True)
+        shareable(registry.models_dir)
     if not os.access(registry.models_dir, os.W_OK):
         raise TutorError(f"no write permission on the models folder {registry.models_dir}")
     partial = registry.models_dir / f".{spec.name}.partial"
@@ -66,13 +69,18 @@ def install(registry: ModelRegistry, name: str, progress: Progress | None = None
             raise InstallCancelled(f"install of {name} cancelled")
         _derive(spec, partial, report)
         files = _record(partial, spec)
+        shareable(partial)  # models are not private data, and a build bundles them
         if target.exists():
             shutil.rmtree(target)
         os.replace(partial, target)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
-    return InstallResult(name, target, files, time.monotonic() - started)
+    # The files were just hashed: the first load after an install need not read them again.
+    for rel, digest in files.items():
+        registry.hashes.remember(target / rel, digest)
+    registry.hashes.save()
+    return InstallResult(name, target, len(files), time.monotonic() - started)
 
 
 def _derived_missing(spec: ModelSpec, target: Path) -> bool:
@@ -86,14 +94,16 @@ def _derive(spec: ModelSpec, folder: Path, report: Progress) -> None:
     them too). A failed export is not fatal: the embedder falls back to PyTorch."""
     if spec.derive != "onnx":
         return
-    from tutor_app.registry.convert import ONNX_EMBEDDER, embedder_to_onnx
+    from tutor_app.registry.convert import ONNX_EMBEDDER, ExportUnavailable, embedder_to_onnx
 
     report(0, 0, f"exporting {spec.name} to ONNX (once; a few seconds)")
     try:
         embedder_to_onnx(folder, folder / ONNX_EMBEDDER)
     except TutorError as exc:
-        log.warning("%s; embeddings will use PyTorch (slower)", exc)
-        report(0, 0, f"{exc}; embeddings will use PyTorch (slower)")
+        # Without torch there is no PyTorch fallback either: the message says what to do.
+        note = "" if isinstance(exc, ExportUnavailable) else "; embeddings will use PyTorch (slower)"
+        log.warning("%s%s", exc, note)
+        report(0, 0, f"{exc}{note}")
 
 
 def _package_source(spec: ModelSpec) -> Path:
@@ -140,6 +150,10 @@ def _download(spec: ModelSpec, dest: Path, report: Progress, token: CancelToken)
     if os.environ.get("HF_HUB_OFFLINE") == "1":
         raise TutorError(f"cannot download {spec.name}: offline mode (HF_HUB_OFFLINE=1); "
                          "the bundled offline models work without it")
+    host = _unreachable_hub()
+    if host:
+        raise TutorError(f"cannot download {spec.name}: {host} cannot be reached (no network?); "
+                         "the bundled offline models work without it")
     report(0, 0, f"downloading {spec.hub_id} (~{spec.size_mb:.0f} MB)")
     try:
         if spec.hub_files:
@@ -162,7 +176,24 @@ def _download(spec: ModelSpec, dest: Path, report: Progress, token: CancelToken)
             raise TutorError(f"{spec.name}: downloaded {rel} has the wrong checksum; refused")
 
 
-def _record(folder: Path, spec: ModelSpec) -> int:
+def _unreachable_hub(timeout_s: float = 3.0) -> str:
+    """The hub's host when a TCP connection to it fails ("" when it works, or when a proxy
+    decides): offline, huggingface_hub retries for ~23 s before it gives up."""
+    import socket
+    from urllib.parse import urlparse
+
+    if any(os.environ.get(v) for v in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")):
+        return ""
+    url = urlparse(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    host = url.hostname or "huggingface.co"
+    try:
+        with socket.create_connection((host, url.port or (443 if url.scheme == "https" else 80)), timeout=timeout_s):
+            return ""
+    except OSError:
+        return host
+
+
+def _record(folder: Path, spec: ModelSpec) -> dict[str, str]:
     """Write the install record: the sha256 of every file, checked by `models status`."""
     files = {
         str(p.relative_to(folder)): sha256_file(p)
@@ -172,4 +203,4 @@ def _record(folder: Path, spec: ModelSpec) -> int:
               "package": spec.package, "hub_id": spec.hub_id, "files": files,
               "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     (folder / MARKER).write_text(json.dumps(record, indent=1), encoding="utf-8")
-    return len(files)
+    return files

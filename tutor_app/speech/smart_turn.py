@@ -166,14 +166,6 @@ def _as_float(audio: np.ndarray) -> np.ndarray:
 
 
 def _open(path: Path, threads: int):
-    if threads == 1:
-        from tutor_app.core.onnx import open_session
+    from tutor_app.core.onnx import open_session
 
-        return open_session(path)
-    import onnxruntime as ort
-
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    opts.log_severity_level = 3
-    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    return open_session(path, threads)

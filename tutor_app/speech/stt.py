@@ -7,6 +7,9 @@ VAD ourselves rather than `vad_filter=True` because the app already holds that V
 for the live path, the file path then uses the very same rules as the microphone
 (settings.speech), and an empty result costs no Whisper call at all.
 
+A `BiasList` (speech/bias.py: the names this learner's memories hold) can come with a
+clip; it reaches Whisper as `bias_mode` says (see SttOptions).
+
 The model is loaded once and reused; `transcribe` consumes faster-whisper's lazy
 segment generator itself, so all decoding happens on the caller's (worker) thread.
 """
@@ -16,7 +19,7 @@ import bisect
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +27,8 @@ import numpy as np
 from tutor_app.core.types import AudioClip, Segment, SpeechSpan, Transcript, Word
 from tutor_app.errors import AudioInputError, TutorError
 from tutor_app.speech.audiofile import MAX_SECONDS, SAMPLE_RATE, load_audio, to_mono_16k
+from tutor_app.speech.bias import BiasList, echoes_list, snap_names
+from tutor_app.speech.vad import speech_and_pauses
 
 log = logging.getLogger(__name__)
 
@@ -32,13 +37,24 @@ log = logging.getLogger(__name__)
 class SttOptions:
     language: str = "en"
     beam_size: int = 2  # 1-2 keeps tiny.en fast on a CPU; 5 buys little on short turns
-    word_timestamps: bool = False
+    # Word timings feed the call report's fluency (tutor/fluency.py). In a live call STT
+    # starts at 64 ms of silence, so the alignment pass is mostly hidden in the pause.
+    word_timestamps: bool = True
     max_seconds: float = MAX_SECONDS
     cpu_threads: int = 0  # 0 = CTranslate2 default (all cores)
+    # How a bias list reaches Whisper: "hotwords" (faster-whisper puts the terms in the
+    # previous-text slot of every 30 s window; ignored when a prefix is given), "prompt"
+    # (initial_prompt: the same slot, first window only) or "off" (the list is ignored).
+    # Both get about the same names right (`tutor-app bench names`), but with
+    # initial_prompt Whisper sometimes ran on past the speech after a temperature
+    # fallback ("... For now, we're going to take a look at ..."; shared-clip WER 2.6 % ->
+    # 6.1 % in some runs); with hotwords it never did. Near misses of a listed name are
+    # then put right (bias.snap_names).
+    bias_mode: str = "hotwords"
 
     @classmethod
     def from_settings(cls, speech) -> "SttOptions":
-        return cls(language=speech.language or "en", word_timestamps=speech.word_timestamps)
+        return cls(language=speech.language or "en")
 
 
 class WhisperStt:
@@ -62,19 +78,26 @@ class WhisperStt:
         self.load_seconds = time.perf_counter() - started
         self._lock = threading.Lock()  # one decode at a time: the cores are the limit anyway
 
-    def transcribe(self, audio: AudioClip | Path | str) -> Transcript:
-        """Transcribe a clip (any rate, mono) or a file; silence/noise -> empty text."""
+    def transcribe(self, audio: AudioClip | Path | str, bias: BiasList | None = None) -> Transcript:
+        """Transcribe a clip (any rate, mono) or a file; silence/noise -> empty text.
+        `bias`: names and terms to expect (speech/bias.py)."""
+        if self.options.bias_mode == "off":
+            bias = None
         samples = self._samples(audio)
         seconds = len(samples) / SAMPLE_RATE
-        spans = self.vad.speech_spans(AudioClip(samples, SAMPLE_RATE))
+        spans, pauses = speech_and_pauses(self.vad, samples)
         if not spans:
             return Transcript("", self.options.language, seconds)
         speech, offsets = join_spans(samples, spans)
         with self._lock:
-            segments = self._decode(speech)
-        segments = [remap_segment(s, offsets) for s in segments]
+            segments = self._decode(speech, bias)
+            if bias and echoes_list(" ".join(s.text for s in segments), bias):
+                # The list read back, not speech: decode again without it.
+                log.info("the transcript echoed the bias list; decoded again without it")
+                segments = self._decode(speech)
+        segments = [snap_segment(remap_segment(s, offsets), bias) for s in segments]
         text = " ".join(s.text for s in segments if s.text).strip()
-        return Transcript(text, self.options.language, seconds, segments)
+        return Transcript(text, self.options.language, seconds, segments, pauses)
 
     def warm_up(self) -> None:
         """One tiny decode so the first real turn does not pay for lazy initialisation."""
@@ -98,7 +121,7 @@ class WhisperStt:
             raise AudioInputError("the audio contains NaN or infinite samples")
         return samples
 
-    def _decode(self, speech: np.ndarray) -> list[Segment]:
+    def _decode(self, speech: np.ndarray, bias: BiasList | None = None) -> list[Segment]:
         o = self.options
         segments, _info = self._model.transcribe(
             speech,
@@ -109,12 +132,32 @@ class WhisperStt:
             # Turns are short and independent: conditioning on earlier text only helps
             # Whisper repeat itself when it goes wrong.
             condition_on_previous_text=False,
+            **bias_arguments(bias, o.bias_mode),
         )
         out = []
         for seg in segments:  # the generator decodes lazily: consume it here
             words = tuple(Word(w.start, w.end, w.word, w.probability) for w in (seg.words or ()))
             out.append(Segment(seg.start, seg.end, seg.text.strip(), words))
         return out
+
+
+def bias_arguments(bias: BiasList | None, mode: str) -> dict[str, str]:
+    """faster-whisper keyword arguments for a bias list."""
+    if not bias or mode == "off":
+        return {}
+    if mode == "prompt":
+        return {"initial_prompt": bias.text + "."}
+    if mode == "hotwords":
+        return {"hotwords": bias.text}
+    raise ValueError(f"unknown STT bias mode {mode!r}")
+
+
+def snap_segment(seg: Segment, bias: BiasList | None) -> Segment:
+    """A segment with near misses of the bias list's names put right (bias.snap_names)."""
+    if not bias:
+        return seg
+    words = tuple(replace(w, word=snap_names(w.word, bias)) for w in seg.words)
+    return replace(seg, text=snap_names(seg.text, bias), words=words)
 
 
 def join_spans(samples: np.ndarray, spans: list[SpeechSpan]) -> tuple[np.ndarray, list[tuple[float, float]]]:

@@ -53,8 +53,9 @@ class SileroVad:
     sample_rate = SAMPLE_RATE
 
     def __init__(self, model_path: Path | str, options: FileVadOptions | None = None) -> None:
-        import onnxruntime
+        from tutor_app.core.onnx import import_onnxruntime
 
+        onnxruntime = import_onnxruntime()  # telemetry off
         opts = onnxruntime.SessionOptions()
         # The model is tiny: one thread is fastest and leaves the cores to Whisper.
         opts.inter_op_num_threads = 1
@@ -132,6 +133,34 @@ def spans_from_probabilities(probabilities, total_seconds: float,
         else:
             spans.append(SpeechSpan(round(start, 3), round(end, 3)))
     return [SpeechSpan(s.start, round(s.end, 3)) for s in spans if s.end > s.start]
+
+
+def quiet_stretches(probabilities, threshold: float = 0.5, min_ms: float = 250.0,
+                    frame_ms: float = FRAME_SAMPLES * 1000 / SAMPLE_RATE) -> list[tuple[float, float]]:
+    """(start, end) in seconds of each run of non-speech frames lasting at least `min_ms`:
+    the pauses inside a turn, for the fluency figures (word timings absorb pauses)."""
+    out: list[tuple[float, float]] = []
+    start = None
+    frame_s = frame_ms / 1000
+    for i, p in enumerate(list(probabilities) + [1.0]):  # a sentinel closes a trailing run
+        if p < threshold:
+            start = i if start is None else start
+        elif start is not None:
+            if (i - start) * frame_ms >= min_ms:
+                out.append((round(start * frame_s, 3), round(i * frame_s, 3)))
+            start = None
+    return out
+
+
+def speech_and_pauses(vad, samples_16k) -> tuple[list[SpeechSpan], list[tuple[float, float]]]:
+    """The clip's speech spans and its quiet stretches from one VAD pass (a VAD without
+    frame probabilities gives spans only)."""
+    probabilities = getattr(vad, "frame_probabilities", None)
+    seconds = len(samples_16k) / SAMPLE_RATE
+    if probabilities is None:
+        return vad.speech_spans(AudioClip(samples_16k, SAMPLE_RATE)), []
+    probs = probabilities(samples_16k)
+    return spans_from_probabilities(probs, seconds, getattr(vad, "options", None)), quiet_stretches(probs)
 
 
 def load_vad(settings, registry) -> SileroVad:

@@ -18,6 +18,7 @@ import threading
 from typing import Any
 
 from tutor_app.tutor import events as ev
+from tutor_app.tutor.recovery import CallLease
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,7 @@ class CallController:
         self.end_work: threading.Thread | None = None
         self._sink: ev.EventSink = ev.ignore
         self._lock = threading.Lock()
+        self._lease: CallLease | None = None  # held from start until the call-end work is done
 
     # -- services --------------------------------------------------------------------------
     @property
@@ -60,7 +62,7 @@ class CallController:
 
     # -- interface -------------------------------------------------------------------------
     def start_call(self, off_record: bool = False, sink: ev.EventSink = ev.ignore) -> str:
-        from tutor_app.speech.audio_io import NoDeviceError, load_sounddevice
+        from tutor_app.speech.sound_devices import NoDeviceError, load_sounddevice
         from tutor_app.tutor.call_loop import CallLoop, LoopOptions
         from tutor_app.tutor.call_speaker import Speaker
         from tutor_app.tutor.tutor_turn import TurnControl
@@ -71,6 +73,7 @@ class CallController:
             self._sink = sink
             speech = self.settings.speech
             self.session = self.engine.start_call(None, off_record=off_record)
+            self._lease = None if off_record else CallLease(self.settings.paths.live_dir, self.session.session_id)
             problems: list[ev.Problem] = []
             try:
                 sd = self._sd or load_sounddevice()
@@ -127,7 +130,8 @@ class CallController:
             session.ended = True
             self._emit(ev.StateChanged(ev.ENDED))
             self._emit(ev.CallEnded(session.session_id))
-            self.end_work = self._finish(session, loop)
+            self.end_work = self._finish(session, loop, self._lease)
+            self._lease = None
 
     # -- internals -------------------------------------------------------------------------
     def _emit(self, event: ev.CallEvent) -> None:
@@ -160,7 +164,7 @@ class CallController:
         """(LoopOptions, EchoCanceller or None): the audio mode decides whether the echo
         canceller runs; when it cannot, the call falls back to gated mode and says so."""
         from tutor_app.speech.aec import AecOptions, CancellerUnavailable, EchoCanceller
-        from tutor_app.speech.audio_io import list_devices
+        from tutor_app.speech.sound_devices import list_devices
         from tutor_app.speech.echo import GATED, HEADSET, SPEAKER
         from tutor_app.tutor.call_loop import LoopOptions
 
@@ -185,7 +189,8 @@ class CallController:
         return options, (echo if options.echo.mode == SPEAKER else None)
 
     def _open_capture(self, sd, quiet: bool = False, echo=None):
-        from tutor_app.speech.audio_io import Capture, NoDeviceError, resolve_device
+        from tutor_app.speech.audio_io import Capture
+        from tutor_app.speech.sound_devices import NoDeviceError, resolve_device
 
         try:
             device = resolve_device(sd, self.settings.speech.input_device, "input")
@@ -201,7 +206,8 @@ class CallController:
         return None, ev.Problem("no-microphone", message)
 
     def _open_player(self, sd, far_tap=None):
-        from tutor_app.speech.audio_io import NoDeviceError, Player, resolve_device
+        from tutor_app.speech.audio_io import Player
+        from tutor_app.speech.sound_devices import NoDeviceError, resolve_device
 
         try:
             device = resolve_device(sd, self.settings.speech.output_device, "output")
@@ -214,7 +220,7 @@ class CallController:
             message = f"cannot play audio ({exc}): replies are shown but not spoken"
         return None, ev.Problem("no-speaker", message)
 
-    def _finish(self, session, loop) -> threading.Thread:
+    def _finish(self, session, loop, lease: "CallLease | None") -> threading.Thread:
         """Call-end work on a background thread; ReportReady always follows (a report from
         this call's turns alone when the full call-end work fails or is off the record)."""
         from tutor_app.tutor.lifecycle import finish_call
@@ -230,10 +236,12 @@ class CallController:
                     outcome = finish_call(self.engine, sid, session.turns, session.started_at, background=False,
                                           pauses_ms=pauses)
                     report = outcome.report.to_dict() if outcome.report is not None else None
-                except Exception as exc:  # noqa: BLE001 - retried at the next start (finish_pending)
+                except Exception as exc:  # noqa: BLE001 - retried at the next start (tutor/recovery.py)
                     log.exception("call-end work failed")
                     self._emit(ev.Problem("other", f"Saving what you said failed ({type(exc).__name__}); "
                                                    "it is retried next time."))
+            if lease is not None:  # the call has its end time now: recovery needs no lease
+                lease.release()
             if report is None:
                 ended = self.engine.services.clock()
                 report = build_report(sid, session.started_at, ended, list(session.turns), pauses_ms=pauses).to_dict()

@@ -59,7 +59,7 @@ class LoopOptions:
     @classmethod
     def from_settings(cls, speech, devices=None, turns: TurnTakingOptions | None = None,
                       canceller: bool = True, why_not: str = "", **overrides) -> "LoopOptions":
-        """`devices` (audio_io.list_devices) decide the echo mode when it is "auto";
+        """`devices` (sound_devices.list_devices) decide the echo mode when it is "auto";
         `canceller`: whether the echo canceller runs (else speaker mode becomes gated)."""
         turns = turns or TurnTakingOptions(vad_silence_ms=speech.silence_ms)
         return cls(segmenter=SegmenterOptions.from_settings(speech),
@@ -84,6 +84,7 @@ class _Job:
     _shown: bool = False
     _emotion: Any = None
     rate_change: tuple[float, float | None] | None = None  # (rate before, preference to keep) on commit
+    stt_result: Any = None  # the Transcript, with word timings and pauses (fluency, tutor/fluency.py)
 
 
 class CallLoop:
@@ -154,7 +155,13 @@ class CallLoop:
         """STT on its own thread (one at a time), so it can start before the turn ends."""
         from tutor_app.core.types import AudioClip
 
-        return self._pool("stt").submit(lambda: self.stt.transcribe(AudioClip(audio, SAMPLE_RATE)))
+        return self._pool("stt").submit(lambda: self._transcribe(AudioClip(audio, SAMPLE_RATE)))
+
+    def _transcribe(self, clip):
+        """STT with this call's bias list (the profile's names, read once per call)."""
+        from tutor_app.speech.bias import transcribe_with
+
+        return transcribe_with(self.stt, clip, getattr(self.session, "stt_bias", None))
 
     def judge_later(self, audio, transcript):
         if self.judge is None:
@@ -166,6 +173,7 @@ class CallLoop:
         job = _Job(audio=audio, eos=eos, transcript=transcript, seconds=round(len(audio) / SAMPLE_RATE, 2))
         if speculative:
             job.text = (transcript.result().text or "").strip()  # the judge had it already
+            job.stt_result = transcript.result()
             if not job.text:
                 return None
             job.turn = self.control.begin(speculative=True, on_commit=lambda _t: self._show_learner(job))
@@ -281,6 +289,8 @@ class CallLoop:
     def _engine_run(self) -> None:
         if self.options.warm_up:
             warm_up(self)
+            getattr(self.session, "stt_bias", None)  # the memory read, before the first turn
+            getattr(self.session, "practice_plan", None)  # and the call's practice plan
         self.ready.set()
         while True:
             job = self._jobs.get()
@@ -308,8 +318,9 @@ class CallLoop:
         clock = StageClock(start=job.eos)  # stamps count from the learner's last voiced sample
         if job.audio is not None and job.turn is None:
             transcript = job.transcript.result() if job.transcript is not None else \
-                self.stt.transcribe(AudioClip(job.audio, SAMPLE_RATE))
+                self._transcribe(AudioClip(job.audio, SAMPLE_RATE))
             job.text = (transcript.text or "").strip()
+            job.stt_result = transcript
             clock.mark("stt")
             clock.since_start("stt_done")
             if not job.text:
@@ -332,7 +343,8 @@ class CallLoop:
 
         result = self.session.turn(job.text, lambda sentence: self.speaker.say(turn, sentence), turn,
                                    speech_seconds=job.seconds, clock=clock,
-                                   on_emotion=lambda scores: self._emotion_read(job, scores), spoken=spoken)
+                                   on_emotion=lambda scores: self._emotion_read(job, scores), spoken=spoken,
+                                   transcript=job.stt_result)
         if result.retracted:
             log.debug("speculative turn %d retracted: the learner went on", turn.gen)
             if job.rate_change is not None:
@@ -344,15 +356,15 @@ class CallLoop:
         interrupted = turn.interrupted
         result.interrupted = interrupted
         shown = result.reply
-        if result.error and result.error.startswith("offline:"):
+        if result.problem == "fallback":
             # Answered in full by the local fallback model: a notice, not a failure.
-            self._emit(ev.Problem("offline", result.error.removeprefix("offline:").strip()))
+            self._emit(ev.Problem("offline", (result.error or "").removeprefix("offline:").strip()))
+        elif result.problem == "api-key":
+            self._emit(ev.Problem("api-key", "The tutor model did not accept the API key: check it in Settings."))
         elif result.error:
             self._emit(ev.Problem("llm", f"The tutor model failed: {result.error}"))
-            from tutor_app.tutor.engine import SORRY_OFFLINE
-
             # The engine already apologised when nothing came at all; a cut reply needs one.
-            if result.reply and result.reply != SORRY_OFFLINE and not interrupted and not self._stop.is_set():
+            if result.problem == "cut" and not interrupted and not self._stop.is_set():
                 self.speaker.say(turn, SORRY_CUT)  # cut mid-reply: never end on half a sentence
                 self.speaker.wait_done(turn)
                 shown = f"{result.reply} {SORRY_CUT}"

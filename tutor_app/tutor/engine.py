@@ -7,9 +7,11 @@ runs one turn on the caller's thread (the engine thread in a live call) and whos
 """
 from __future__ import annotations
 
+import functools
 import logging
 import time
 import uuid
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,14 +21,17 @@ from tutor_app.core.sentences import SentenceSplitter
 from tutor_app.core.types import AudioClip, ChatMessage, EmotionScore, top_emotion
 from tutor_app.errors import TutorError
 from tutor_app.settings import Settings
+from tutor_app.speech.bias import transcribe_with
 from tutor_app.tutor.prompts import PromptInputs, RecalledItem, build_prompt
 from tutor_app.tutor.report import TurnRecord
-from tutor_app.tutor.turn import StageClock, TurnResult
+from tutor_app.tutor.turn import Generated, StageClock, TurnResult, problem_kind
 
 log = logging.getLogger(__name__)
 
 SORRY_OFFLINE = "Sorry, I lost my connection to the tutor model for a moment. Could you say that again?"
 SORRY_EMPTY = "Sorry, I didn't catch that. Could you say it again?"
+SORRY_KEY = "Sorry, I can't reach the tutor model: the API key was not accepted. Please check it in Settings."
+SWITCHED = "My connection is slow, so I'll answer offline for now."
 RECENT_WINDOW = 10
 MAX_SENTENCES = 5  # the prompt asks for 1-3; a rambling model is cut here
 
@@ -39,6 +44,7 @@ class EngineServices:
     chat_model: Callable[[], Any]  # lazy: the LLM loads on the first turn that needs it
     stt: Callable[[], Any] | None = None
     clock: Callable[[], float] = time.time
+    practice: Any = None  # practice.store.PracticeStore: mistakes and words brought back
 
 
 class TutorEngine:
@@ -50,13 +56,31 @@ class TutorEngine:
         mem = services.settings.memory
         self.stm = ShortTermStore(services.memory.profile, mem.stm_ttl_hours, services.clock)
         self.memory_flow = SessionMemory(services.memory, mem, stm=self.stm)
+        self._calls: weakref.WeakSet[CallSession] = weakref.WeakSet()
+        if hasattr(services.memory, "on_forget"):  # a deleted exchange leaves the live history too
+            services.memory.on_forget(self._forgotten)
 
     @property
     def settings(self) -> Settings:
         return self.services.settings
 
     def start_call(self, session_id: str | None = None, off_record: bool = False) -> "CallSession":
-        return CallSession(self, session_id or new_session_id(), off_record)
+        call = CallSession(self, session_id or new_session_id(), off_record)
+        self._calls.add(call)
+        return call
+
+    def _forgotten(self, result) -> None:
+        """memory/purge.PurgeResult: drop the deleted lines from what the calls hold in memory."""
+        self.stm.forget_deleted(result)
+        for call in list(self._calls):
+            call.forget(result.texts, everything=result.everything)
+
+    def stt_bias(self):
+        """The names this profile's memories hold, for Whisper (speech/bias.py). A memory
+        read: each call builds it once (`CallSession.stt_bias`)."""
+        from tutor_app.speech.bias import build_bias
+
+        return build_bias(self.services.memory)
 
     def warm_up(self) -> None:
         """Load the tutor model (and import its SDK) ahead of the first turn; background use."""
@@ -96,15 +120,36 @@ class CallSession:
     def memory_on(self) -> bool:
         return not self.off_record and self.engine.settings.memory.enabled
 
+    @functools.cached_property
+    def practice_plan(self) -> str:
+        """The call's quiet practice plan (the items due now), made on first use and kept
+        with the call so its end can judge them. None off the record or without memory."""
+        store = self.engine.services.practice
+        if store is None or not self.memory_on:
+            return ""
+        from tutor_app.practice.calls import start_plan
+
+        try:
+            return start_plan(store, self.session_id)
+        except TutorError as exc:  # an unreadable practice file must not cost the call
+            log.warning("no practice plan: %s", exc)
+            return ""
+
+    @functools.cached_property
+    def stt_bias(self):
+        """This call's bias list for speech recognition, built on first use."""
+        return self.engine.stt_bias()
+
     def turn_audio(self, clip: AudioClip, on_sentence: Callable[[str], None] | None = None,
                    cancel: CancelToken | None = None) -> TurnResult:
         clock = StageClock()
         stt = self.engine.services.stt() if self.engine.services.stt else None
         if stt is None:
             raise TutorError("speech recognition is not available")
-        transcript = stt.transcribe(clip)
+        transcript = transcribe_with(stt, clip, self.stt_bias)
         clock.mark("stt")
-        result = self.turn(transcript.text, on_sentence, cancel, speech_seconds=clip.seconds, clock=clock)
+        result = self.turn(transcript.text, on_sentence, cancel, speech_seconds=clip.seconds, clock=clock,
+                           transcript=transcript)
         result.transcript = transcript.text
         return result
 
@@ -112,7 +157,7 @@ class CallSession:
              cancel: TurnHandle | None = None, speech_seconds: float | None = None,
              clock: StageClock | None = None,
              on_emotion: Callable[[list[EmotionScore]], None] | None = None,
-             spoken: Callable[[str], str] | None = None) -> TurnResult:
+             spoken: Callable[[str], str] | None = None, transcript: Any = None) -> TurnResult:
         """`cancel` is the turn's one interruption handle (a live call's TutorTurn, or a
         CancelToken): the model stops when it is cancelled, and the learner's words are
         stored only once it is committed (a speculative turn the learner talked on through
@@ -160,7 +205,7 @@ class CallSession:
             profile=s.memory.profile_view(),  # read-only: off the record is not amnesia
             recalled=[RecalledItem(h.text, h.reason) for h in flow.recalled],
             session_notes=flow.memos, history=recent, earlier=earlier,
-            emotion=top, guardrail_instruction=decision.instruction,
+            emotion=top, guardrail_instruction=decision.instruction, practice_plan=self.practice_plan,
         ))
         clock.mark("prompt")
 
@@ -176,21 +221,22 @@ class CallSession:
             return True
 
         store_when_committed(block=False)
-        reply, interrupted, error, backend = self._generate(prompt, on_sentence, handle, clock,
-                                                            lambda: store_when_committed(block=False))
+        gen = self._generate(prompt, on_sentence, handle, clock, lambda: store_when_committed(block=False))
         if not store_when_committed(block=True):
             return self._retracted(text, clock)
-        if spoken:
-            reply = spoken(reply)
-        interrupted = interrupted or handle.cancelled
-        self._record(text, reply, scores, speech_seconds)
+        reply = spoken(gen.text) if spoken else gen.text
+        # An apology or notice is what the app said, not the tutor: shown and spoken, never
+        # stored or sent back to the model as the tutor's words.
+        tutor_words = "" if gen.apology else reply.removeprefix(gen.notice).strip()
+        self._record(text, tutor_words, scores, speech_seconds, transcript)
         clock.mark("persist")
         clock.since_start("total")
         return TurnResult(
             user_text=text, reply=reply, emotion=top3,
             recalled=[h.to_dict() for h in flow.recalled],
             stored=[flow.stored.id] if flow.stored is not None else [], guardrail=decision.kind,
-            timings_ms=clock.timings, interrupted=interrupted, error=error, backend=backend,
+            timings_ms=clock.timings, interrupted=gen.interrupted or handle.cancelled, error=gen.error,
+            backend=gen.backend, problem=gen.problem,
         )
 
     def _retracted(self, text: str, clock: StageClock) -> TurnResult:
@@ -208,6 +254,14 @@ class CallSession:
         return finish_call(self.engine, self.session_id, self.turns, self.started_at,
                            background=background)
 
+    def forget(self, texts: set[str], everything: bool = False) -> None:
+        """Deleted lines are not sent to the model again, nor kept for the call report."""
+        self._transcript = [] if everything else [m for m in self._transcript if m.content not in texts]
+        self.turns = [] if everything else [t for t in self.turns if t.user_text not in texts]
+        for t in self.turns:
+            if t.reply in texts:
+                t.reply = ""
+
     # -- stages -----------------------------------------------------------------------
     def _history(self, text: str, history) -> tuple[list[ChatMessage], list[ChatMessage]]:
         """(recent window, relevant older turns). The store already holds this turn's
@@ -220,14 +274,14 @@ class CallSession:
         return recent, [ChatMessage(m.role, m.text) for m in history.relevant]
 
     def _generate(self, prompt, on_sentence, handle: TurnHandle, clock: StageClock,
-                  on_delta: Callable[[], Any] | None = None) -> tuple[str, bool, str | None, str]:
+                  on_delta: Callable[[], Any] | None = None) -> "Generated":
         """Stream the reply and hand out whole sentences as they end. Stops when the turn is
         cancelled (barge-in) or after MAX_SENTENCES (a rambling model must not talk for
-        minutes: the stream is closed, which ends generation). Returns (delivered text,
-        interrupted, error line, backend name)."""
+        minutes: the stream is closed, which ends generation). A failure becomes a problem
+        kind and, when nothing was said yet, an apology that is spoken but never stored."""
         splitter = SentenceSplitter()
         delivered: list[str] = []
-        backend = ""
+        out = Generated()
         first_token = False
 
         def emit(sentence: str) -> None:
@@ -240,9 +294,10 @@ class CallSession:
                 on_sentence(sentence)
 
         stream = None
+        model: Any = None
         try:
             model = self.engine.services.chat_model()
-            backend = getattr(model, "name", "")
+            out.backend = getattr(model, "name", "")
             stream = model.stream(prompt.system_parts, prompt.messages, handle)
             for delta in stream:
                 if handle.cancelled or len(delivered) >= MAX_SENTENCES:
@@ -250,6 +305,9 @@ class CallSession:
                 if not first_token:
                     clock.since_start("first_token")
                     first_token = True
+                    if getattr(model, "last_switched", False) and on_sentence and not handle.cancelled:
+                        out.notice = SWITCHED  # heard once, at the switch; not part of the reply
+                        on_sentence(SWITCHED)
                 for sentence in splitter.feed(delta):
                     emit(sentence)
                 if on_delta:
@@ -257,33 +315,44 @@ class CallSession:
             else:
                 for sentence in splitter.flush():
                     emit(sentence)
-            backend = getattr(model, "last_backend", None) or backend
+            out.backend = getattr(model, "last_backend", None) or out.backend
             fallback = getattr(model, "last_fallback_reason", None)
             if fallback:
-                # The turn was answered by the local model: say so once, briefly.
-                clock.mark("llm")
-                return " ".join(delivered), handle.cancelled, f"offline: local tutor ({fallback})", backend
+                # Answered by the local model: a notice, not a failure.
+                out.error, out.problem = f"offline: local tutor ({fallback})", "fallback"
         except TutorError as exc:
-            clock.mark("llm")
-            log.warning("tutor model failed: %s", exc)
-            if not delivered and not handle.cancelled:
-                emit(SORRY_OFFLINE)
-            return " ".join(delivered), False, str(exc), backend
+            log.warning("tutor model failed: %s", type(exc).__name__)
+            out.error = str(exc)
+            if model is not None:
+                out.backend = getattr(model, "last_backend", None) or out.backend
+            if delivered:
+                out.problem = "cut"  # the learner heard part of a reply; the call loop ends it kindly
+            else:
+                out.problem = problem_kind(exc)
+                if not handle.cancelled:
+                    out.apology = True
+                    emit(SORRY_KEY if out.problem == "api-key" else SORRY_OFFLINE)
         finally:
             close = getattr(stream, "close", None)
             if close is not None:
                 close()  # ends generation when we stopped early
         clock.mark("llm")
         if not delivered and not handle.cancelled:
+            out.apology = True
             emit(SORRY_EMPTY)  # the model returned nothing: never leave the learner hanging
-        return " ".join(delivered), handle.cancelled, None, backend
+        out.text, out.interrupted = " ".join(delivered), handle.cancelled
+        return out
 
     def _record(self, text: str, reply: str, scores: list[EmotionScore],
-                speech_seconds: float | None) -> None:
-        """`text` is "" for a turn that must not be kept (crisis)."""
+                speech_seconds: float | None, transcript: Any = None) -> None:
+        """`text` is "" for a turn that must not be kept (crisis). `transcript`: the timed
+        Transcript of a spoken turn (its fluency goes into the call report)."""
+        from tutor_app.tutor.fluency import turn_fluency
+
         s = self.engine.services
         top = top_emotion(scores) or EmotionScore("neutral", 1.0)
-        self.turns.append(TurnRecord(s.clock(), text, reply, speech_seconds, top.label, top.score))
+        fluency = turn_fluency(transcript.segments, transcript.pauses) if transcript is not None and text else None
+        self.turns.append(TurnRecord(s.clock(), text, reply, speech_seconds, top.label, top.score, fluency))
         self._transcript += [ChatMessage("user", text or "(not recorded)"), ChatMessage("assistant", reply)]
         self.engine.memory_flow.on_tutor_reply(self.session_id, reply, off_record=not self.memory_on or not text)
 
@@ -315,6 +384,6 @@ class CallSession:
             self._transcript.append(ChatMessage(message.role, message.text))
             if message.role == "user":
                 self.turns.append(TurnRecord(message.created_at.timestamp(), message.text, "", None,
-                                             message.emotion or "neutral", 0.0))
+                                             message.emotion or "neutral", message.emotion_score or 0.0))
             elif self.turns:
                 self.turns[-1].reply = message.text

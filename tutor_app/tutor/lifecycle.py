@@ -1,6 +1,6 @@
 """Call end, in the background: extraction of learner facts (seed 000) merged into memory,
 the review (corrections, new words) and the call report. A call whose extraction failed
-or was interrupted is finished at the next start (`finish_pending`)."""
+or was interrupted is finished at the next start (tutor/recovery.py)."""
 from __future__ import annotations
 
 import logging
@@ -28,11 +28,13 @@ class CallOutcome:
     profile: dict[str, Any] = field(default_factory=dict)  # the merged profile afterwards
     report: CallReport | None = None
     error: str | None = None
+    practice: dict[str, Any] = field(default_factory=dict)  # reviews and new items (practice/calls.py)
 
     def to_json(self) -> dict[str, Any]:
         return {"session_id": self.session_id, "extraction": self.extraction,
                 "extracted": self.extracted, "profile": self.profile,
-                "report": self.report.to_dict() if self.report else None, "error": self.error}
+                "report": self.report.to_dict() if self.report else None, "error": self.error,
+                "practice": self.practice}
 
 
 def finish_call(engine, session_id: str, turns: list[TurnRecord], started_at: float,
@@ -64,10 +66,25 @@ def _safe(fn: Callable[[], Any]) -> Callable[[], None]:
     return run
 
 
+# One call's end at a time in a process: recovery runs beside a command's own call end,
+# and two merges into one profile must not interleave their read-modify-write.
+_ONE_AT_A_TIME = threading.Lock()
+
+
 def process_call(engine, session_id: str, turns: list[TurnRecord] | None, started_at: float | None,
                  ended_at: float, pauses_ms: list[float] | None = None) -> CallOutcome:
+    with _ONE_AT_A_TIME:
+        return _process_call(engine, session_id, turns, started_at, ended_at, pauses_ms)
+
+
+def _process_call(engine, session_id: str, turns: list[TurnRecord] | None, started_at: float | None,
+                  ended_at: float, pauses_ms: list[float] | None = None) -> CallOutcome:
     memory = engine.services.memory
     call = _call_record(memory, session_id)
+    if call is not None and call.ended_at is None:
+        # The end time first: if this process dies during extraction, the next start
+        # sees an ended, unextracted call and finishes it (tutor/recovery.py).
+        memory.update_call(call.id, ended_at=_dt(ended_at))
     messages = [ChatMessage(m.role, m.text) for m, _ in memory.session_messages(session_id)]
     if turns is None:
         turns = _turns_from(memory, session_id)
@@ -92,10 +109,11 @@ def process_call(engine, session_id: str, turns: list[TurnRecord] | None, starte
             log.warning("extraction for %s failed: %s", session_id, exc)
             _merge_by_rules(memory, messages, session_id, outcome)
     corrections, new_words, source = _review(engine, messages, turns)
+    outcome.practice = _practice(engine, session_id, corrections, new_words or [], turns)
     outcome.report = build_report(session_id, started_at, ended_at, turns, corrections, new_words, source,
                                   pauses_ms=pauses_ms)
     if pauses_ms is None and call is not None and call.report.get("pauses"):
-        # Finished again later (finish_pending): the pauses were measured live and exist
+        # Finished again later (tutor/recovery.py): the pauses were measured live and exist
         # only in the stored report; the thinking time learns from them.
         outcome.report.pauses = dict(call.report["pauses"])
     outcome.profile = memory.profile_view()
@@ -119,19 +137,19 @@ def _merge_by_rules(memory, messages: list[ChatMessage], session_id: str, outcom
     outcome.extracted, outcome.extraction = facts.to_dict(), "rules"
 
 
-def finish_pending(engine, include_open: bool = False, exclude: str | None = None) -> list[CallOutcome]:
-    """Finish calls whose end-of-call work never completed (failed or app killed).
-    `include_open`: also calls that never ended (the GUI owns calls; the CLI doesn't)."""
-    memory = engine.services.memory
-    done = []
-    for call in memory.calls():
-        if call.extracted or call.session_id == exclude:
-            continue
-        if call.ended_at is None and not include_open:
-            continue
-        ended = call.ended_at.timestamp() if call.ended_at else engine.services.clock()
-        done.append(process_call(engine, call.session_id, None, None, ended))
-    return done
+def _practice(engine, session_id: str, corrections, new_words: list[str], turns: list[TurnRecord]) -> dict[str, Any]:
+    """The learning loop's part of call end: planned items judged, new ones kept."""
+    store = getattr(engine.services, "practice", None)
+    if store is None or not engine.settings.memory.enabled:
+        return {}
+    from tutor_app.practice.calls import after_call
+
+    try:
+        return after_call(store, session_id, corrections, new_words,
+                          [t.user_text for t in turns if t.user_text]).to_dict()
+    except TutorError as exc:  # the report and the memory still count; the items wait
+        log.warning("practice items of %s not updated: %s", session_id, exc)
+        return {}
 
 
 def _review(engine, messages: list[ChatMessage], turns: list[TurnRecord]):
@@ -143,7 +161,11 @@ def _review(engine, messages: list[ChatMessage], turns: list[TurnRecord]):
         system, request = review.review_request(messages)
         raw = model.complete_json(system, request, schema=review.REVIEW_SCHEMA)
         corrections, new_words = review.parse_review(raw, learner)
-        return corrections, new_words, "model"
+        # A model on this machine (llama.cpp, a local server) is small: the report says its
+        # list may be short rather than implying the call had no mistakes.
+        answered = str(getattr(model, "last_backend", None) or getattr(model, "name", ""))
+        return corrections, new_words, ("local-model" if answered.startswith(("llama.cpp:", "server:"))
+                                        else "model")
     except (TutorError, ValueError) as exc:
         log.info("review unavailable (%s): the report uses heuristics", exc)
         return [], None, "heuristic"
@@ -161,7 +183,7 @@ def _turns_from(memory, session_id: str) -> list[TurnRecord]:
     for message, _ in memory.session_messages(session_id):
         if message.role == "user":
             turns.append(TurnRecord(message.created_at.timestamp(), message.text, "", None,
-                                    message.emotion or "neutral", 0.0))
+                                    message.emotion or "neutral", message.emotion_score or 0.0))
         elif turns:
             turns[-1].reply = (turns[-1].reply + " " + message.text).strip()
     return turns

@@ -65,6 +65,7 @@ class PromptInputs:
     earlier: Sequence[ChatMessage] = ()  # older turns relevant to this one, quoted as data
     emotion: EmotionScore | None = None
     guardrail_instruction: str | None = None
+    practice_plan: str = ""  # the call's quiet plan (practice/plan.py), the same every turn
 
 
 @dataclass
@@ -94,6 +95,8 @@ def build_prompt(inputs: PromptInputs) -> Prompt:
     if inputs.guardrail_instruction:
         context.append("Care instruction for this turn: " + inputs.guardrail_instruction)
     parts: list[tuple[str, bool]] = [(stable, True)]
+    if inputs.practice_plan:
+        parts.append((inputs.practice_plan, True))  # fixed for the whole call: cacheable
     dynamic = "\n\n".join(block for block in context if block)
     if dynamic:
         parts.append((dynamic, False))

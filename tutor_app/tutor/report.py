@@ -7,6 +7,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from tutor_app.tutor.fluency import call_fluency
+
 WORDS_PER_SECOND_SPOKEN = 2.5  # ~150 wpm: estimate for typed turns (no audio to measure)
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 
@@ -21,6 +23,7 @@ class TurnRecord:
     speech_seconds: float | None = None  # measured from audio; None for typed turns
     emotion_label: str = "neutral"
     emotion_score: float = 0.0
+    fluency: Any = None  # tutor/fluency.TurnFluency of a spoken turn (word timings), else None
 
 
 @dataclass
@@ -28,6 +31,7 @@ class Correction:
     original: str
     better: str
     why: str = ""
+    type: str = ""  # tense | article | preposition | agreement | word choice | word order | other
 
 
 @dataclass
@@ -44,10 +48,13 @@ class CallReport:
     corrections: list[Correction] = field(default_factory=list)
     new_words: list[str] = field(default_factory=list)
     emotion_timeline: list[dict[str, Any]] = field(default_factory=list)
-    review_source: str = "none"  # model | heuristic | none
+    review_source: str = "none"  # model | local-model (a small model on this machine) | heuristic | none
     # The learner's within-turn pauses (PauseStats.to_dict, tutor/pauses.py): {} for a call
     # without a microphone, count 0 for a live call without pauses.
     pauses: dict[str, float] = field(default_factory=dict)
+    # Rate, runs, pause ratio and the words the recogniser was unsure of (tutor/fluency.py);
+    # {} when no turn was spoken or the call was rebuilt without its word timings.
+    fluency: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -55,7 +62,9 @@ class CallReport:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "CallReport":
         data = dict(data)
-        data["corrections"] = [Correction(**c) for c in data.get("corrections", [])]
+        fields = set(Correction.__dataclass_fields__)
+        data["corrections"] = [Correction(**{k: v for k, v in c.items() if k in fields})
+                               for c in data.get("corrections", [])]
         return cls(**data)
 
 
@@ -95,7 +104,7 @@ def build_report(session_id: str, started_at: float, ended_at: float, turns: lis
         speaking_seconds=round(speaking, 1), speaking_estimated=estimated, words=words,
         words_per_minute=round(wpm, 1), corrections=list(corrections or []),
         new_words=list(new_words), emotion_timeline=timeline, review_source=review_source,
-        pauses=pause_stats(pauses_ms),
+        pauses=pause_stats(pauses_ms), fluency=call_fluency(t.fluency for t in turns),
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tutor_app.core.types import EmotionScore
+from tutor_app.llm.errors import LLMAuthError, LLMUnavailableError
 
 
 class StageClock:
@@ -30,6 +31,13 @@ class StageClock:
         self._last = time.perf_counter()
 
 
+# How the tutor model fared in a turn (TurnResult.problem): "fallback" the local model
+# answered (a notice); "cut" the reply broke off after some words; "api-key" the key was
+# missing or rejected; "unavailable" no answer in time or no connection; "llm" any other
+# model failure. The last three are answered with a spoken apology that is never stored.
+PROBLEMS = ("fallback", "cut", "api-key", "unavailable", "llm")
+
+
 @dataclass
 class TurnResult:
     user_text: str
@@ -44,6 +52,7 @@ class TurnResult:
     retracted: bool = False  # a speculative turn the learner talked on through: nothing kept
     error: str | None = None  # one line when the tutor model failed this turn
     backend: str = ""
+    problem: str | None = None  # None or one of PROBLEMS: how the tutor model fared this turn
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -60,3 +69,25 @@ class TurnResult:
         if self.backend:
             out["backend"] = self.backend
         return out
+
+
+@dataclass
+class Generated:
+    """One streamed reply: what was said, and how the model fared."""
+
+    text: str = ""
+    interrupted: bool = False
+    error: str | None = None  # one line for the learner / CLI
+    problem: str | None = None  # one of PROBLEMS
+    backend: str = ""
+    apology: bool = False  # `text` is the app's apology, not a tutor reply
+    notice: str = ""  # said before the reply (the switch to the local model), never stored
+
+
+def problem_kind(exc: Exception) -> str:
+    """Which of PROBLEMS a model error is, when no word of the reply came."""
+    if isinstance(exc, LLMAuthError):
+        return "api-key"
+    if isinstance(exc, LLMUnavailableError):
+        return "unavailable"
+    return "llm"

@@ -25,7 +25,8 @@ ROLE_NAMES = {"stt": "speech recognition", "tts": "voice", "embedder": "memory s
               "emotion": "emotion reader", "llm-local": "offline tutor model", "vad": "voice detection",
               "turn": "end-of-turn model"}
 ESSENTIAL_ROLES = ("stt", "tts")  # without these there is no spoken call at all
-PAGES = (("call", "Call", "phone"), ("progress", "Progress", "chart"), ("memory", "Memory", "memory"),
+PAGES = (("call", "Call", "phone"), ("progress", "Progress", "chart"), ("practice", "Practice", "refresh"),
+         ("memory", "Memory", "memory"),
          ("models", "Models", "box"))
 
 
@@ -83,7 +84,7 @@ class MainWindow(QMainWindow):
         self.history = HistoryView()
         self._add_page("call", self.call_view)
         self._add_page("progress", self.history)
-        self._lazy = {"memory": self._make_memory, "models": self._make_models}
+        self._lazy = {"practice": self._make_practice, "memory": self._make_memory, "models": self._make_models}
         for name in self._lazy:
             self._add_page(name, QWidget())
 
@@ -182,6 +183,11 @@ class MainWindow(QMainWindow):
         panel.profileChanged.connect(self._profile_changed)
         panel.pausedChanged.connect(lambda _paused: self._update_profile_label())
         return panel
+
+    def _make_practice(self) -> QWidget:
+        from tutor_app.ui.practice_page import PracticePage
+
+        return PracticePage(self.services.practice)
 
     def _make_models(self) -> QWidget:
         from tutor_app.ui.models_panel import ModelsPanel
@@ -324,3 +330,4 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         self.bridge.close()
         super().closeEvent(event)
+

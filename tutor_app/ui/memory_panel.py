@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout,
                                QInputDialog, QLabel, QLineEdit, QMessageBox, QPushButton,
                                QSplitter, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from tutor_app.ui.memory_source import MemoryRow, ProfileEntry, profile_entries
-from tutor_app.ui.page import list_table, page_layout
+from tutor_app.ui.memory_source import MemoryRow, ProfileEntry, snapshot
+from tutor_app.ui.page import confirm, list_table, page_layout, short_date
 from tutor_app.ui.profile_card import ProfileCard
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.theme import icon, theme
@@ -26,19 +26,6 @@ log = logging.getLogger(__name__)
 
 COLUMNS = ("Memory", "Category", "Source", "Created", "Last used")
 ALL = "All categories"
-
-
-def _snapshot(source) -> tuple[list[MemoryRow], list[ProfileEntry]]:
-    rows = source.rows()
-    entries = getattr(source, "profile_entries", None)
-    return rows, entries() if callable(entries) else profile_entries(rows)
-
-
-def _date(dt: datetime | None) -> str:
-    if dt is None:
-        return "—"
-    local = dt.astimezone()
-    return local.strftime("%d %b" if local.year == datetime.now().year else "%d %b %Y")
 
 
 class MemoryPanel(QWidget):
@@ -162,11 +149,7 @@ class MemoryPanel(QWidget):
 
     # -- dialogs (small methods so tests can answer them) ---------------------------------
     def confirm(self, title: str, text: str, action: str) -> bool:
-        box = QMessageBox(QMessageBox.Warning, title, text, QMessageBox.Cancel, self)
-        yes = box.addButton(action, QMessageBox.DestructiveRole)
-        box.setDefaultButton(QMessageBox.Cancel)
-        box.exec()
-        return box.clickedButton() is yes
+        return confirm(self, title, text, action)
 
     def ask_text(self, title: str, label: str, text: str = "") -> str | None:
         value, ok = QInputDialog.getText(self, title, label, QLineEdit.Normal, text)
@@ -190,7 +173,7 @@ class MemoryPanel(QWidget):
 
         def work():
             source = self.services.memory(name)
-            return source, _snapshot(source), source.profiles()
+            return source, snapshot(source), source.profiles()
 
         run_task(work, on_done=self._opened, on_error=self._failed, context=self)
 
@@ -210,15 +193,15 @@ class MemoryPanel(QWidget):
     def reload(self) -> None:
         source = self.source
         if source is not None:
-            run_task(lambda: _snapshot(source), on_done=self._show_rows, on_error=self._failed, context=self)
+            run_task(lambda: snapshot(source), on_done=self._show_rows, on_error=self._failed, context=self)
 
     def _failed(self, exc: BaseException) -> None:
         self.status.setText(f"Memory problem: {error_text(exc)}")
         log.warning("memory panel: %s", exc)
         self._set_busy(False)
 
-    def _show_rows(self, snapshot: tuple[list[MemoryRow], list[ProfileEntry]]) -> None:
-        rows, self.entries = snapshot
+    def _show_rows(self, shown: tuple[list[MemoryRow], list[ProfileEntry]]) -> None:
+        rows, self.entries = shown
         self.rows = list(rows)
         current = [r for r in self.rows if r.current]
         self.status.setText(f"{len(current)} memories" + (f", {len(self.rows) - len(current)} replaced"
@@ -254,7 +237,7 @@ class MemoryPanel(QWidget):
         muted = QColor(theme().colors["muted"])
         for i, r in enumerate(rows):
             text = r.text if r.current else f"{r.text}  (replaced)"
-            cells = (text, r.category or "other", r.source_text, _date(r.created_at), _date(r.accessed_at))
+            cells = (text, r.category or "other", r.source_text, short_date(r.created_at), short_date(r.accessed_at))
             for c, value in enumerate(cells):
                 item = QTableWidgetItem(value)
                 item.setData(Qt.UserRole, r.id)
@@ -325,7 +308,7 @@ class MemoryPanel(QWidget):
 
         def work():
             fn(source)
-            return _snapshot(source)
+            return snapshot(source)
 
         def done(rows) -> None:
             self._show_rows(rows)

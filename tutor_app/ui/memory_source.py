@@ -90,6 +90,13 @@ def profile_entries(rows: list[MemoryRow]) -> list[ProfileEntry]:
     return out
 
 
+def snapshot(source) -> tuple[list[MemoryRow], list[ProfileEntry]]:
+    """A source's rows and its profile view (its own, else built from the rows)."""
+    rows = source.rows()
+    entries = getattr(source, "profile_entries", None)
+    return rows, entries() if callable(entries) else profile_entries(rows)
+
+
 def export_json(rows: list[MemoryRow], path: Path, profile: str) -> int:
     data = {"profile": profile, "exported_at": _iso(datetime.now(timezone.utc)),
             "memories": [r.to_dict() for r in rows]}
@@ -146,11 +153,13 @@ class InMemorySource:
 class StoreMemorySource:
     """The real store (memory/store.py ProfileMemory) for one profile."""
 
-    def __init__(self, store: Any, profiles_file: Path | None = None, opener=None) -> None:
+    def __init__(self, store: Any, profiles_file: Path | None = None, opener=None,
+                 extra_export=None) -> None:
         self._store = store
         self.profile = store.profile
         self._profiles_file = profiles_file
         self._opener = opener  # profile name -> store (for deleting another profile)
+        self._extra_export = extra_export  # () -> {section: rows} kept outside the store (practice)
 
     @classmethod
     def for_app(cls, app, profile: str) -> "StoreMemorySource":
@@ -159,7 +168,13 @@ class StoreMemorySource:
             store = base
         else:
             store = _open_profile(app, base, profile)
-        return cls(store, app.paths.config_dir / "profiles.json", lambda name: _open_profile(app, base, name))
+        def practice() -> dict[str, Any]:
+            from tutor_app.practice.store import PracticeStore
+
+            return {"practice": PracticeStore(app.paths.practice_dir, profile).export()}
+
+        return cls(store, app.paths.config_dir / "profiles.json", lambda name: _open_profile(app, base, name),
+                   extra_export=practice)
 
     def rows(self) -> list[MemoryRow]:
         return [MemoryRow(m.id, m.text, m.category, m.source, m.memory_type, float(m.importance),
@@ -202,7 +217,7 @@ class StoreMemorySource:
             from tutor_app.memory.transfer import write_export
         except ImportError:
             return export_json(self.rows(), path, self.profile)
-        return write_export(self._store, Path(path))
+        return write_export(self._store, Path(path), self._extra_export() if self._extra_export else None)
 
     def delete(self, mem_id: str) -> None:
         self._store.delete(mem_id)
@@ -243,7 +258,7 @@ def _open_profile(app, base, profile: str):
 
     if base is not None:
         return base.for_profile(profile)  # share the open database (one writer per process)
-    return open_store(app.paths.db_dir, app.embedder, profile)
+    return open_store(app.paths.db_dir, app.embedder, profile, app.memory_footprints())
 
 
 def _read_profiles(path: Path | None) -> set[str]:

@@ -1,6 +1,7 @@
 """Models: what is installed, its size, licence, source and where it runs; install with a
 progress bar and cancel (registry.install with a progress callback and a CancelToken);
-checksum failures and other errors shown on the row."""
+checksum failures and other errors shown on the row. Above the table, the offline tutor
+model suggested for this computer (ui/model_suggestion.py), installed and chosen here."""
 from __future__ import annotations
 
 import logging
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QProgressBar, Q
                                QTableWidgetItem, QWidget)
 
 from tutor_app.core.cancel import CancelToken
+from tutor_app.ui.model_suggestion import SuggestionCard, source_note
 from tutor_app.ui.page import list_table, page_layout
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.theme import icon, theme
@@ -45,6 +47,7 @@ class ModelsPanel(QWidget):
         self.cancel_token: CancelToken | None = None
         self.errors: dict[str, str] = {}  # model -> last install error
         self.notice = ""  # outcome of the last install, shown above the table
+        self.pick: Any = None  # the suggested offline tutor model (registry.recommend)
         col, head = page_layout(self, "Models")
         self.refresh_button = QPushButton("Check again")
         self.refresh_button.setIcon(icon("refresh", "text", 16))
@@ -56,6 +59,11 @@ class ModelsPanel(QWidget):
         self.summary.setObjectName("Muted")
         self.summary.setWordWrap(True)
         col.addWidget(self.summary)
+        self.suggestion = SuggestionCard()
+        self.suggestion.install_requested.connect(self.install)
+        self.suggestion.use_requested.connect(self.use_model)
+        self.suggestion.hide()  # until the hardware has been read
+        col.addWidget(self.suggestion)
 
         # Licences can be long: column 4 stretches, elided, the full text in the tooltip.
         self.table = list_table(COLUMNS, "Models", stretch=4)
@@ -103,6 +111,8 @@ class ModelsPanel(QWidget):
                  on_error=self._status_failed, context=self)
         run_task(self.services.compute, on_done=lambda text: self.device_label.setText(
             f"Speech recognition runs on: {text}" if text else ""), on_error=lambda e: None, context=self)
+        if self.services.recommend is not None:  # reads RAM / GPU: probes take a moment
+            run_task(self.services.recommend, on_done=self._show_pick, on_error=self._pick_failed, context=self)
 
     def _status_failed(self, exc: BaseException) -> None:
         self.refresh_button.setEnabled(True)
@@ -114,7 +124,7 @@ class ModelsPanel(QWidget):
         self.table.setRowCount(len(self.statuses))
         for row, st in enumerate(self.statuses):
             spec = st.spec
-            name = f"{spec.name}{'  ·  default' if spec.default else ''}"
+            name = self._row_name(spec)
             state = STATE_TEXT.get(st.state, st.state)
             detail = self.errors.get(spec.name) or (st.detail if st.state in ("corrupt", "missing") else "")
             if spec.name in self.errors:
@@ -124,7 +134,8 @@ class ModelsPanel(QWidget):
                      spec.license, SOURCE_TEXT.get(spec.source, spec.source))
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(detail if c == 2 and detail else (spec.description or text) if c == 0 else text)
+                item.setToolTip(detail if c == 2 and detail else (spec.description or text) if c == 0
+                                else source_note(spec) if c == 5 else text)
                 if c == 2 and (st.state == "corrupt" or spec.name in self.errors):
                     item.setForeground(QColor(theme().colors["bad"]))
                 elif c == 2 and st.usable:
@@ -149,6 +160,55 @@ class ModelsPanel(QWidget):
                                  "(better accuracy) download when you are online.")
         if self.notice:
             self.summary.setText(self.notice)
+        self._update_suggestion()
+
+    def _row_name(self, spec: Any) -> str:
+        marks = ["bundled default" if spec.default and spec.role == "llm-local" else "default" if spec.default else "",
+                 "suggested" if self.pick is not None and spec.name == self.pick.name else ""]
+        return "  ·  ".join([spec.name, *(m for m in marks if m)])
+
+    # -- suggestion -----------------------------------------------------------------------
+    def _show_pick(self, pick: Any) -> None:
+        self.pick = pick
+        for row, st in enumerate(self.statuses):
+            item = self.table.item(row, 0)
+            if item is not None:
+                item.setText(self._row_name(st.spec))
+        self._update_suggestion()
+
+    def _pick_failed(self, exc: BaseException) -> None:
+        self.suggestion.hide()
+        log.info("no local model suggestion: %s", error_text(exc))
+
+    def _update_suggestion(self) -> None:
+        status = next((s for s in self.statuses if self.pick is not None and s.spec.name == self.pick.name), None)
+        if status is None:
+            return  # the other half (statuses or the hardware reading) is still on its way
+        default = next((s.spec.name for s in self.statuses if s.spec.role == "llm-local" and s.spec.default), "")
+        self.suggestion.show_pick(self.pick, status, self.services.settings.llm.local_model, default,
+                                  busy=self.installing is not None)
+
+    def use_model(self, name: str) -> None:
+        """Make `name` the offline tutor model and save the settings (as the Settings window does)."""
+        if self.installing is not None:
+            return
+        settings = self.services.settings
+        before, settings.llm.local_model = settings.llm.local_model, name
+
+        def saved(_path: Any) -> None:
+            self.notice = (f"Saved: the offline tutor uses {name} from now on "
+                           "(after a restart if it was already loaded).")
+            self.summary.setText(self.notice)
+            self._update_suggestion()
+
+        def failed(exc: BaseException) -> None:
+            settings.llm.local_model = before  # nothing half-changed: the setting stays as saved
+            self.notice = f"{name} was not chosen: the settings could not be saved: {error_text(exc)}"
+            self.summary.setText(self.notice)
+            self._update_suggestion()
+
+        self.suggestion.set_busy(True)
+        run_task(settings.save, on_done=saved, on_error=failed, context=self)
 
     def _action_for(self, st: Any) -> QWidget:
         box = QWidget()
@@ -228,6 +288,7 @@ class ModelsPanel(QWidget):
         self.cancel_button.setEnabled(on)
 
     def _set_buttons_enabled(self, on: bool) -> None:
+        self.suggestion.set_busy(not on)
         for row in range(self.table.rowCount()):
             cell = self.table.cellWidget(row, len(COLUMNS) - 1)
             if cell is not None:

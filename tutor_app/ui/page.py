@@ -1,8 +1,10 @@
 """The common frame of a sidebar page: margins, spacing, a title row, a read-only list table."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QTableWidget,
-                               QVBoxLayout, QWidget)
+from datetime import datetime
+
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QMessageBox,
+                               QTableWidget, QVBoxLayout, QWidget)
 
 
 def page_layout(page: QWidget, title: str) -> tuple[QVBoxLayout, QHBoxLayout]:
@@ -34,3 +36,20 @@ def list_table(columns: list[str], name: str, stretch: int) -> QTableWidget:
     header.setSectionResizeMode(QHeaderView.ResizeToContents)
     header.setSectionResizeMode(stretch, QHeaderView.Stretch)
     return table
+
+
+def confirm(parent: QWidget, title: str, text: str, action: str) -> bool:
+    """A destructive action asked once: Cancel is the default, `action` must be clicked."""
+    box = QMessageBox(QMessageBox.Warning, title, text, QMessageBox.Cancel, parent)
+    yes = box.addButton(action, QMessageBox.DestructiveRole)
+    box.setDefaultButton(QMessageBox.Cancel)
+    box.exec()
+    return box.clickedButton() is yes
+
+
+def short_date(when: datetime | None, missing: str = "—") -> str:
+    """"21 Nov" this year, "21 Nov 2025" before; `missing` when there is no date."""
+    if when is None:
+        return missing
+    local = when.astimezone()
+    return local.strftime("%d %b" if local.year == datetime.now().year else "%d %b %Y")

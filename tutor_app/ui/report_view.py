@@ -104,6 +104,13 @@ class ReportView(QWidget):
         self.corrections.setSpacing(6)
         col.addLayout(self.corrections)
 
+        col.addWidget(_section("Fluency"))
+        self.fluency = _muted("")
+        col.addWidget(self.fluency)
+        self.unsure_row = QHBoxLayout()
+        self.unsure_row.setSpacing(6)
+        col.addLayout(self.unsure_row)
+
         col.addWidget(_section("New words"))
         self.words_row = QHBoxLayout()
         self.words_row.setSpacing(6)
@@ -133,6 +140,7 @@ class ReportView(QWidget):
             self.corrections.addWidget(_muted("No corrections this time. Nicely done."))
         for c in corrections:
             self.corrections.addWidget(_CorrectionRow(c.get("original", ""), c.get("better", ""), c.get("why", "")))
+        self._set_fluency(r.get("fluency") or {})
         _clear(self.words_row)
         new_words = r.get("new_words") or []
         for w in new_words:
@@ -146,8 +154,43 @@ class ReportView(QWidget):
         self.words_row.addStretch(1)
         source = r.get("review_source", "none")
         self.source_note.setText({"model": "Corrections and words picked by your tutor.",
+                                  "local-model": "Picked by the offline tutor model: a small model may miss "
+                                                 "some mistakes, so a short list is not a perfect score.",
                                   "heuristic": "New words are a rough pick (the tutor model gave no review)."}
                                  .get(source, ""))
+
+
+    def _set_fluency(self, fluency: dict[str, Any]) -> None:
+        _clear(self.unsure_row)
+        if not fluency:
+            self.fluency.setText("Measured from spoken turns: this call has none with word timings.")
+            return
+        self.fluency.setText(
+            f"{float(fluency.get('mean_run_words') or 0):.1f} words between pauses on average · pauses "
+            f"{100 * float(fluency.get('pause_ratio') or 0):.0f}% of your speaking time · "
+            f"{float(fluency.get('words_per_minute') or 0):.0f} words per minute while speaking")
+        unsure = [u.get("word", "") for u in fluency.get("unsure_words") or [] if u.get("word")]
+        if unsure:
+            note = _muted("Words the tutor had trouble hearing (the recogniser's confidence, not a "
+                          "pronunciation score):")
+            self.unsure_row.addWidget(note, 1)
+            for word in unsure:
+                chip = QLabel(word)
+                chip.setObjectName("WordChip")
+                self.unsure_row.addWidget(chip)
+
+
+def fluency_trend(reports: list[dict[str, Any]]) -> str:
+    """One line on how the learner's runs and pauses moved over the calls that measured
+    them (oldest to newest); "" until two calls have."""
+    measured = [r["fluency"] for r in reports if r.get("fluency")]
+    if len(measured) < 2:
+        return ""
+    first, last = measured[0], measured[-1]
+    return (f"Over your last {len(measured)} spoken calls: {float(first.get('mean_run_words') or 0):.1f} → "
+            f"{float(last.get('mean_run_words') or 0):.1f} words between pauses, pauses "
+            f"{100 * float(first.get('pause_ratio') or 0):.0f}% → {100 * float(last.get('pause_ratio') or 0):.0f}% "
+            f"of speaking time.")
 
 
 class _CorrectionRow(QFrame):
@@ -192,6 +235,8 @@ class HistoryView(QWidget):
         lcol.addWidget(card)
         legend = _muted("Bars: how long you spoke. Line: words per minute.")
         lcol.addWidget(legend)
+        self.trend = _muted("")
+        lcol.addWidget(self.trend)
         lcol.addWidget(_section("Past calls"))
         self.calls = QListWidget()
         self.calls.setObjectName("CallList")
@@ -214,6 +259,8 @@ class HistoryView(QWidget):
             ProgressPoint(time.strftime(fmt, time.localtime(r.get("started_at") or 0)),
                           float(r.get("words_per_minute") or 0), float(r.get("speaking_seconds") or 0))
             for r in spoken])
+        self.trend.setText(fluency_trend(spoken[-10:]))
+        self.trend.setVisible(bool(self.trend.text()))
         self.calls.clear()
         for r in reversed(self._reports):
             item = QListWidgetItem(f"{fmt_when(r.get('started_at'))}   ·   {fmt_duration(r.get('duration_seconds', 0))} min"

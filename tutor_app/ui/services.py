@@ -73,7 +73,7 @@ class AudioDevices:
 
 def list_audio_devices() -> AudioDevices:
     """Device names PortAudio sees (sounddevice imported here, not at startup)."""
-    from tutor_app.speech.audio_io import list_devices
+    from tutor_app.speech.sound_devices import list_devices
 
     devices = list_devices()
     return AudioDevices([d.name for d in devices if d.inputs > 0], [d.name for d in devices if d.outputs > 0],
@@ -86,7 +86,7 @@ def test_audio(input_name: str, output_name: str, progress: Callable[[int, int, 
     """Record `seconds` from the microphone, then play it back; returns a one-line verdict."""
     import numpy as np
 
-    from tutor_app.speech.audio_io import load_sounddevice, resolve_device
+    from tutor_app.speech.sound_devices import load_sounddevice, resolve_device
 
     sd = load_sounddevice()
     mic = resolve_device(sd, input_name, "input")
@@ -112,11 +112,13 @@ class UiServices:
     make_backend: Callable[[], Any] | None = None  # -> call backend (see ui/bridge.py)
     warm_up_steps: Callable[[], list[WarmStep]] = lambda: []
     memory: Callable[[str], Any] | None = None  # profile -> MemorySource (ui/memory_source.py)
+    practice: Callable[[], Any] | None = None  # -> PracticeSource of the current profile (ui/practice_page.py)
     past_reports: Callable[[], list[dict[str, Any]]] = lambda: []
     keys: KeyStore = field(default_factory=KeyStore)
     test_key: Callable[[str, str], str] = test_anthropic_key
     install: Callable[..., Any] | None = None  # registry.install.install(registry, name, progress, cancel)
     compute: Callable[[], str] = lambda: ""  # "CPU (int8)" / "GPU (CUDA, float16)"
+    recommend: Callable[[], Any] | None = None  # -> registry.recommend.Recommendation for this machine
     tts_preview: Callable[[str], None] | None = None  # speak a sample with the chosen voice
     on_profile_changed: Callable[[str], None] = lambda name: None
     audio_devices: Callable[[], AudioDevices] = list_audio_devices
@@ -125,6 +127,7 @@ class UiServices:
     @classmethod
     def from_app(cls, app) -> "UiServices":
         from tutor_app.registry.install import install
+        from tutor_app.registry.recommend import recommend_llm
         from tutor_app.ui.memory_source import StoreMemorySource
 
         def registry():
@@ -143,7 +146,8 @@ class UiServices:
                 ("emotion reader", lambda: _warm(app.emotion)),
                 ("memory", lambda: (_warm(app.embedder), app.memory)),
                 ("tutor model", lambda: app.chat_model),
-                ("tutor", lambda: app.engine),
+                # The tutor is ready; unfinished calls of earlier runs finish in the background.
+                ("tutor", lambda: (app.engine, app.recover_calls())),
             ]
 
         def memory(profile: str):
@@ -173,7 +177,9 @@ class UiServices:
 
         return cls(settings=app.settings, registry=registry, make_backend=make_backend,
                    warm_up_steps=warm_up_steps, memory=memory, past_reports=past_reports,
+                   practice=lambda: app.practice,
                    install=install, compute=compute, tts_preview=tts_preview,
+                   recommend=lambda: recommend_llm(app.registry),
                    on_profile_changed=on_profile_changed)
 
 

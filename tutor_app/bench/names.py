@@ -1,0 +1,198 @@
+"""`tutor-app bench names`: names heard right with and without the profile's bias list.
+
+A name-rich learner profile (a real memory store in a temporary folder: "My best friend is
+called Haneul", "I have a dog named Kongi", ...) gives the bias list exactly as a call
+would (speech/bias.py `build_bias`). Sentences that use those names are spoken by the
+app's own TTS (Piper joe at two speeds, plus an espeak-ng voice when installed) into a
+temporary folder and transcribed by Whisper with no list, with the list as `hotwords`
+and as `initial_prompt`. Same run: WER on the shared clips (plain speech, no names) per
+mode, so a list that makes plain speech worse shows, and silence / low noise per mode
+(prompted Whisper's known failure is to "hear" the prompt there). Prints; asserts nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from tutor_app.bench.common import machine_line
+
+GOALS = "names right with the list >= 80 %; WER on the shared clips unchanged; silence/noise -> no text"
+MODES = ("off", "hotwords", "prompt")
+PROFILE = "bench-names"
+
+# The learner's memories: (text, category, importance, meta). Names in them, plus things
+# that must never reach the list (a PIN, plain words).
+MEMORIES = (
+    ("Name: Minji", "name", 0.9, {"field": "name", "value": "Minji"}),
+    ("Occupation: UX designer at Naver", "occupation", 0.8, {"field": "occupation", "value": "UX designer at Naver"}),
+    ("My best friend is called Haneul", "fact", 0.6, {}),
+    ("I meet my boyfriend Seonghwa in Hongdae", "fact", 0.6, {}),
+    ("I have a dog named Kongi", "fact", 0.6, {}),
+    ("I design screens in Figma every day", "occupation", 0.6, {}),
+    ("My sister Jiwoo lives in Busan", "fact", 0.6, {}),
+    ("Our cat is called Dubu", "fact", 0.5, {}),
+    ("I like hiking on Bukhansan with my friend Minho", "interest", 0.6, {}),
+    ("I grew up in Ilsan and now I live in Mapo", "fact", 0.5, {}),
+    ("I have a job interview at Kakao next month", "schedule", 0.7, {}),
+    ("My bank PIN is 4921", "fact", 0.4, {}),
+    ("I love spicy rice cakes", "preference", 0.5, {}),
+)
+
+# (sentence, names in it): 11 sentences, 15 names.
+SENTENCES = (
+    ("Hi, my name is Minji, and I'd like to practise my English.", ("Minji",)),
+    ("Yesterday I had lunch with Haneul near my office.", ("Haneul",)),
+    ("Seonghwa and I walked around Hongdae after dinner.", ("Seonghwa", "Hongdae")),
+    ("I took Kongi to the park, and he chased a pigeon.", ("Kongi",)),
+    ("My team at Naver is redesigning the search page.", ("Naver",)),
+    ("I spent the whole morning fixing prototypes in Figma.", ("Figma",)),
+    ("Jiwoo called me from Busan last night.", ("Jiwoo", "Busan")),
+    ("Our cat Dubu sleeps on my keyboard all the time.", ("Dubu",)),
+    ("On Saturday we hiked up Bukhansan with Minho.", ("Bukhansan", "Minho")),
+    ("I grew up in Ilsan, but now I live in Mapo.", ("Ilsan", "Mapo")),
+    ("Kakao offered me an interview next month.", ("Kakao",)),
+)
+VOICES = ("piper:joe@1.0", "piper:joe@1.25")  # normal and a slower learner
+ESPEAK_VOICE = "espeak:en-us@150"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", metavar="DIR", default=None,
+                        help="folder with speech/manifest.tsv (default: shared/data beside the checkout)")
+    parser.add_argument("--stt-model", default=None, metavar="NAME", help="default: settings (whisper-tiny.en)")
+    parser.add_argument("--modes", default=",".join(MODES), help=f"comma-separated: {', '.join(MODES)}")
+    parser.add_argument("--no-espeak", action="store_true", help="Piper voices only")
+    parser.add_argument("--keep", metavar="DIR", default=None, help="write the name clips here and keep them")
+    parser.add_argument("--json", action="store_true", help="also print one JSON summary line")
+
+
+def heard(name: str, text: str) -> bool:
+    """The name as a word of the transcript (case, possessive and inner hyphens ignored)."""
+    words = re.findall(r"[a-z]+(?:[-'][a-z]+)*", text.lower())
+    norm = {w.replace("-", "").removesuffix("'s") for w in words}
+    return name.lower() in norm
+
+
+def name_profile(folder: Path, embedder):
+    """A real memory store with the name-rich profile (and one other profile beside it)."""
+    from tutor_app.memory.store import open_store
+
+    other = open_store(folder, embedder, "someone-else")
+    other.add("My brother Dmitri lives in Novosibirsk", category="fact")
+    other.close()
+    store = open_store(folder, embedder, PROFILE)
+    for text, category, importance, meta in MEMORIES:
+        store.add(text, category=category, importance=importance, meta=meta)
+    return store
+
+
+def run(args: argparse.Namespace, app) -> int:
+    from tutor_app.bench.speech import default_data_dir, read_manifest
+    from tutor_app.errors import TutorError
+    from tutor_app.speech.audiofile import load_audio
+    from tutor_app.speech.bias import build_bias
+    from tutor_app.speech.devices import select_compute
+    from tutor_app.speech.stt import SttOptions, WhisperStt
+
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if not modes or any(m not in MODES for m in modes):
+        raise TutorError(f"bench names: --modes takes {', '.join(MODES)}")
+    data = Path(args.data) if args.data else default_data_dir()
+    try:
+        rows = read_manifest(data)
+    except OSError as exc:
+        raise TutorError(f"bench names: no speech data at {data} ({exc.strerror}); pass --data DIR") from None
+    print(machine_line())
+    work = Path(tempfile.mkdtemp(prefix="tutor-bench-names-"))
+    try:
+        store = name_profile(work / "memory.lancedb", app.embedder)
+        started = time.perf_counter()
+        bias = build_bias(store)
+        bias_ms = (time.perf_counter() - started) * 1000
+        store.close()
+        print(f"bias list ({len(bias)} terms, {len(bias.text)} chars, built in {bias_ms:.0f} ms): {bias.text}")
+        clips = _name_clips(app.registry, Path(args.keep) if args.keep else work / "clips", not args.no_espeak)
+        name = args.stt_model or app.settings.speech.stt_model
+        choice = select_compute("auto", "auto")
+        base = SttOptions.from_settings(app.settings.speech)
+        from dataclasses import replace
+
+        stt = WhisperStt(app.registry.path(name), app.vad, choice.device, choice.compute_type, base)
+        shared = [(row, load_audio(data / "speech" / row["file"])) for row in rows]
+        results = {mode: _measure(stt, replace(base, bias_mode=mode), bias, clips, shared) for mode in modes}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    total = sum(len(names) for _t, names, _v, _a in clips)
+    voices = sorted({v for _t, _n, v, _a in clips})
+    print(f"\nSTT {name} on {choice.device} {choice.compute_type} (beam {base.beam_size}); "
+          f"{len(clips)} name clips ({len(SENTENCES)} sentences x {len(voices)} voices: {', '.join(voices)})")
+    print(f"  {'mode':10} {'names right':>14} {'shared-clip WER':>16} {'silence/noise':>14} {'ms/clip':>8}")
+    for mode, r in results.items():
+        print(f"  {mode:10} {r['right']:>4}/{total:<3} {r['right'] / total * 100:5.1f}% "
+              f"{r['wer'] * 100:14.2f} % {r['noise_text'] or '(none)':>14} {r['ms_per_clip']:8.0f}")
+    print(f"  goals: {GOALS}")
+    for mode, r in results.items():
+        if r["missed"]:
+            print(f"  missed ({mode}): " + "; ".join(r["missed"][:12]))
+    if args.json:
+        summary = {"bench": "names", "stt_model": name, "names_total": total, "clips": len(clips),
+                   "voices": voices, "bias_terms": len(bias), "bias_chars": len(bias.text),
+                   "bias_build_ms": round(bias_ms, 1)}
+        for mode, r in results.items():
+            summary[f"names_right_{mode}"] = r["right"]
+            summary[f"names_rate_{mode}"] = round(r["right"] / total, 4)
+            summary[f"wer_{mode}"] = round(r["wer"], 4)
+            summary[f"noise_text_{mode}"] = r["noise_text"]
+        print(json.dumps(summary))
+    return 0
+
+
+def _name_clips(registry, folder: Path, with_espeak: bool) -> list[tuple[str, tuple[str, ...], str, np.ndarray]]:
+    """(sentence, names, voice, 16 kHz samples) per sentence and voice; also written as WAVs."""
+    from tutor_app.bench.splice import Voices
+    from tutor_app.speech.tts import write_wav
+
+    voices = list(VOICES) + ([ESPEAK_VOICE] if with_espeak and shutil.which("espeak-ng") else [])
+    speaker = Voices(registry)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for v, voice in enumerate(voices):
+        for i, (text, names) in enumerate(SENTENCES):
+            audio = speaker.speak(voice, text)
+            write_wav(folder / f"names-{v}-{i:02d}.wav", audio, 16000)
+            out.append((text, names, voice, audio))
+    return out
+
+
+def _measure(stt, options, bias, clips, shared) -> dict:
+    from tutor_app.core.types import AudioClip
+    from tutor_app.speech.wer import wer_counts
+
+    stt.options = options  # "off": the list is not used at all (not even to snap near misses)
+    right, missed, seconds = 0, [], 0.0
+    for _text, names, voice, audio in clips:
+        started = time.perf_counter()
+        text = stt.transcribe(AudioClip(audio, 16000), bias=bias).text
+        seconds += time.perf_counter() - started
+        for n in names:
+            if heard(n, text):
+                right += 1
+            else:
+                missed.append(f"{n} ({voice.split(':')[0]}): {text}")
+    errors = words = 0
+    for row, clip in shared:
+        counts = wer_counts(row["transcript"], stt.transcribe(clip, bias=bias).text)
+        errors += counts.errors
+        words += counts.reference_words
+    rng = np.random.default_rng(3)
+    quiet = [np.zeros(16000 * 5, np.float32)] + [rng.normal(0, a, 16000 * 5).astype(np.float32) for a in (0.003, 0.03)]
+    noise_text = " | ".join(t for t in (stt.transcribe(AudioClip(q, 16000), bias=bias).text for q in quiet) if t)
+    return {"right": right, "missed": missed, "wer": errors / words if words else 0.0,
+            "noise_text": noise_text[:60], "ms_per_clip": seconds / len(clips) * 1000}

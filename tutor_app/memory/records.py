@@ -1,0 +1,117 @@
+"""Transcript lines (the messages table) and call records (the calls table) of one
+profile: the part of `ProfileMemory` (store.py) that is not memories."""
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import datetime
+from typing import Any
+
+from tutor_app.errors import TutorError
+from tutor_app.memory import schema as S
+from tutor_app.memory.models import CallRecord, Message
+
+log = logging.getLogger("tutor_app.memory.store")
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+def emotion_column(label: str, score: float | None) -> str:
+    """The messages table's one emotion column holds "label:score" (older rows: "label"),
+    so a report rebuilt in a new process keeps the scores without a schema change."""
+    return f"{label}:{score:.3f}" if label and score is not None else (label or "")
+
+
+def parse_emotion_column(value: str) -> tuple[str, float | None]:
+    label, sep, score = value.rpartition(":")
+    if not sep:
+        return value, None
+    try:
+        return label, float(score)
+    except ValueError:
+        return value, None
+
+
+class RecordsMixin:
+    """Needs `_db`, `profile`, `embedder`, `_and()` and `_rows()` from ProfileMemory."""
+
+    # -- messages (transcript, selective history) --------------------------------------
+    def add_message(self, session_id: str, role: str, text: str, emotion: str = "",
+                    created_at: datetime | None = None, embed: bool = True,
+                    emotion_score: float | None = None) -> Message:
+        """Store a transcript line; learner lines are embedded (if embedding fails the
+        line is still stored, without a vector)."""
+        import pyarrow as pa
+
+        if role not in ("user", "assistant"):
+            raise TutorError("role must be 'user' or 'assistant'")
+        S.check_text(text, "message text", limit=S.MAX_MESSAGE_BYTES)
+        msg = Message(new_id(), str(session_id), role, text, created_at or S.utcnow(), emotion or "",
+                      None if emotion_score is None else round(float(emotion_score), 3))
+        vec = None
+        if role == "user" and embed:
+            try:
+                vec = self.embedder.embed_one(text).tolist()
+            except Exception:  # noqa: BLE001 - history then falls back to the recent window
+                log.warning("could not embed a message; stored without a vector", exc_info=True)
+        schema = self._db.tables[S.MESSAGES].schema
+        row = {"id": msg.id, "profile": self.profile, "session_id": msg.session_id, "role": role, "text": text,
+               "emotion": emotion_column(msg.emotion, msg.emotion_score), "created_at": msg.created_at, "vector": vec}
+        self._db.add(S.MESSAGES, pa.Table.from_pylist([row], schema=schema))
+        return msg
+
+    def session_messages(self, session_id: str | None, with_vectors: bool = False) -> list[tuple[Message, Any]]:
+        """(message, vector or None) of one session (None: every session), oldest first."""
+        cols = ["id", "session_id", "role", "text", "emotion", "created_at"] + (["vector"] if with_vectors else [])
+        where = None if session_id is None else f"session_id = {S.sql_str(str(session_id))}"
+        rows = self._rows(S.MESSAGES, where, cols)
+        out = [(Message(r["id"], r["session_id"], r["role"], r["text"], r["created_at"],
+                        *parse_emotion_column(r.get("emotion") or "")), r.get("vector")) for r in rows]
+        out.sort(key=lambda mv: (mv[0].created_at, mv[0].id))
+        return out
+
+    # -- calls --------------------------------------------------------------------
+    def record_call(self, session_id: str, started_at: datetime, ended_at: datetime | None = None,
+                    extracted: bool = False, report: dict[str, Any] | None = None) -> CallRecord:
+        import json
+
+        import pyarrow as pa
+
+        rec = CallRecord(new_id(), str(session_id), started_at, ended_at, extracted, dict(report or {}))
+        row = {"id": rec.id, "profile": self.profile, "session_id": rec.session_id, "started_at": started_at,
+               "ended_at": ended_at, "extracted": extracted, "report": json.dumps(rec.report, ensure_ascii=False)}
+        self._db.add(S.CALLS, pa.Table.from_pylist([row], schema=self._db.tables[S.CALLS].schema))
+        return rec
+
+    def update_call(self, call_id: str, *, ended_at: datetime | None = None, report: dict[str, Any] | None = None,
+                    extracted: bool | None = None) -> None:
+        import json
+
+        values: dict[str, Any] = {}
+        if ended_at is not None:
+            values["ended_at"] = ended_at
+        if report is not None:
+            values["report"] = json.dumps(report, ensure_ascii=False)
+        if extracted is not None:
+            values["extracted"] = bool(extracted)
+        if values:
+            self._db.update(S.CALLS, self._and(f"id = {S.sql_str(call_id)}"), values)
+
+    def mark_extracted(self, call_id: str) -> None:
+        self.update_call(call_id, extracted=True)
+
+    def calls(self) -> list[CallRecord]:
+        import json
+
+        rows = self._rows(S.CALLS)
+        out = []
+        for r in rows:
+            try:
+                report = json.loads(r.get("report") or "{}")
+            except ValueError:
+                report = {}
+            out.append(CallRecord(r["id"], r["session_id"], r["started_at"], r["ended_at"],
+                                  bool(r["extracted"]), report if isinstance(report, dict) else {}))
+        return sorted(out, key=lambda c: (c.started_at or S.utcnow(), c.id))

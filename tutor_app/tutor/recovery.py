@@ -1,0 +1,124 @@
+"""One recovery path, run in the background at every start (GUI, `call`, `chat`,
+`end-call`): calls whose end-of-call work never completed are finished and extracted.
+
+Which calls are unfinished:
+- ended but not extracted: the extraction failed (the model was unreachable) or the
+  process died during `end-call` (`process_call` records the end time first);
+- never ended, and owned by a live call whose process is gone (a GUI crash or kill -9).
+  A live call holds a `CallLease` (an OS file lock, released by the OS when the process
+  dies), so a call another running process still owns is never touched. A text session
+  (`chat`, `call --input`) holds no lease: it stays open for `--session S` to continue.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tutor_app.tutor.lifecycle import CallOutcome, process_call
+
+log = logging.getLogger(__name__)
+
+LEASE_SUFFIX = ".lease"
+
+
+class CallLease:
+    """Held by the process running a live call, from its start until its call-end work
+    is done. A lease file whose lock can be taken belongs to a call that died."""
+
+    def __init__(self, live_dir: Path, session_id: str) -> None:
+        from filelock import FileLock
+
+        live_dir.mkdir(parents=True, exist_ok=True)
+        self.path = live_dir / f"{session_id}{LEASE_SUFFIX}"
+        self._lock = FileLock(str(self.path), timeout=0)
+        self._lock.acquire()
+
+    def release(self) -> None:
+        """The call is finished: its lease goes (the file first, so nobody sees it free)."""
+        if self._lock.is_locked:
+            self.path.unlink(missing_ok=True)
+            self._lock.release()
+
+
+def abandoned(live_dir: Path, session_id: str) -> bool:
+    """True when a live call's lease exists and nobody holds it (its process is gone)."""
+    from filelock import FileLock, Timeout
+
+    path = live_dir / f"{session_id}{LEASE_SUFFIX}"
+    if not path.exists():
+        return False
+    probe = FileLock(str(path), timeout=0)
+    try:
+        probe.acquire()
+    except Timeout:
+        return False  # a running call (this process or another) owns it
+    probe.release()
+    return True
+
+
+@dataclass
+class Recovery:
+    """The background run of `recover`; `close()` waits for it (a command's exit must not
+    cut an extraction off half-way: it would only be redone next time)."""
+
+    thread: threading.Thread | None = None
+    outcomes: list[CallOutcome] = field(default_factory=list)
+
+    def close(self) -> None:
+        if self.thread is not None:
+            self.thread.join()
+
+
+def unfinished(memory, live_dir: Path, exclude: str | None = None) -> list:
+    """The calls `recover` would finish, oldest first."""
+    out = []
+    for call in memory.calls():
+        if call.extracted or call.session_id == exclude:
+            continue
+        if call.ended_at is None and not abandoned(live_dir, call.session_id):
+            continue
+        out.append(call)
+    return out
+
+
+def recover(engine, live_dir: Path, exclude: str | None = None) -> list[CallOutcome]:
+    """Finish every unfinished call of the engine's profile now (synchronously)."""
+    done = []
+    for call in unfinished(engine.services.memory, live_dir, exclude):
+        ended = call.ended_at.timestamp() if call.ended_at else _last_activity(engine, call)
+        try:
+            outcome = process_call(engine, call.session_id, None, None, ended)
+        except Exception:  # noqa: BLE001 - one bad call must not stop the others; next start retries
+            log.exception("recovering call %s failed", call.session_id)
+            continue
+        done.append(outcome)
+        log.info("recovered call %s: extraction %s", call.session_id, outcome.extraction)
+        # The call has its end time now: a failed extraction is retried as "ended, not
+        # extracted", so the dead call's lease has done its job.
+        (live_dir / f"{call.session_id}{LEASE_SUFFIX}").unlink(missing_ok=True)
+    return done
+
+
+def start_recovery(engine, live_dir: Path, exclude: str | None = None) -> Recovery:
+    """`recover` on a background thread (non-daemon: finished before the process exits)."""
+    recovery = Recovery()
+
+    def work() -> None:
+        try:
+            recovery.outcomes.extend(recover(engine, live_dir, exclude))
+        except Exception:  # noqa: BLE001 - a background failure is logged; the next start retries
+            log.exception("recovery of unfinished calls failed")
+
+    recovery.thread = threading.Thread(target=work, name="recover-calls", daemon=False)
+    recovery.thread.start()
+    return recovery
+
+
+def _last_activity(engine, call) -> float:
+    """A call that died while live ended at its last message (not at this restart)."""
+    messages = engine.services.memory.session_messages(call.session_id)
+    if messages:
+        return messages[-1][0].created_at.timestamp()
+    return call.started_at.timestamp() if call.started_at else engine.services.clock()
