@@ -3,6 +3,11 @@
 Built once (by the CLI or the GUI) and passed down; nothing else re-reads the file.
 Unknown keys in the file are ignored with a warning so an older app can open a newer
 file; values of the wrong type fall back to the default with a warning.
+
+Command-line and environment overrides (`--profile`, `--llm`, TUTOR_APP_*) are for one
+run: they are applied to the same object the app reads, but recorded in
+`Settings.overrides`, so `save()` writes the file's own value back for them unless the
+user has since changed that key in the app (then the user's choice is saved).
 """
 from __future__ import annotations
 
@@ -96,6 +101,46 @@ class EmotionSettings:
     crisis_enabled: bool = True
 
 
+@dataclass(frozen=True)
+class Override:
+    """One value set for this run only, by the command line or the environment."""
+
+    key: str  # "profile" or "section.name", e.g. "llm.backend"
+    value: Any  # what the override set
+    underneath: Any  # what the file (or the default) had: what a save writes instead
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """The run's overrides, kept apart from the values that belong in the file: one
+    `tutor-app --llm local gui` must not make "local" the backend for good."""
+
+    items: tuple[Override, ...] = ()
+
+    def get(self, key: str) -> Override | None:
+        return next((o for o in self.items if o.key == key), None)
+
+    def keys(self) -> tuple[str, ...]:
+        return tuple(o.key for o in self.items)
+
+    def adding(self, key: str, value: Any, underneath: Any) -> "Overrides":
+        return Overrides(tuple(o for o in self.items if o.key != key) + (Override(key, value, underneath),))
+
+    def persisted(self, key: str, current: Any) -> Any:
+        """The value to save for `key`. Still the override's value: the user did not choose
+        it, so the file keeps what it had. Changed since (another backend picked in the
+        Settings window, a profile chosen in the memory panel): the user's choice."""
+        override = self.get(key)
+        if override is not None and current == override.value:
+            return override.underneath
+        return current
+
+    def still_active(self, settings: "Settings") -> "Overrides":
+        """Without the overrides the user has replaced by a choice of their own: once saved,
+        that key is theirs, so changing it back to the override's value later is saved too."""
+        return Overrides(tuple(o for o in self.items if _get(settings, o.key) == o.value))
+
+
 @dataclass
 class Settings:
     paths: AppPaths
@@ -106,8 +151,11 @@ class Settings:
     llm: LLMSettings = field(default_factory=LLMSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)
     emotion: EmotionSettings = field(default_factory=EmotionSettings)
+    # What this run's command line / environment changed (never written to the file).
+    overrides: Overrides = field(default_factory=Overrides, repr=False)
 
-    # Sections stored in the settings file (paths, profile and debug come from the command line).
+    # Sections stored in the settings file, with `profile` (the last one chosen in the app);
+    # paths and debug come from the command line only.
     SECTIONS = ("tutor", "speech", "llm", "memory", "emotion")
 
     @classmethod
@@ -126,13 +174,18 @@ class Settings:
                 log.warning("ignoring unreadable settings file %s: %s", paths.settings_file, exc)
                 data = {}
             settings = settings._with_file_values(data)
-        settings.profile = profile or os.environ.get(ENV_PROFILE) or data_profile(settings) or "default"
-        backend = llm_backend or os.environ.get(ENV_LLM)
-        if backend:
-            settings.llm.backend = backend
-        model = os.environ.get(ENV_ANTHROPIC_MODEL)
-        if model:
-            settings.llm.anthropic_model = model
+        # An argument wins over the environment, which wins over the file.
+        for key, value in (
+            ("profile", profile or os.environ.get(ENV_PROFILE)),
+            ("llm.backend", llm_backend or os.environ.get(ENV_LLM)),
+            ("llm.anthropic_model", os.environ.get(ENV_ANTHROPIC_MODEL)),
+        ):
+            if key == "llm.backend" and value and value not in LLM_BACKENDS:
+                log.warning("%s=%r is not one of %s: ignored", ENV_LLM, value, ", ".join(LLM_BACKENDS))
+                continue
+            if value:  # an empty variable means "not set", as it always has
+                settings.overrides = settings.overrides.adding(key, value, _get(settings, key))
+                _set(settings, key, value)
         return settings
 
     def _with_file_values(self, data: dict[str, Any]) -> "Settings":
@@ -141,14 +194,19 @@ class Settings:
             section = data.get(name)
             if isinstance(section, dict):
                 updated = replace(updated, **{name: _merge(getattr(self, name), section, name)})
-        if isinstance(data.get("profile"), str):
-            updated._file_profile = data["profile"]  # type: ignore[attr-defined]
+        if isinstance(data.get("profile"), str) and data["profile"]:
+            updated.profile = data["profile"]
         return updated
 
     def to_dict(self) -> dict[str, Any]:
+        """What the file holds: the current values, except those still set by an override."""
         out: dict[str, Any] = {"profile": self.profile}
         for name in self.SECTIONS:
             out[name] = asdict(getattr(self, name))
+        for key in self.overrides.keys():
+            *section, name = key.split(".")
+            target = out[section[0]] if section else out
+            target[name] = self.overrides.persisted(key, target[name])
         return out
 
     def save(self) -> Path:
@@ -159,6 +217,7 @@ class Settings:
         tmp = target.with_suffix(".tmp")
         tmp.write_bytes(tomli_w.dumps(self.to_dict()).encode("utf-8"))
         os.replace(tmp, target)  # atomic: a crash never leaves half a settings file
+        self.overrides = self.overrides.still_active(self)
         return target
 
 
@@ -166,8 +225,17 @@ class Settings:
 RETIRED = {"speech.word_timestamps"}  # always on: the call report's fluency needs word timings
 
 
-def data_profile(settings: Settings) -> str | None:
-    return getattr(settings, "_file_profile", None)
+def _get(settings: Settings, key: str) -> Any:
+    """The value of a dotted key ("profile", "llm.backend")."""
+    value: Any = settings
+    for part in key.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def _set(settings: Settings, key: str, value: Any) -> None:
+    *parents, name = key.split(".")
+    setattr(_get(settings, ".".join(parents)) if parents else settings, name, value)
 
 
 def _merge(current: Any, values: dict[str, Any], section: str) -> Any:

@@ -67,9 +67,9 @@ class FakeInputStream(_Stream):
             self.push(np.full(FRAME, amplitude, dtype=np.float32))
 
 class FakeOutputStream(_Stream):
-    def pull(self, frames: int) -> np.ndarray:
+    def pull(self, frames: int, underflow: bool = False) -> np.ndarray:
         out = np.zeros((frames, 1), dtype=np.float32)
-        self.callback(out, frames, None, Flags())
+        self.callback(out, frames, None, Flags(output_underflow=underflow))
         return out[:, 0].copy()
 
 

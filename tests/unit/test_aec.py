@@ -40,24 +40,25 @@ def _play(rate: int, new_rate: int, gap_s: float, path_s: float = 0.05, change_s
     if learner is not None:
         near[:len(learner)] += learner
 
-    def blocks(part, r, t0):
+    def blocks(part, r, t0, after_gap=False):
         x = part if r == 16000 else resample_poly(part, r, 16000).astype(np.float32)
         step = r // 40  # 25 ms output blocks
-        return [(x[i:i + step].copy(), t0 + i / r) for i in range(0, len(x), step)]
+        # PortAudio flags the first block after an underrun (status.output_underflow).
+        return [(x[i:i + step].copy(), t0 + i / r, after_gap and i == 0) for i in range(0, len(x), step)]
 
     resumed = change_s + gap_s
     events = [(rate, 0.0)] + blocks(far16[:cut], rate, 0.0)
     if new_rate != rate:
         events.append((new_rate, resumed))
-    events += blocks(far16[cut:], new_rate, resumed)
+    events += blocks(far16[cut:], new_rate, resumed, after_gap=gap_s > 0 and new_rate == rate)
     tap = FarEndTap()
     canceller = EchoCanceller.load(AecOptions(), tap)
     k, cleaned = 0, []
     for i in range(0, len(near) - 512, 512):
         t_near = i / 16000
         while k < len(events) and events[k][1] <= t_near + 0.25:
-            block, t = events[k]
-            tap.started(block) if isinstance(block, int) else tap.push(block, t)
+            block, t, *flag = events[k]
+            tap.started(block) if isinstance(block, int) else tap.push(block, t, *flag)
             k += 1
         cleaned.append(canceller.process(near[i:i + 512], t_near))
     return near, np.concatenate(cleaned), canceller, resumed
@@ -144,13 +145,12 @@ def test_a_call_without_the_canceller_falls_back_to_gated_mode_and_says_so(monke
         call.end()
 
 
-@pytest.mark.xfail(strict=False, reason="known gap (issue 11): the single frozen origin re-anchors only once "
-                   "a 41-block median moves, so a long underrun or a new output stream costs ~1 s of "
-                   "weak cancellation; a multi-anchor timeline fixed this here but let a reply's tail "
-                   "through once in a CI run, so it was set aside")
 @pytest.mark.parametrize("rate,new_rate,gap_s", [
-    (48000, 48000, 0.15), (48000, 48000, 0.3),  # underruns
-    (48000, 44100, 0.05), (22050, 16000, 0.2)])  # the speaker changed: a new Player at another rate
+    (48000, 48000, 0.15), (48000, 48000, 0.3),  # underruns (PortAudio flags the next block)
+    (22050, 16000, 0.2),  # the speaker changed: a new Player at another rate
+    pytest.param(48000, 44100, 0.05, marks=pytest.mark.xfail(strict=False, reason=(
+        "known gap (issue 11): a new output stream that starts while the old one's last "
+        "blocks are still to be heard resets the reference, so those ~200 ms leak (18 dB)")))])
 def test_the_reference_stays_aligned_through_underruns_and_a_new_output_stream(rate, new_rate, gap_s):
     near, cleaned, _, resumed = _play(rate, new_rate, gap_s)
     assert _erle(near, cleaned, 1.5, 3.0) >= 20

@@ -89,6 +89,23 @@ def test_player_underflow_goes_idle():
     player.close()
 
 
+def test_the_echo_reference_hears_of_an_underrun_from_the_player():
+    from tutor_app.speech.aec import FarEndTap
+
+    sd = FakeSd()
+    tap = FarEndTap()
+    player = Player(sd, None, 16000, far_tap=tap)
+    player.start()
+    player.play(np.full(1200, 0.1), 1)
+    sd.outputs[0].pull(400)
+    sd.outputs[0].pull(400, underflow=True)  # PortAudio: the device ran dry before this block
+    blocks = tap.drain()
+    assert blocks[0] == ("start", 16000)
+    assert [(len(b), flag) for b, _, flag in blocks[1:]] == [(400, False), (400, True)]
+    assert player.stats.underflows == 1
+    player.close()
+
+
 def test_devices_listed_and_resolved():
     sd = FakeSd()
     names = [(d.name, d.inputs > 0, d.outputs > 0) for d in list_devices(sd)]

@@ -67,6 +67,16 @@ def test_trusting_full_sentences_ends_them_despite_low_audio():
     assert decide(0.2, "I went hiking with my", trusting).complete is False
 
 
+def test_a_full_sentence_the_audio_doubts_is_likely_not_complete():
+    doubted = decide(0.2, "I went hiking with my friends last weekend.")
+    assert (doubted.complete, doubted.likely) == (False, True)  # a shorter wait ends it
+    assert decide(0.2, "I went hiking with my").likely is False  # unfinished words wait the full time
+    assert decide(0.2, None).likely is False  # no words: the audio alone is not enough
+    assert decide(0.2, "really").likely is False  # unclear words
+    assert decide(0.9, "I went hiking.").likely is False  # complete already
+    assert decide(0.10, "Yes, I did.", EndOfTurnOptions(min_audio_for_words=0.15)).likely is True
+
+
 def test_audio_floor_for_finished_words():
     floored = EndOfTurnOptions(min_audio_for_words=0.15)
     assert decide(0.10, "Yes, I did.", floored).complete is False

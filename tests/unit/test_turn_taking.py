@@ -17,6 +17,7 @@ from tutor_app.tutor.turn_taking import TurnTakingOptions, is_backchannel
 
 COMPLETE = SimpleNamespace(complete=True, reason="scripted")
 UNFINISHED = SimpleNamespace(complete=False, reason="scripted")
+LIKELY = SimpleNamespace(complete=False, likely=True, reason="scripted: a full sentence, doubtful audio")
 CHECK = 7  # frames of silence that pass the 200 ms check (6 frames) with one to spare
 
 
@@ -118,6 +119,62 @@ def test_an_unfinished_turn_ends_at_the_thinking_time(calls):
     assert not call.rec.of(ev.UserUtterance)
     steps.push(0.0, 31 - CHECK - 1)  # 1000 ms of silence in all
     assert call.rec.wait_kind(ev.UserUtterance)[0].text == "hello there"
+
+
+def test_a_likely_turn_ends_at_the_sentence_wait_not_the_thinking_time(calls):
+    judge = ScriptedJudge(LIKELY)
+    call = calls(judge=judge, turns=TurnTakingOptions(thinking_ms=2000))  # sentence wait: 1000 ms
+    steps = Steps(call)
+    steps.push(0.0, 15)
+    steps.push(0.3, 16)
+    steps.pause_until_judged(judge, 1)
+    steps.push(0.0, 31 - CHECK - 2)  # 30 frames: 960 ms of silence
+    assert not call.rec.of(ev.UserUtterance)
+    steps.push(0.0, 2)  # 1024 ms: past the sentence wait, far from the 2 s thinking time
+    assert call.rec.wait_kind(ev.UserUtterance)[0].text == "hello there"
+    call.queued(9000)
+    call.play_all()
+    assert call.rec.wait_kind(ev.TutorTurnDone)[0].reply == " ".join(REPLY)
+    assert call.ctl.loop.listener.ends == {"sentence": 1}
+    assert len(call.stt.clips) == 1  # the early transcript was used
+
+
+def test_a_likely_turn_the_learner_goes_on_with_stays_one_turn(calls):
+    judge = ScriptedJudge(LIKELY, COMPLETE)
+    call = calls(judge=judge, turns=TurnTakingOptions(thinking_ms=2000),
+                 stt=FakeStt("I went to the park.", "I went to the park with my sister"))
+    steps = Steps(call)
+    steps.push(0.0, 15)
+    steps.push(0.3, 16)
+    steps.pause_until_judged(judge, 1)
+    steps.push(0.0, 20)  # 0.9 s of thought, under the sentence wait
+    steps.push(0.3, 10)
+    steps.pause_until_judged(judge, 2)
+    assert [u.text for u in call.rec.wait_kind(ev.UserUtterance)] == ["I went to the park with my sister"]
+    assert call.ctl.loop.listener.ends == {"judge": 1}
+
+
+def test_a_late_speculation_is_retracted_when_the_learner_goes_on_before_its_audio(calls):
+    judge = ScriptedJudge(LIKELY, COMPLETE)
+    tts = GatedTts()
+    call = calls(judge=judge, tts=tts, turns=TurnTakingOptions(thinking_ms=2000),
+                 stt=FakeStt("I went to the park.", "I went to the park with my sister"))
+    steps = Steps(call)
+    steps.push(0.0, 15)
+    steps.push(0.3, 16)
+    steps.pause_until_judged(judge, 1)
+    steps.push(0.0, 31 - CHECK)  # past the sentence wait: the tutor's turn starts
+    assert tts.entered.wait(10)
+    steps.push(0.0, 5)  # 160 ms more silence: not yet committed (that takes commit - check = 500 ms)
+    steps.push(0.3, 10)  # the learner goes on
+    tts.release.set()
+    steps.pause_until_judged(judge, 2)
+    call.queued(9000)
+    call.play_all()
+    call.rec.wait_kind(ev.TutorTurnDone)
+    assert [u.text for u in call.rec.of(ev.UserUtterance)] == ["I went to the park with my sister"]
+    assert [t.user_text for t in call.session.turns] == ["I went to the park with my sister"]
+    assert call.ctl.loop.listener.ends == {"sentence": 1, "retracted": 1, "judge": 1}
 
 
 def test_a_speculative_turn_the_learner_talks_on_through_leaves_no_trace(calls):

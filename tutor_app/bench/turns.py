@@ -34,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clips", metavar="DIR", default=None, help="pause-clip folder (made when missing)")
     parser.add_argument("--rules", default="judge,vad", help="comma-separated: judge, vad")
     parser.add_argument("--json", action="store_true", help="also print one JSON summary line")
+    parser.add_argument("--per-clip", action="store_true", help="also print one line per clip (turns, time)")
 
 
 def run(args: argparse.Namespace, app) -> int:
@@ -58,14 +59,14 @@ def run(args: argparse.Namespace, app) -> int:
         os.environ["ANTHROPIC_BASE_URL"] = server.url
         os.environ["ANTHROPIC_API_KEY"] = fakes.FAKE_API_KEY
         for rule in [r.strip() for r in args.rules.split(",") if r.strip()]:
-            summary[rule] = _rule(app, folder, clips, rule)
+            summary[rule] = _rule(app, folder, clips, rule, per_clip=args.per_clip)
     print(f"goals: {GOALS}")
     if args.json:
         print(json.dumps(summary))
     return 0
 
 
-def _rule(app, folder: Path, clips, rule: str) -> dict:
+def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
     from tutor_app.tutor import events as ev
     from tutor_app.tutor.call_controller import CallController
 
@@ -89,6 +90,7 @@ def _rule(app, folder: Path, clips, rule: str) -> dict:
     loop = controller.loop
     cut = pauses = 0
     v2v: list[float] = []
+    by_kind: dict[str, list[float]] = {"finished": [], "pause": []}
     try:
         loop.ready.wait(120)
         loop.wait_frames(loop.frames_seen + 20, timeout=20)
@@ -108,15 +110,25 @@ def _rule(app, folder: Path, clips, rule: str) -> dict:
             done = log.of(ev.TutorTurnDone)[before_done:]
             if done and turns == 1 and "first_audio" in done[-1].timings_ms:
                 v2v.append(done[-1].timings_ms["first_audio"] + latency_ms)
+                by_kind["pause" if clip.kind == "pause" else "finished"].append(v2v[-1])
+            if per_clip:  # ids, voices and pause lengths only: the clip texts are in the manifest
+                timed = f"{v2v[-1]:.0f} ms" if done and turns == 1 and "first_audio" in done[-1].timings_ms else "-"
+                print(f"  {rule} {clip.id:20s} {clip.voice:28s} pause {clip.pause_seconds:4.2f} s: "
+                      f"{turns} turn(s), voice-to-voice {timed}; ends so far {dict(loop.listener.ends)}")
     finally:
         controller.end_call()
     row = {"pause_clips": pauses, "cut": cut, "v2v_p50_ms": round(statistics.median(v2v), 0) if v2v else None,
            "v2v_p90_ms": round(percentile(v2v, 90), 0) if v2v else None, "turns_timed": len(v2v),
            "decision_p50_ms": round(statistics.median(decisions), 1) if decisions else None,
            "ends": dict(loop.listener.ends)}
+    for kind, values in by_kind.items():  # finished sentences vs sentences with a pause inside
+        row[f"{kind}_v2v_p50_ms"] = round(statistics.median(values), 0) if values else None
+        row[f"{kind}_turns"] = len(values)
     print(f"{rule:6s} cut {cut} of {pauses} pause clips; voice-to-voice p50 {row['v2v_p50_ms']} ms, "
           f"p90 {row['v2v_p90_ms']} ms over {len(v2v)} turns"
           + (f"; decision p50 {row['decision_p50_ms']} ms" if decisions else "") + f"; ends {row['ends']}")
+    print(f"{'':6s} p50 of finished sentences {row['finished_v2v_p50_ms']} ms ({row['finished_turns']} turns), "
+          f"of paused ones {row['pause_v2v_p50_ms']} ms ({row['pause_turns']} turns)")
     return row
 
 

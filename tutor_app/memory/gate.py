@@ -57,11 +57,6 @@ def top_emotion(emotions: Sequence[EmotionScore] | None) -> EmotionScore | None:
     return types.top_emotion(emotions, neutral_ok=False)
 
 
-def is_strong(emotions: Sequence[EmotionScore] | None) -> bool:
-    top = top_emotion(emotions)
-    return top is not None and top.score >= STRONG_EMOTION
-
-
 def has_save_trigger(text: str) -> bool:
     return bool(_TRIGGER.search(text)) and not _RECALL_ASK.search(text)
 

@@ -62,18 +62,3 @@ def selective_history(store: "ProfileMemory", session_id: str, query: str, query
         if nxt is not None and nxt.role == "assistant":
             relevant.append(nxt)
     return SelectiveHistory(relevant, window)
-
-
-def select_history(store: "ProfileMemory", session_id: str, query_vector: Any, recent: int = RECENT,
-                   top_k: int = TOP_K, min_similarity: float = MIN_SIMILARITY):
-    """(recent, earlier) as ChatMessage lists for the prompt builder. With no query
-    vector (embedding failed or memory off) `earlier` is empty: the recent window only."""
-    from tutor_app.core.types import ChatMessage
-
-    if query_vector is None:
-        msgs = [m for m, _ in store.session_messages(session_id)]
-        h = SelectiveHistory([], msgs[-recent:] if recent > 0 else [], fallback=True)
-    else:
-        h = selective_history(store, session_id, "", query_vector=query_vector, recent=recent, top_k=top_k,
-                              min_similarity=min_similarity)
-    return ([ChatMessage(m.role, m.text) for m in h.recent], [ChatMessage(m.role, m.text) for m in h.relevant])

@@ -128,7 +128,8 @@ class Bm25:
         self._lengths.append(len(toks))
         self._total += len(toks)
 
-    def _array(self, term: str):
+    def postings(self, term: str):
+        """(rows, term frequencies) of a term as arrays, or None when no row has it."""
         import numpy as np
 
         arr = self._arrays.get(term)
@@ -152,7 +153,7 @@ class Bm25:
         lengths = None
         out = None
         for term in dict.fromkeys(query_terms):
-            arr = self._array(term)
+            arr = self.postings(term)
             if arr is None:
                 continue
             rows, tfs = arr
@@ -194,7 +195,7 @@ def coverage(index: Bm25, query_terms: list) -> "np.ndarray | None":
         total += w
         hit = None
         for term in group:
-            arr = index._array(term)
+            arr = index.postings(term)
             if arr is not None:
                 hit = arr[0] if hit is None else np.union1d(hit, arr[0])
         if hit is None:

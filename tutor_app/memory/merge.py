@@ -17,7 +17,7 @@ from tutor_app.memory.models import Memory
 from tutor_app.memory.schema import MAX_TEXT_BYTES
 
 if TYPE_CHECKING:
-    from tutor_app.memory.store import ProfileMemory
+    from tutor_app.memory.ports import MergeStore
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def _norm(s: str) -> str:
     return " ".join(stem(w) for w in re.findall(r"\w+", s.lower()))
 
 
-def merge_extracted(store: "ProfileMemory", extracted: Any, session_id: str = "") -> MergeResult:
+def merge_extracted(store: "MergeStore", extracted: Any, session_id: str = "") -> MergeResult:
     """Merge one call's extraction into the profile's memories."""
     import numpy as np
 
@@ -144,7 +144,7 @@ def merge_extracted(store: "ProfileMemory", extracted: Any, session_id: str = ""
     return result
 
 
-def _add(store, fld: str, cat: str, value: str, session_id: str, result: MergeResult) -> Memory | None:
+def _add(store: "MergeStore", fld: str, cat: str, value: str, session_id: str, result: MergeResult) -> Memory | None:
     try:
         mem = store.add(TEMPLATES[fld].format(value), category=cat, memory_type="semantic",
                         importance=IMPORTANCE[fld], source="extraction", session_id=session_id,

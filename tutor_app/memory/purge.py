@@ -29,7 +29,7 @@ from tutor_app.memory import schema as S
 
 if TYPE_CHECKING:
     from tutor_app.memory.models import Memory
-    from tutor_app.memory.store import ProfileMemory
+    from tutor_app.memory.ports import PurgeStore
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +159,7 @@ def said_in(memory_text: str, line: str, paraphrase: bool = True) -> bool:
     return paraphrase and len(words) >= 2 and words <= _content_words(line)
 
 
-def exchanges_of(store: "ProfileMemory", memories: Iterable["Memory"]) -> list[str]:
+def exchanges_of(store: "PurgeStore", memories: Iterable["Memory"]) -> list[str]:
     """Message ids of the exchanges these memories came from: each learner line it was
     taken from and the tutor reply that followed it."""
     memories = list(memories)
@@ -184,7 +184,7 @@ def exchanges_of(store: "ProfileMemory", memories: Iterable["Memory"]) -> list[s
 
 
 # -- running -------------------------------------------------------------------------------
-def run(store: "ProfileMemory", job: PurgeJob) -> PurgeResult:
+def run(store: "PurgeStore", job: PurgeJob) -> PurgeResult:
     """Journal the job, then complete it."""
     db = store._db
     with db.writing():  # one read-modify-write of the journal at a time, across processes
@@ -193,7 +193,7 @@ def run(store: "ProfileMemory", job: PurgeJob) -> PurgeResult:
     return complete(store, job)
 
 
-def replay(store: "ProfileMemory") -> list[PurgeResult]:
+def replay(store: "PurgeStore") -> list[PurgeResult]:
     """Finish every deletion an earlier run did not (called on each open)."""
     db = store._db
     if not journal_path(db.db_dir).exists():
@@ -206,7 +206,7 @@ def replay(store: "ProfileMemory") -> list[PurgeResult]:
     return done
 
 
-def complete(store: "ProfileMemory", job: PurgeJob) -> PurgeResult:
+def complete(store: "PurgeStore", job: PurgeJob) -> PurgeResult:
     from tutor_app import logs
 
     db = store._db
@@ -272,14 +272,14 @@ def _lit(ids: Iterable[str]) -> str:
     return ", ".join(S.sql_str(i) for i in ids)
 
 
-def _messages(store: "ProfileMemory", ids: list[str]) -> list:
+def _messages(store: "PurgeStore", ids: list[str]) -> list:
     if not ids:
         return []
     wanted = set(ids)
     return [m for m, _ in store.session_messages(None) if m.id in wanted]
 
 
-def _scrub_reports(store: "ProfileMemory", msgs: list) -> None:
+def _scrub_reports(store: "PurgeStore", msgs: list) -> None:
     """Call reports quote the learner (corrections): drop the quotes of deleted lines."""
     said = [_norm(m.text) for m in msgs if m.role == "user"]
     sessions = {m.session_id for m in msgs}
@@ -316,7 +316,7 @@ def _quotes(correction: Any, said: list[str]) -> bool:
 
 
 # -- hidden but not erased -------------------------------------------------------------------
-def in_old_versions(store: "ProfileMemory", mem_id: str) -> bool:
+def in_old_versions(store: "PurgeStore", mem_id: str) -> bool:
     """Is this id still in an older version of the memories table (deleted, not erased)?"""
     db = store._db
     try:

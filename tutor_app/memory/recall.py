@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from tutor_app.core.types import EmotionScore
-    from tutor_app.memory.store import ProfileMemory
+    from tutor_app.memory.ports import RecallStore
 
 # CALIBRATION (all-MiniLM-L6-v2): `tutor-app bench memory --calibrate` grid-searches
 # DENSE_THRESHOLD, COS_MIN, Z_MIN and MARGIN_MIN on the tuning splits ("calibration" +
@@ -118,7 +118,7 @@ def _semantic(idx, cos, rel, cov, win, limit: int, reason: str = "semantic", gat
     return out
 
 
-def search(store: "ProfileMemory", query: str, k: int = 5, now: datetime | None = None) -> list[MemoryHit]:
+def search(store: "RecallStore", query: str, k: int = 5, now: datetime | None = None) -> list[MemoryHit]:
     """Hybrid search only (no slots/emotion); what `memory search` shows."""
     if not query.strip():
         return []
@@ -130,7 +130,7 @@ def search(store: "ProfileMemory", query: str, k: int = 5, now: datetime | None 
         return _hits(store, idx, found)
 
 
-def recall(store: "ProfileMemory", query: str, emotions: "Sequence[EmotionScore] | None" = None,
+def recall(store: "RecallStore", query: str, emotions: "Sequence[EmotionScore] | None" = None,
            k: int = 3, now: datetime | None = None, context: str = "", touch: bool = True,
            query_vector: "np.ndarray | None" = None, gate: bool = True) -> RecallResult:
     """Memories for this turn. `context` (e.g. the previous learner question) is used to
@@ -162,7 +162,7 @@ def _recall_locked(store, idx, query, rewritten, qvec, rest, rest_vec, emotions,
     nouns = [n.lower() for _, n in asked if n]
     # "my dog" when no memory mentions a dog: the answer is not in memory, so only a
     # very close paraphrase may still count (seed 001: say "I don't know", don't guess).
-    absent = bool(nouns) and not any(idx.lexical._array(alt) is not None
+    absent = bool(nouns) and not any(idx.lexical.postings(alt) is not None
                                      for n in nouns for g in lexical.query_groups(n) for alt in g)
     cands: list[_Scored] = _semantic(idx, cos, rel, cov, win, limit=CANDIDATES, gate=gate)
     if absent and gate:
@@ -170,7 +170,7 @@ def _recall_locked(store, idx, query, rewritten, qvec, rest, rest_vec, emotions,
     # "my sister" -> the sister's name from an earlier memory ("my sister Jiwon"), so
     # memories that only use the name ("Jiwon is moving to Seoul") are found too.
     for name in _names_for(idx, nouns):
-        arr = idx.lexical._array(lexical.stem(name.lower()))
+        arr = idx.lexical.postings(lexical.stem(name.lower()))
         for i in (arr[0] if arr is not None else []):
             i = int(i)
             if idx.current[i]:
@@ -180,7 +180,7 @@ def _recall_locked(store, idx, query, rewritten, qvec, rest, rest_vec, emotions,
         mask = (idx.tags & slot.bit) != 0
         if noun and len(idx):  # "my sister": a memory about a brother is not an answer
             has = np.zeros(len(idx), dtype=bool)
-            arr = idx.lexical._array(lexical.stem(noun.lower()))
+            arr = idx.lexical.postings(lexical.stem(noun.lower()))
             if arr is not None:
                 has[arr[0]] = True
             mask &= has
@@ -226,7 +226,7 @@ def _names_for(idx, nouns: list[str]) -> list[str]:
 
     names: list[str] = []
     for noun in nouns:
-        arr = idx.lexical._array(lexical.stem(noun))
+        arr = idx.lexical.postings(lexical.stem(noun))
         if arr is None:
             continue
         pat = re.compile(_NAMED.format(n=re.escape(noun)))
@@ -277,7 +277,7 @@ def _rank(idx, cands: list[_Scored]) -> list[_Scored]:
     return kept
 
 
-def _hits(store: "ProfileMemory", idx, scored: list[_Scored]) -> list[MemoryHit]:
+def _hits(store: "RecallStore", idx, scored: list[_Scored]) -> list[MemoryHit]:
     """Built from the index (no table read on the turn's path)."""
     from datetime import timezone
 

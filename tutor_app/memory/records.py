@@ -99,9 +99,6 @@ class RecordsMixin:
         if values:
             self._db.update(S.CALLS, self._and(f"id = {S.sql_str(call_id)}"), values)
 
-    def mark_extracted(self, call_id: str) -> None:
-        self.update_call(call_id, extracted=True)
-
     def calls(self) -> list[CallRecord]:
         import json
 

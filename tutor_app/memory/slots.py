@@ -69,10 +69,6 @@ SLOTS: tuple[Slot, ...] = (
 _REMEMBER_ASK = _re(r"^\s*(?:hey[\s,]+)?(?:do|did|can|could)\s+you\s+(?:still\s+)?(?:remember|recall)\s*(?:that|when|what|the|my|about)?\s*|기억\s*나(?:니|요)?\??")
 
 
-def query_slots(query: str) -> list[Slot]:
-    return [s for s in SLOTS if s.query.search(query)]
-
-
 def query_slots_nouns(query: str) -> list[tuple[Slot, str]]:
     """Slots of the query with, for specific slots, the noun asked about."""
     out = []

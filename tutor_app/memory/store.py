@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tutor_app.errors import TutorError
+from tutor_app.memory import merge, purge, recall
 from tutor_app.memory import schema as S
 from tutor_app.memory.db import VERSION_MAX_AGE_S, MemoryDB
 from tutor_app.memory.index import IndexRow, ProfileIndex
@@ -238,8 +239,6 @@ class ProfileMemory(RecordsMixin):
         and the tutor's reply), quotes of it in call reports and log lines, and every old
         table version (memory/purge.py). An id that is hidden but not yet erased (an
         interrupted deletion) is erased now; then None is returned."""
-        from tutor_app.memory import purge
-
         found = self.get(mem_id)
         if found is None:
             if mem_id in self._db.completed or purge.in_old_versions(self, mem_id):
@@ -267,8 +266,6 @@ class ProfileMemory(RecordsMixin):
 
     def delete_many(self, ids: Sequence[str]) -> int:
         """Housekeeping (cleanup): the memories only, erased for real."""
-        from tutor_app.memory import purge
-
         ids = list(dict.fromkeys(i for i in ids if i))
         if ids:
             for i in ids:
@@ -279,8 +276,6 @@ class ProfileMemory(RecordsMixin):
     def clear(self) -> int:
         """Forget everything of this profile for real: memories, transcripts, call reports
         and the log lines that name them."""
-        from tutor_app.memory import purge
-
         n = self.count()
         self._pending_touch.clear()
         purge.run(self, purge.PurgeJob(self.profile, "clear"))
@@ -288,8 +283,6 @@ class ProfileMemory(RecordsMixin):
 
     def erase_hidden(self) -> None:
         """Finish interrupted deletions and erase whatever is deleted but still on disk."""
-        from tutor_app.memory import purge
-
         purge.replay(self)
         purge.complete(self, purge.PurgeJob("", "tables"))
 
@@ -326,19 +319,13 @@ class ProfileMemory(RecordsMixin):
 
     def search(self, query: str, k: int = 5) -> list[MemoryHit]:
         """Hybrid (dense + BM25) search over the calibrated threshold, best first."""
-        from tutor_app.memory.recall import search
-
-        return search(self, query, k=k)
+        return recall.search(self, query, k=k)
 
     def recall(self, query: str, emotions: "Sequence[EmotionScore] | None" = None, **kwargs: Any):
-        from tutor_app.memory.recall import recall
-
-        return recall(self, query, emotions=emotions, **kwargs)
+        return recall.recall(self, query, emotions=emotions, **kwargs)
 
     def profile_view(self) -> dict[str, Any]:
-        from tutor_app.memory.merge import profile_view
-
-        return profile_view(self.list())
+        return merge.profile_view(self.list())
 
     def profiles(self) -> list[str]:
         """Names of the profiles in this database (names only, never their data): for the
@@ -364,8 +351,6 @@ def open_store(db_dir: Path, embedder, profile: str, footprints: Sequence[Any] =
     """Open (or create) the memory database in `db_dir` and bind it to `profile`; a
     deletion an earlier run did not finish is finished first. `footprints`: the learner's
     text kept elsewhere (purge.Footprint), which every deletion reaches too."""
-    from tutor_app.memory import purge
-
     db = MemoryDB(Path(db_dir), embedder)
     db.footprints = list(footprints)
     store = ProfileMemory(db, profile)

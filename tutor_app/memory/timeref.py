@@ -54,9 +54,3 @@ def window(query: str, now: datetime) -> tuple[float, float] | None:
         start = midnight - back * _DAY
         return start, start + _DAY
     return None
-
-
-def in_window(created: float, win: tuple[float, float]) -> bool:
-    return win[0] <= created < win[1]
-
-

@@ -9,7 +9,10 @@ samples *played* `shift_ms` after it was *captured*, on one timeline built from 
 callbacks' clock and the streams' latencies, so the canceller sees each echo
 'shift_ms + the room's path' after its reference (its own delay estimator takes the
 rest). Both timelines are medians over recent blocks: callback jitter does not move
-them; an underrun or a new output device does, after a fraction of a second.
+them. A known break in the far end - an underrun PortAudio reported, or a new output
+stream after the first - anchors the far timeline at once on the first block after it
+(then refined by the median), so the echo of the next words is cancelled from the start
+instead of after half a second of re-learning (a leaked echo can interrupt the tutor).
 """
 from __future__ import annotations
 
@@ -67,9 +70,10 @@ class FarEndTap:
         """A (new) output stream at `rate` Hz."""
         self._blocks.append(("start", int(rate)))
 
-    def push(self, samples: np.ndarray, t_play: float) -> None:
-        """PortAudio's output callback: `samples` (a copy) start playing at `t_play`."""
-        self._blocks.append((samples, t_play))
+    def push(self, samples: np.ndarray, t_play: float, underflow: bool = False) -> None:
+        """PortAudio's output callback: `samples` (a copy) start playing at `t_play`;
+        `underflow`: PortAudio said the device ran dry before this block (a gap in time)."""
+        self._blocks.append((samples, t_play, underflow))
 
     def drain(self) -> list:
         out = []
@@ -87,13 +91,21 @@ class _Timeline:
     SETTLE = 21  # blocks before the origin is trusted
     REANCHOR_S = 0.03
 
-    def __init__(self) -> None:
+    def __init__(self, immediate: bool = False) -> None:
+        """`immediate`: trust the first reading at once (a stream that replaces another
+        mid-call) instead of waiting SETTLE blocks with no reference at all."""
         self.count = 0
         self._offsets: deque[float] = deque(maxlen=41)
         self._origin: float | None = None
+        self._immediate = immediate
 
-    def add(self, n: int, t_first: float) -> None:
-        self._offsets.append(t_first - self.count / RATE)
+    def add(self, n: int, t_first: float, jump: bool = False) -> None:
+        """`jump`: the stream really moved before this block (a reported underrun)."""
+        reading = t_first - self.count / RATE
+        if jump or (self._immediate and self._origin is None):
+            self._offsets.clear()  # the readings before the break describe another timeline
+            self._origin = reading
+        self._offsets.append(reading)
         self.count += n
         if len(self._offsets) < self.SETTLE:
             return
@@ -178,16 +190,18 @@ class EchoCanceller:
     def _take_far(self) -> None:
         from tutor_app.speech.audio_io import StreamResampler
 
-        for block, t in self.tap.drain():
-            if isinstance(block, str):  # a new output stream
-                self._far_rate = t
-                self._resampler = StreamResampler(t, RATE) if t != RATE else None
-                self._far_line = _Timeline()
+        for entry in self.tap.drain():
+            if isinstance(entry[0], str):  # ("start", rate): a new output stream
+                rate = entry[1]
+                self._far_rate = rate
+                self._resampler = StreamResampler(rate, RATE) if rate != RATE else None
+                self._far_line = _Timeline(immediate=self._far_line.count > 0)
                 self._far[:] = 0
                 continue
+            block, t, underflow = entry
             start_count = self._far_line.count
             samples = self._resampler.process(block) if self._resampler is not None else block
-            self._far_line.add(len(samples), t)
+            self._far_line.add(len(samples), t, jump=underflow and start_count > 0)
             idx = (start_count + np.arange(len(samples))) % len(self._far)
             self._far[idx] = samples
 

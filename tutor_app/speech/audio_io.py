@@ -285,7 +285,8 @@ class Player:
 
     def _callback(self, outdata, frames, time_info, status) -> None:
         # PortAudio's thread: copy queued samples out, count them, never block for long.
-        if status and getattr(status, "output_underflow", False):
+        underflow = bool(status and getattr(status, "output_underflow", False))
+        if underflow:
             self.stats.underflows += 1
         out = outdata[:, 0] if outdata.ndim == 2 else outdata
         filled = 0
@@ -312,7 +313,7 @@ class Player:
         if self._gain != 1.0 and filled:
             out[:filled] *= self._gain
         if self.far_tap is not None:  # exactly what PortAudio gets, silence included
-            self.far_tap.push(out.copy(), time.perf_counter() + self._out_latency)
+            self.far_tap.push(out.copy(), time.perf_counter() + self._out_latency, underflow)
 
     def _notify_loop(self) -> None:
         while True:

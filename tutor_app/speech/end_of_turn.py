@@ -6,7 +6,9 @@ silence: the audio model's probability (smart_turn.py) and the words so far
   whatever the audio says: TTS voices and many learners drop their tone on fragments.
 - Audio at or over the threshold -> complete.
 - Audio under it -> complete only when the words clearly look finished (a short answer,
-  a question, a fixed phrase; optionally a full-looking sentence).
+  a question, a fixed phrase; optionally a full-looking sentence). A full-looking
+  sentence the audio doubts is not complete but `likely`: the live call then ends the
+  turn after a shorter wait than the thinking time (tutor/turn_taking.py).
 - A missing signal (model not loaded, no transcript yet) -> the other one decides;
   both missing -> complete: the plain VAD rule, as before the model existed.
 
@@ -38,6 +40,8 @@ class Verdict:
     reason: str  # short, names the rule; never quotes the learner
     audio_probability: float | None = None
     words: WordsVerdict | None = None
+    # Not complete, but the words look like a whole sentence: a shorter wait ends it.
+    likely: bool = False
 
     @property
     def signals(self) -> str:
@@ -67,4 +71,6 @@ def decide(audio_probability: float | None, transcript: str | None,
     if finished and audio >= options.min_audio_for_words:
         return Verdict(True, f"words: {words.reason} (audio {audio:.2f})", audio, words)
     why = "no words yet" if words is None else f"words: {words.reason}"
-    return Verdict(False, f"audio: incomplete ({audio:.2f} < {options.threshold:.2f}); {why}", audio, words)
+    likely = words is not None and words.state in (FINISHED, SENTENCE)  # held back by the audio alone
+    return Verdict(False, f"audio: incomplete ({audio:.2f} < {options.threshold:.2f}); {why}", audio, words,
+                   likely=likely)

@@ -54,6 +54,7 @@ class _Check:
     transcript: Any  # Future of the STT result of that span
     verdict: Any = None  # Future of the judge's Verdict, once asked
     decided: bool = False
+    likely: bool = False  # judged "likely" complete: ends after the shorter sentence wait
 
 
 class Listener:
@@ -74,6 +75,7 @@ class Listener:
         self._check: _Check | None = None
         self._inflight: Any = None  # the last early STT Future
         self._spec: tuple[int, int, Any] | None = None  # (start, end, TutorTurn) of a speculation
+        self._commit_frames = 0  # silence (frames) at which the speculation is committed
         self._overlap_voiced: int | None = None  # voiced frames of speech over the tutor (None: no overlap)
         self._recent: deque = deque(maxlen=self._echo.frames(options.echo.loud_min_ms
                                                              + options.segmenter.preroll_ms) + 4)
@@ -84,8 +86,9 @@ class Listener:
         self._frames_cond = threading.Condition()
         self.frames_seen = 0
         self.pauses_ms: list[float] = []  # the learner's within-turn pauses (thinking time)
-        # How turns ended: "judge" (speculated on a complete verdict), "silence" (the
-        # segmenter's window), "retracted" (the learner went on), "backchannel".
+        # How turns ended: "judge" (speculated on a complete verdict), "sentence" (a likely
+        # one, at the sentence wait), "silence" (the segmenter's window), "retracted" (the
+        # learner went on), "backchannel".
         self.ends: dict[str, int] = {}
 
     def feed(self, samples) -> None:
@@ -216,7 +219,11 @@ class Listener:
             self._check = _Check(start, end, self._inflight)
         check = self._check
         if check is None or check.decided:
-            if self._spec is not None and silence >= seg.frames(self.turns.commit_ms):
+            if (check is not None and check.likely and self._spec is None
+                    and silence >= seg.frames(self.turns.sentence_wait_ms)):
+                check.likely = False
+                self._speculate(check, silence, "sentence")
+            if self._spec is not None and silence >= self._commit_frames:
                 self._spec[2].commit()  # quiet long enough: the turn is the learner's
                 self._settle_speculation()
             return
@@ -244,13 +251,24 @@ class Listener:
                 return
             self._interrupt()
         verdict = _result(check.verdict)
-        if verdict is None or not getattr(verdict, "complete", True) or not self.turns.speculate:
+        if verdict is None or not self.turns.speculate:
             return  # keep listening: the segmenter's long silence window ends it otherwise
-        eos = end_of_speech_time(time.perf_counter(), silence, self.options.segmenter.frame_ms)
+        if not getattr(verdict, "complete", True):
+            check.likely = bool(getattr(verdict, "likely", False))  # `_silent` ends it at the sentence wait
+            return
+        self._speculate(check, silence, "judge")
+        log.debug("turn judged complete (%s): speculating", getattr(verdict, "reason", ""))
+
+    def _speculate(self, check: _Check, silence: int, how: str) -> None:
+        """Start the tutor's turn on this span; committed `commit_ms - check_ms` of silence
+        later (or at its first sample), retracted if the learner goes on before."""
+        seg = self.options.segmenter
+        eos = end_of_speech_time(time.perf_counter(), silence, seg.frame_ms)
         turn = self.port.utterance(self._cut(check.start, check.end), eos, check.transcript, True)
         self._spec = (check.start, check.end, turn)
-        self._count("judge")
-        log.debug("turn judged complete (%s): speculating", getattr(verdict, "reason", ""))
+        self._commit_frames = max(seg.frames(self.turns.commit_ms),
+                                  silence + seg.frames(self.turns.commit_ms - self.turns.check_ms))
+        self._count(how)
 
     def _settle_speculation(self) -> None:
         """A committed speculation ends the utterance for good."""

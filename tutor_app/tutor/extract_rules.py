@@ -6,10 +6,34 @@ purpose: only first-person statements with a clear pattern, never questions."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+from typing import Any
 
 from tutor_app.core.types import ChatMessage
 from tutor_app.memory.slots import JOB_TITLES
-from tutor_app.tutor.extract import MAX_ITEMS, ExtractedFacts
+
+# The facts both extractors fill (the model's in extract.py, the rules' here). They live
+# here, the lower module, so this one never imports extract.py back.
+SINGLE_FIELDS = ("name", "occupation")
+LIST_FIELDS = ("interests", "learning_goals", "preferences", "mentioned_facts")
+MAX_ITEMS = 20
+
+
+@dataclass
+class ExtractedFacts:
+    name: str = ""
+    occupation: str = ""
+    interests: list[str] = field(default_factory=list)
+    learning_goals: list[str] = field(default_factory=list)
+    preferences: list[str] = field(default_factory=list)
+    mentioned_facts: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in (*SINGLE_FIELDS, *LIST_FIELDS)}
+
+    def is_empty(self) -> bool:
+        return not any(self.to_dict().values())
+
 
 _I = re.IGNORECASE
 _NOT_NAMES = frozenset("""a an the so very really just not from here there fine good ok okay sorry happy tired

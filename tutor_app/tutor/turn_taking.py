@@ -6,7 +6,10 @@ End of turn, two waits instead of one:
   speculation - committed when its first sample is about to play (or after `commit_ms` of
   silence), retracted without a trace if the learner goes on before that.
 - "Not complete": keep listening up to `thinking_ms` of silence (by level, a setting, and
-  following the learner's own pauses); any voiced frame resumes the turn.
+  following the learner's own pauses); any voiced frame resumes the turn. When the words
+  look like a whole sentence and only the audio doubts it (the verdict is `likely`), the
+  turn ends sooner: after `sentence_wait_ms` (half the thinking time, at least
+  `sentence_min_ms`), speculated like a complete one.
 - No judge (the model could not load): the VAD-only rule, `vad_silence_ms` of silence.
 
 Speech over the tutor (full duplex): the tutor's voice is ducked at once; it is a real
@@ -51,6 +54,16 @@ class TurnTakingOptions:
     duck_gain: float = 0.3  # the tutor's volume while the learner may be interrupting
     min_pause_ms: int = 250  # within-turn pauses shorter than this are not counted (word gaps)
     speculate: bool = True  # start the tutor's turn on a "complete" verdict before the wait ends
+    # A full-looking sentence the audio model doubts (TTS voices and many learners end
+    # with a flat tone): waiting the whole thinking time made half the finished turns
+    # of `bench turns` wait 2 s; half of it still lets a learner think after a clause.
+    sentence_share: float = 0.5
+    sentence_min_ms: int = 800
+
+    @property
+    def sentence_wait_ms(self) -> int:
+        """Silence after which a `likely` turn ends (never longer than the thinking time)."""
+        return min(self.thinking_ms, max(self.sentence_min_ms, round(self.thinking_ms * self.sentence_share)))
 
 
 def end_of_speech_time(now: float, frames_since_voice: int, frame_ms: float) -> float:

@@ -53,6 +53,7 @@ class PaceControls:
         form.addRow("Thinking time", self.thinking)
         form.addRow("", self.adapt)
         form.addRow("", _hint("How long Tutor waits when you pause in the middle of a sentence. "
+                              "A sentence that sounds finished is answered after half of it. "
                               "Learning from your pauses lets it wait longer if you often need more time."))
 
     def set_level(self, level: str) -> None:

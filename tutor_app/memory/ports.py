@@ -1,0 +1,63 @@
+"""What the modules below the store need of it, each as a small Protocol.
+
+`store.ProfileMemory` uses recall.py, merge.py and purge.py; they take the store as a
+parameter typed with one of these, so they never import store.py back (no cycle).
+Each protocol lists exactly what its module calls; `ProfileMemory` satisfies all three.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from tutor_app.memory.db import MemoryDB
+    from tutor_app.memory.index import ProfileIndex
+    from tutor_app.memory.models import CallRecord, Memory, Message
+
+
+class TextEmbedder(Protocol):
+    """memory/embedder.py `SentenceEmbedder` (or a test fake)."""
+
+    def embed(self, texts: Sequence[str]) -> "np.ndarray": ...
+    def embed_one(self, text: str) -> "np.ndarray": ...
+
+
+class RecallStore(Protocol):
+    """recall.py: the profile's search index, its embedder, access times."""
+
+    profile: str
+    embedder: TextEmbedder
+
+    def index(self) -> "ProfileIndex": ...
+    def touch(self, ids: Iterable[str]) -> None: ...
+
+
+class MergeStore(Protocol):
+    """merge.py: the current memories, adding one, keeping an old value as history."""
+
+    embedder: TextEmbedder
+
+    def add(self, text: str, *, category: str = "", memory_type: str = "semantic", importance: float = 0.5,
+            source: str = "manual", session_id: str = "", meta: dict[str, Any] | None = None) -> "Memory": ...
+    def supersede(self, old_id: str, new_id_: str) -> None: ...
+    def list(self, include_superseded: bool = True) -> "list[Memory]": ...
+
+
+class PurgeStore(Protocol):
+    """purge.py, the store's own deletion engine: it also works on the store's database
+    handle, its profile filter and its index-keeping write (hence the private names)."""
+
+    profile: str
+    _db: "MemoryDB"
+    _where: str
+
+    def _write(self, op: Callable[[], Any], patch: Callable[["ProfileIndex"], Any] | None = None) -> None: ...
+    def for_profile(self, profile: str) -> "PurgeStore": ...
+    def session_messages(self, session_id: str | None,
+                         with_vectors: bool = False) -> "list[tuple[Message, Any]]": ...
+    def get_many(self, ids: Sequence[str]) -> "dict[str, Memory]": ...
+    def calls(self) -> "list[CallRecord]": ...
+    def update_call(self, call_id: str, *, report: dict[str, Any] | None = None) -> None: ...
+    def list(self, include_superseded: bool = True) -> "list[Memory]": ...
