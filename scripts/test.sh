@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test suite: starts a virtual sound card (PulseAudio null sinks) when PulseAudio is
-# installed, so the real PortAudio path is exercised, then runs pytest offline.
+# installed, so the real PortAudio path is exercised, then type-checks (mypy) and runs
+# pytest offline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
@@ -10,4 +11,5 @@ unset ANTHROPIC_API_KEY ANTHROPIC_BASE_URL
 if command -v pulseaudio >/dev/null && [ -z "${TUTOR_APP_NO_VIRTUAL_AUDIO:-}" ]; then
   source scripts/virtual-audio.sh
 fi
+"$VENV/bin/python" -m mypy  # type check first (config: [tool.mypy] in pyproject.toml)
 "$VENV/bin/python" -m pytest -m "not bench" "$@"

@@ -19,3 +19,11 @@ class ModelCorruptError(ModelMissingError):
 
 class AudioInputError(TutorError):
     """Audio that cannot be read, is empty, or is too long."""
+
+
+def error_text(exc: BaseException) -> str:
+    """One line for the learner: the message of our own errors, the type otherwise."""
+    if isinstance(exc, TutorError):
+        return str(exc)
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__

@@ -239,7 +239,7 @@ def _set(settings: Settings, key: str, value: Any) -> None:
 
 
 def _merge(current: Any, values: dict[str, Any], section: str) -> Any:
-    assert is_dataclass(current)
+    assert is_dataclass(current) and not isinstance(current, type)
     known = {f.name: f for f in fields(current)}
     changes: dict[str, Any] = {}
     for key, value in values.items():

@@ -150,3 +150,15 @@ def test_reason_names_the_rule_and_last_word():
     assert verdict.reason == "ends on a preposition"
     assert verdict.last_word == "to"
     assert judge_words("I went to the...").reason == "trails off (...)"
+
+
+@pytest.mark.parametrize("text", ["I usually go to work, bye!", "We went there by car and then by bus, bye."])
+def test_bye_after_a_phrase_is_left_to_the_audio(text):
+    # Whisper writes a cut-off "... to work by" as "... to work, bye!": not a whole sentence.
+    assert judge_words(text).state == UNCLEAR
+
+
+@pytest.mark.parametrize("text", ["Okay, bye!", "See you tomorrow, bye.", "It was fun, bye bye!",
+                                  "I have to go now, bye."])
+def test_a_real_goodbye_is_not_doubted(text):
+    assert judge_words(text).state != UNCLEAR

@@ -11,6 +11,7 @@ import re
 import sys
 import threading
 import time
+from typing import Any
 
 from tutor_app.commands import print_json
 
@@ -48,7 +49,7 @@ def run_live(args: argparse.Namespace, app) -> int:
     max_seconds = float(getattr(args, "max_seconds", 0.0) or 0.0)
 
     stop = threading.Event()
-    state = {"turns": 0, "user": "", "seconds": None, "goodbye": False, "report": None}
+    state: dict[str, Any] = {"turns": 0, "user": "", "seconds": None, "goodbye": False, "report": None}
 
     def say(line: str) -> None:
         if not as_json:

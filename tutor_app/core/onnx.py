@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 # onnxruntime (1.32 here) sends usage events and keeps a device id and an event queue in
 # ~/.cache/Microsoft/DeveloperTools; this switch stops all of it, but only when set before
@@ -14,7 +15,7 @@ _lock = threading.Lock()
 _quieted = False
 
 
-def import_onnxruntime():
+def import_onnxruntime() -> Any:  # the module; untyped, so its attributes are Any anyway
     """`import onnxruntime`, with telemetry disabled (env before, API call after)."""
     global _quieted
     for key, value in TELEMETRY_OFF.items():
@@ -30,7 +31,7 @@ def import_onnxruntime():
     return ort
 
 
-def open_session(path: Path, threads: int = 1):
+def open_session(path: Path, threads: int = 1) -> Any:  # onnxruntime has no type information
     """One intra-op thread by default: an utterance is ~20 tokens, and during a call the
     CPU is shared with Whisper, Piper and the LLM, where extra threads mostly spin
     waiting for a core."""

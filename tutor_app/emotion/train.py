@@ -24,6 +24,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from tutor_app.core.types import EMOTION_LABELS
 from tutor_app.emotion.base import TOKENIZER_FILE, WEIGHTS_FILE, WORD_EMBEDDINGS_KEY, base_model_dir
@@ -163,7 +164,8 @@ def train(data_dir: Path, work_dir: Path, hp: HyperParams) -> Path:
         prior = y_train.mean(0).clip(1e-4, 1 - 1e-4)
         model.head.bias.copy_(torch.from_numpy(np.log(prior / (1 - prior))))
         model.head.weight.normal_(0.0, 0.02)
-    decay, no_decay = [], []
+    decay: list[Any] = []  # parameters
+    no_decay: list[Any] = []
     for name, p in model.bert.named_parameters():
         if p.requires_grad:
             (no_decay if name.endswith("bias") or "LayerNorm" in name else decay).append(p)

@@ -5,7 +5,7 @@ except the per-profile index cache, so there is no reading API to misuse.
 from __future__ import annotations
 
 import logging
-import os
+import sys
 import threading
 import time
 import warnings
@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from tutor_app.errors import TutorError
 from tutor_app.memory import schema as S
@@ -32,7 +32,7 @@ class _FileLock:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._fh = None
+        self._fh: IO[bytes] | None = None
         self._depth = 0
 
     def acquire(self) -> None:
@@ -40,7 +40,7 @@ class _FileLock:
         if self._depth > 1:
             return
         self._fh = open(self.path, "a+b")
-        if os.name == "nt":  # pragma: no cover - exercised on Windows only
+        if sys.platform == "win32":  # pragma: no cover - Windows only; the check mypy understands
             import msvcrt
 
             self._fh.seek(0)
@@ -55,7 +55,7 @@ class _FileLock:
         if self._depth > 0 or self._fh is None:
             return
         try:
-            if os.name == "nt":  # pragma: no cover
+            if sys.platform == "win32":  # pragma: no cover
                 import msvcrt
 
                 self._fh.seek(0)

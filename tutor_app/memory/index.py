@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tutor_app.memory.lexical import Bm25
 from tutor_app.memory.slots import row_tags
@@ -99,7 +99,7 @@ class ProfileIndex:
             if bad.any():
                 v = v.copy()
                 v[bad] = 0.0
-                present = [not b for b in bad.tolist()]
+                present = [not b for b in cast(list[bool], bad.tolist())]
             self._vec[self._n: need] = v
         else:
             self._vec[self._n: need] = 0.0

@@ -157,7 +157,7 @@ class Bm25:
             if arr is None:
                 continue
             rows, tfs = arr
-            if lengths is None:
+            if lengths is None or out is None:  # both set together; `or` for the type checker
                 lengths = np.asarray(self._lengths, dtype=np.float32)
                 out = np.zeros(n, dtype=np.float32)
             df = len(rows)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, cast
 
 from tutor_app.errors import TutorError
 from tutor_app.memory.models import Memory
@@ -110,7 +111,7 @@ def merge_extracted(store: "MergeStore", extracted: Any, session_id: str = "") -
             continue
         value = vals[0]
         existing = [m for m in current if m.category == cat]
-        existing.sort(key=lambda m: m.created_at)
+        existing.sort(key=lambda m: cast(datetime, m.created_at))  # stored memories always have one
         latest = existing[-1] if existing else None
         if latest is not None and _norm(_value_of(latest)) == _norm(value):
             result.unchanged.append(f"{fld}: {value}")
@@ -167,7 +168,7 @@ def profile_view(memories: list[Memory]) -> dict[str, Any]:
     view: dict[str, Any] = {"name": None, "occupation": None, "interests": [], "learning_goals": [],
                             "preferences": [], "mentioned_facts": [], "history": {"name": [], "occupation": []},
                             "other": []}
-    ordered = sorted(memories, key=lambda m: m.created_at)
+    ordered = sorted(memories, key=lambda m: cast(datetime, m.created_at))  # stored: always set
     for m in ordered:
         fld = FIELD_OF_CATEGORY.get(m.category)
         value = _value_of(m)

@@ -22,6 +22,8 @@ import sys
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from functools import partial
+from operator import methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -222,7 +224,7 @@ def complete(store: "PurgeStore", job: PurgeJob) -> PurgeResult:
         needles |= {c.id for c in store.calls()} | {c.session_id for c in store.calls() if c.session_id}
     elif job.kind == "memory":
         msgs = _messages(store, job.message_ids)
-        mems = store.get_many(job.memory_ids).values()
+        mems = list(store.get_many(job.memory_ids).values())
         result.texts = {m.text for m in msgs} | {m.text for m in mems}
         _stage("reports")
         _scrub_reports(store, msgs)
@@ -245,8 +247,9 @@ def complete(store: "PurgeStore", job: PurgeJob) -> PurgeResult:
             db.delete(S.MESSAGES, f"{where} AND id IN ({_lit(chunk)})")
         _stage("memories")
         for chunk in _chunks(job.memory_ids):
-            store._write(lambda chunk=chunk: db.delete(S.MEMORIES, f"{where} AND id IN ({_lit(chunk)})"),
-                         lambda idx, chunk=chunk: idx.remove(set(chunk)))
+            # partial/methodcaller bind this chunk (mypy cannot type a lambda's default args)
+            store._write(partial(db.delete, S.MEMORIES, f"{where} AND id IN ({_lit(chunk)})"),
+                         methodcaller("remove", set(chunk)))
     elif job.kind == "clear":
         _stage("messages")
         db.delete(S.MESSAGES, where)
@@ -256,7 +259,7 @@ def complete(store: "PurgeStore", job: PurgeJob) -> PurgeResult:
         store._write(lambda: db.delete(S.MEMORIES, where), lambda idx: idx.remove(set(idx.pos)))
     for name in S.TABLES:  # every table: a report scrub or a clear leaves old versions in each
         _stage(f"purge:{name}")
-        store._write(lambda name=name: db.purge((name,)))
+        store._write(partial(db.purge, (name,)))
     _stage("done")
     with db.writing():
         _write_jobs(db.db_dir, [j for j in read_jobs(db.db_dir) if j.id != job.id])

@@ -184,7 +184,7 @@ def _recall_locked(store, idx, query, rewritten, qvec, rest, rest_vec, emotions,
             if arr is not None:
                 has[arr[0]] = True
             mask &= has
-        rows = np.nonzero(mask & idx.current)[0] if len(idx) else []
+        rows: Any = np.nonzero(mask & idx.current)[0] if len(idx) else []  # an array or []
         accepted = {c.row for c in cands}
         for i in rows[np.argsort(-rel[rows])][:k] if len(rows) else []:
             i = int(i)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tutor_app.errors import TutorError
 from tutor_app.memory import schema as S
 from tutor_app.memory.models import CallRecord, Message
+
+if TYPE_CHECKING:
+    from tutor_app.memory.db import MemoryDB
 
 log = logging.getLogger("tutor_app.memory.store")
 
@@ -36,6 +40,13 @@ def parse_emotion_column(value: str) -> tuple[str, float | None]:
 
 class RecordsMixin:
     """Needs `_db`, `profile`, `embedder`, `_and()` and `_rows()` from ProfileMemory."""
+
+    # Declared for the type checker only (no values: ProfileMemory sets them).
+    _db: MemoryDB
+    profile: str
+    embedder: Any
+    _and: Callable[[str], str]
+    _rows: Callable[..., list[dict]]
 
     # -- messages (transcript, selective history) --------------------------------------
     def add_message(self, session_id: str, role: str, text: str, emotion: str = "",

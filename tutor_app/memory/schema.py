@@ -80,7 +80,7 @@ def check_importance(value: Any) -> float:
 def check_memory_type(value: Any) -> str:
     if value not in MEMORY_TYPES:
         raise TutorError(f"memory type must be one of {', '.join(MEMORY_TYPES)}, not {value!r}")
-    return value
+    return str(value)  # one of MEMORY_TYPES: a str already
 
 
 def check_category(value: Any) -> str:
@@ -146,7 +146,7 @@ def sql_str(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def arrow_schema(table: str, dim: int, embedder: str):
+def arrow_schema(table: str, dim: int, embedder: str) -> Any:  # a pyarrow.Schema (pyarrow is untyped)
     import pyarrow as pa
 
     ts = pa.timestamp("us", tz="UTC")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ _ANY_TEXT = re.compile("|".join(f"(?P<s{s.bit}>{s.text.pattern})" for s in SLOTS
 def row_tags(text: str, category: str) -> int:
     tags = _CATEGORY_BITS.get(category, 0)
     for m in _ANY_TEXT.finditer(text):
-        tags |= int(m.lastgroup[1:])
+        tags |= int(cast(str, m.lastgroup)[1:])  # every alternative is a named group
     return tags
 
 

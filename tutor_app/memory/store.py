@@ -7,12 +7,13 @@ writer (db.MemoryDB.writing) and are committed when the call returns.
 """
 from __future__ import annotations
 
+import builtins
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tutor_app.errors import TutorError
 from tutor_app.memory import merge, purge, recall
@@ -72,7 +73,7 @@ class ProfileMemory(RecordsMixin):
 
         return self._db.read(table, query)
 
-    def _write(self, op, patch=None) -> None:
+    def _write(self, op: Callable[[], object], patch: Callable[[ProfileIndex], object] | None = None) -> None:
         """Run a write on the memories table and keep in-process indices in step."""
         db = self._db
         with db.writing():
@@ -198,7 +199,7 @@ class ProfileMemory(RecordsMixin):
                         schema=schema)
 
         def patch(idx: ProfileIndex) -> None:
-            idx.add([IndexRow(m.id, m.text, m.category, m.emotion_label, m.created_at.timestamp(),
+            idx.add([IndexRow(m.id, m.text, m.category, m.emotion_label, cast(datetime, m.created_at).timestamp(),
                               m.importance, bool(m.superseded_by), m.memory_type, m.source, m.session_id,
                               S.dump_meta(m.meta), m.emotion_score) for m in mems], vectors)
 
@@ -317,7 +318,7 @@ class ProfileMemory(RecordsMixin):
     def count(self) -> int:
         return int(self._db.read(S.MEMORIES, lambda t: t.count_rows(self._where)))
 
-    def search(self, query: str, k: int = 5) -> list[MemoryHit]:
+    def search(self, query: str, k: int = 5) -> builtins.list[MemoryHit]:  # `list` is a method here
         """Hybrid (dense + BM25) search over the calibrated threshold, best first."""
         return recall.search(self, query, k=k)
 
@@ -327,7 +328,7 @@ class ProfileMemory(RecordsMixin):
     def profile_view(self) -> dict[str, Any]:
         return merge.profile_view(self.list())
 
-    def profiles(self) -> list[str]:
+    def profiles(self) -> builtins.list[str]:
         """Names of the profiles in this database (names only, never their data): for the
         profile picker."""
         names: set[str] = set()

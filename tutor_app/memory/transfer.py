@@ -65,8 +65,8 @@ def parse_import(raw: bytes, name: str = "input") -> list[dict[str, Any]]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise TutorError(f"{name} line {line}: not valid UTF-8 (byte {exc.start}); nothing imported") from None
+        line_no = raw[: exc.start].count(b"\n") + 1
+        raise TutorError(f"{name} line {line_no}: not valid UTF-8 (byte {exc.start}); nothing imported") from None
     if text.startswith("\ufeff"):
         text = text[1:]
     # An export file of ours (one JSON object with "memories") imports too: round trip.
@@ -87,7 +87,7 @@ def parse_import(raw: bytes, name: str = "input") -> list[dict[str, Any]]:
             continue
         try:
             obj = json.loads(line)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:  # the ValueError json.loads raises, with .msg
             raise TutorError(f"{name} line {n}: not valid JSON ({exc.msg}); nothing imported") from None
         items.append(_item(obj, f"{name} line {n}"))
     return items

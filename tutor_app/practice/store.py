@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from tutor_app.errors import TutorError
 from tutor_app.practice import schedule
@@ -27,6 +27,12 @@ from tutor_app.practice.outcome import Outcome
 log = logging.getLogger(__name__)
 
 FORMAT = "tutor-app-practice"
+
+
+class _Data(TypedDict):
+    """The practice file, read."""
+    items: list[PracticeItem]
+    plans: dict[str, list[str]]  # session id -> planned item ids
 
 
 def _iso(when: datetime) -> str:
@@ -166,19 +172,19 @@ class PracticeStore:
             yield
 
     @contextmanager
-    def _editing(self) -> Iterator[dict[str, Any]]:
+    def _editing(self) -> Iterator[_Data]:
         with self._locked():
             data = self._read()
             yield data
             self._write(data)
 
-    def _load(self) -> dict[str, Any]:
+    def _load(self) -> _Data:
         if not self.path.exists():
             return {"items": [], "plans": {}}
         with self._locked():
             return self._read()
 
-    def _read(self) -> dict[str, Any]:
+    def _read(self) -> _Data:
         try:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -190,7 +196,7 @@ class PracticeStore:
         plans = {str(k): [str(x) for x in v] for k, v in (raw.get("plans") or {}).items() if isinstance(v, list)}
         return {"items": items, "plans": plans}
 
-    def _write(self, data: dict[str, Any]) -> None:
+    def _write(self, data: _Data) -> None:
         payload = {"format": FORMAT, "version": 1, "profile": self.profile,
                    "items": [_row(i) for i in data["items"]], "plans": data["plans"]}
         tmp = self.path.with_name(self.path.name + ".tmp")

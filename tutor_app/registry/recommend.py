@@ -33,7 +33,7 @@ def recommend_llm(registry, hw: Hardware | None = None) -> Recommendation:
     cores = hw.cpu_cores()
     budget = cores * CPU_MB_PER_CORE
     on_cpu = [s for s in fits_ram if s.size_mb <= budget]
-    if on_gpu and (not on_cpu or on_gpu[-1].size_mb >= on_cpu[-1].size_mb):
+    if on_gpu and vram and (not on_cpu or on_gpu[-1].size_mb >= on_cpu[-1].size_mb):
         best = on_gpu[-1]
         return Recommendation(best.name, f"fits the GPU's {vram} MB of free memory (~{best.size_mb:.0f} MB)",
                               f"{_gb(vram)} free on the GPU: {_model(best)} runs on the GPU and replies quickly")

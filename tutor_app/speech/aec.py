@@ -21,10 +21,14 @@ import statistics
 import time
 from collections import deque
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tutor_app.errors import TutorError
+
+if TYPE_CHECKING:
+    from tutor_app.speech.audio_io import StreamResampler
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +134,7 @@ class EchoCanceller:
         self._far_line = _Timeline()
         self._near_line = _Timeline()
         self._near_pending = np.zeros(0, dtype=np.float32)
-        self._resampler = None
+        self._resampler: StreamResampler | None = None
         self._far_rate = RATE
         self.cpu_s = 0.0
         self.frames = 0

@@ -123,8 +123,8 @@ def _single_term(value: Any) -> str | None:
 
 
 def _when(memory: Any) -> datetime:
-    stamps = [getattr(memory, a, None) for a in ("accessed_at", "updated_at", "created_at")]
-    stamps = [s if s.tzinfo else s.replace(tzinfo=timezone.utc) for s in stamps if isinstance(s, datetime)]
+    raw = [getattr(memory, a, None) for a in ("accessed_at", "updated_at", "created_at")]
+    stamps = [s if s.tzinfo else s.replace(tzinfo=timezone.utc) for s in raw if isinstance(s, datetime)]
     return max(stamps) if stamps else datetime.min.replace(tzinfo=timezone.utc)
 
 

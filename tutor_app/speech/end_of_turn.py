@@ -60,15 +60,15 @@ def decide(audio_probability: float | None, transcript: str | None,
     audio = audio_probability
     if words is not None and words.unfinished:
         return Verdict(False, f"words: {words.reason}", audio, words)
-    if audio is None and words is None:
-        return Verdict(True, "no model, no words: silence rule (VAD only)", None, None)
     if audio is None:
+        if words is None:
+            return Verdict(True, "no model, no words: silence rule (VAD only)", None, None)
         return Verdict(True, f"no audio model; words allow it ({words.reason})", None, words)
     if audio >= options.threshold:
         return Verdict(True, f"audio: complete ({audio:.2f} >= {options.threshold:.2f})", audio, words)
     finished = words is not None and (words.state == FINISHED
                                       or (options.trust_sentences and words.state == SENTENCE))
-    if finished and audio >= options.min_audio_for_words:
+    if finished and words is not None and audio >= options.min_audio_for_words:
         return Verdict(True, f"words: {words.reason} (audio {audio:.2f})", audio, words)
     why = "no words yet" if words is None else f"words: {words.reason}"
     likely = words is not None and words.state in (FINISHED, SENTENCE)  # held back by the audio alone

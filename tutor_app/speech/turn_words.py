@@ -57,6 +57,9 @@ COMPLETE_ENDINGS = (
     ("and", "so", "on"), ("so", "on"), ("and", "so", "forth"), ("later", "on"), ("from", "now", "on"),
     ("come", "on"), ("go", "on"), ("hold", "on"), ("come", "in"), ("thank", "you", "for", "asking"),
 )
+# Words a real goodbye follows ("okay, bye", "see you, bye", "thanks, bye").
+FAREWELL_BEFORE_BYE = frozenset("bye good okay ok thanks thank you then now everyone everybody all guys "
+                                "well alright later soon tomorrow night so".split())
 SHORT_ANSWER_START = frozenset("yes yeah yep yup no nope sure oh well okay ok right of course".split())
 FIXED_PHRASES = frozenset({
     "thank you", "thanks", "thank you very much", "thanks a lot", "of course", "of course not",
@@ -189,6 +192,9 @@ def _finished(tail: str, words: list[str], last: str) -> WordsVerdict:
         return WordsVerdict(FINISHED, "a question", last)
     if last in AMBIGUOUS:
         return WordsVerdict(UNCLEAR, "ends on a word that may go on", last)
+    if last == "bye" and len(core) >= 4 and core[-2] not in FAREWELL_BEFORE_BYE:
+        # "I usually go to work by ..." comes out of Whisper as "... to work, bye!"
+        return WordsVerdict(UNCLEAR, "'bye' after a phrase: often a cut-off 'by'", last)
     if len(words) >= 3 and _has_clause(words[:-1]):
         return WordsVerdict(SENTENCE, "looks like a full sentence", last)
     return WordsVerdict(UNCLEAR, "no rule applies", last)

@@ -3,10 +3,11 @@ first reply is as quick as the rest. A failure here is only logged: the first re
 reports it properly."""
 from __future__ import annotations
 
-import logging
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-log = logging.getLogger(__name__)
+from tutor_app.startup import run_steps, warm_service
 
 
 def warm_up(loop: Any) -> None:
@@ -18,16 +19,15 @@ def warm_up(loop: Any) -> None:
              ("tutor model", lambda: _chat_model(services)),
              ("memory", lambda: getattr(services, "memory", None)),  # the embedder: seconds
              ("emotion", lambda: getattr(services, "emotion", None))]
-    for name, get in steps:
-        try:
-            service = get()
-            warm = getattr(service, "warm_up", None)
-            if warm is not None:
-                warm()
-            elif name == "emotion" and service is not None:
-                service.score("Hello.")
-        except Exception as exc:  # noqa: BLE001
-            log.warning("loading/warming up %s failed: %s", name, exc)
+    run_steps([(name, partial(_warm, name, get)) for name, get in steps], traceback=False)
+
+
+def _warm(name: str, get: Callable[[], Any]) -> None:
+    service = get()
+    if callable(getattr(service, "warm_up", None)):
+        warm_service(service)
+    elif name == "emotion" and service is not None:
+        service.score("Hello.")  # no warm_up: one short text loads and runs it
 
 
 def _chat_model(services: Any) -> Any:

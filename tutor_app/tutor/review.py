@@ -58,7 +58,7 @@ def parse_review(raw: Any, learner_lines: list[str]) -> tuple[list[Correction], 
     words = raw.get("new_words") or []
     if isinstance(words, str):
         words = [words]
-    new_words = []
+    new_words: list[str] = []
     for w in words if isinstance(words, list) else []:
         text = " ".join(str(w).split())[:60] if isinstance(w, (str, int)) else ""
         if text and text.lower() not in {n.lower() for n in new_words}:

@@ -45,7 +45,7 @@ class Banner(QFrame):
         self._icon.setFixedSize(20, 20)
         self._text = QLabel()
         self._text.setWordWrap(True)
-        self._text.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self._text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._text.setObjectName("BannerText")
         self._action = QPushButton()
         self._action.setObjectName("BannerAction")
@@ -55,11 +55,11 @@ class Banner(QFrame):
         self._close.setAccessibleName("Dismiss notice")
         self._close.setAutoRaise(True)
         self._close.clicked.connect(self.dismiss)
-        row.addWidget(self._icon, 0, Qt.AlignTop)
+        row.addWidget(self._icon, 0, Qt.AlignmentFlag.AlignTop)
         row.addWidget(self._text, 1)
-        row.addWidget(self._action, 0, Qt.AlignVCenter)
-        row.addWidget(self._close, 0, Qt.AlignTop)
-        self._action_key = ""
+        row.addWidget(self._action, 0, Qt.AlignmentFlag.AlignVCenter)
+        row.addWidget(self._close, 0, Qt.AlignmentFlag.AlignTop)
+        self._action_key: str = ""
         self.kind = ""
         self._lines: list[tuple[int, str]] = []  # (severity, html) shown together
         self.hide()

@@ -24,7 +24,7 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
@@ -42,7 +42,7 @@ class CallBackend(Protocol):
 
 class CallBridge(QObject):
     # Every event, in arrival order, on the GUI thread.
-    event = Signal(object)
+    event = Signal(object)  # type: ignore[assignment]  # hides QObject.event(), never called on it
     # The same events, typed, for widgets that want only one kind.
     stateChanged = Signal(str)
     micLevel = Signal(float)
@@ -74,7 +74,7 @@ class CallBridge(QObject):
         self._text = ThreadPoolExecutor(max_workers=1, thread_name_prefix="call-text")
         self._control = ThreadPoolExecutor(max_workers=1, thread_name_prefix="call-control")
         # Queued: the slot runs on this object's (the GUI) thread whatever thread emits.
-        self._incoming.connect(self._dispatch, Qt.QueuedConnection)
+        self._incoming.connect(self._dispatch, Qt.ConnectionType.QueuedConnection)
 
     @property
     def available(self) -> bool:
@@ -146,7 +146,7 @@ class CallBridge(QObject):
             return
         self._closed = True  # first: nothing reaches the widgets from here on
         if self.in_call and self._started:
-            backend = self._backend
+            backend = cast(CallBackend, self._backend)  # started: the backend exists
             self._control.submit(lambda: _quietly(backend.end_call))
         elif self.in_call:  # still starting: end it right after it has started (same thread)
             self._setup.submit(lambda: _quietly(lambda: self.backend().end_call()))

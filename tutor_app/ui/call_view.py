@@ -62,7 +62,7 @@ class CallView(QWidget):
         self.call_button.setObjectName("CallButton")
         self.call_button.setFixedSize(64, 64)
         self.call_button.setIconSize(QSize(28, 28))
-        self.call_button.setCursor(Qt.PointingHandCursor)
+        self.call_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.call_button.clicked.connect(self.toggle_call)
         top.addWidget(self.call_button)
 
@@ -109,8 +109,8 @@ class CallView(QWidget):
         self.off_record.setObjectName("OffRecord")
         self.off_record.setAccessibleName("Off the record: nothing from this call is remembered")
         self.off_record.setToolTip("Nothing from this call goes into your tutor's memory.")
-        self.off_record.toggled.connect(lambda _on: self.phase == IDLE and self._set_phase(IDLE))
-        top.addWidget(self.off_record, 0, Qt.AlignTop)
+        self.off_record.toggled.connect(lambda _on: self._set_phase(IDLE) if self.phase == IDLE else None)
+        top.addWidget(self.off_record, 0, Qt.AlignmentFlag.AlignTop)
         outer.addWidget(header)
 
         self.transcript = TranscriptView()
@@ -139,11 +139,11 @@ class CallView(QWidget):
         self._clock.setInterval(1000)
         self._clock.timeout.connect(self._tick)
 
-        space = QShortcut(QKeySequence(Qt.Key_Space), self)
-        space.setContext(Qt.WindowShortcut)
+        space = QShortcut(QKeySequence(Qt.Key.Key_Space), self)
+        space.setContext(Qt.ShortcutContext.WindowShortcut)
         space.activated.connect(self._space)
-        esc = QShortcut(QKeySequence(Qt.Key_Escape), self)
-        esc.setContext(Qt.WindowShortcut)
+        esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        esc.setContext(Qt.ShortcutContext.WindowShortcut)
         esc.activated.connect(self.end_call)
 
     def _wire(self) -> None:

@@ -28,7 +28,7 @@ class _Chart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.setMinimumHeight(170)
 
     def sizeHint(self) -> QSize:
@@ -43,14 +43,14 @@ class _Chart(QWidget):
         p.setFont(_small_font(self))
         for frac, text in y_labels:
             y = area.bottom() - frac * area.height()
-            p.setPen(QPen(t.color("border"), 1, Qt.DashLine if 0 < frac < 1 else Qt.SolidLine))
+            p.setPen(QPen(t.color("border"), 1, Qt.PenStyle.DashLine if 0 < frac < 1 else Qt.PenStyle.SolidLine))
             p.drawLine(QPointF(area.left(), y), QPointF(area.right(), y))
             p.setPen(t.color("muted"))
-            p.drawText(QRectF(0, y - 8, area.left() - 6, 16), Qt.AlignRight | Qt.AlignVCenter, text)
+            p.drawText(QRectF(0, y - 8, area.left() - 6, 16), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, text)
 
     def _empty(self, p: QPainter, text: str) -> None:
         p.setPen(theme().color("muted"))
-        p.drawText(self.rect(), Qt.AlignCenter, text)
+        p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, text)
 
 
 class EmotionTimeline(_Chart):
@@ -69,7 +69,7 @@ class EmotionTimeline(_Chart):
 
     def paintEvent(self, _event) -> None:
         p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
         if not self.points:
             self._empty(p, "No emotion readings in this call")
             return
@@ -87,7 +87,7 @@ class EmotionTimeline(_Chart):
                 mid = (a.x() + b.x()) / 2
                 path.cubicTo(QPointF(mid, a.y()), QPointF(mid, b.y()), b)
             p.setPen(QPen(t.color("muted"), 1.6))
-            p.setBrush(Qt.NoBrush)
+            p.setBrush(Qt.BrushStyle.NoBrush)
             p.drawPath(path)
         for pt, pos in zip(self.points, xy):
             p.setPen(QPen(t.color("surface"), 2))
@@ -96,8 +96,8 @@ class EmotionTimeline(_Chart):
         # x labels: start and end
         p.setPen(t.color("muted"))
         p.setFont(_small_font(self))
-        p.drawText(QRectF(inner.left(), area.bottom() + 3, 60, 14), Qt.AlignLeft | Qt.AlignTop, "0:00")
-        p.drawText(QRectF(inner.right() - 60, area.bottom() + 3, 60, 14), Qt.AlignRight | Qt.AlignTop,
+        p.drawText(QRectF(inner.left(), area.bottom() + 3, 60, 14), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, "0:00")
+        p.drawText(QRectF(inner.right() - 60, area.bottom() + 3, 60, 14), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop,
                    _fmt_time(span))
         # legend: labels in order of first appearance
         seen: list[str] = []
@@ -107,7 +107,7 @@ class EmotionTimeline(_Chart):
         x, y = area.left(), self.height() - 14
         fm = p.fontMetrics()
         for label in seen[:8]:
-            p.setPen(Qt.NoPen)
+            p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(QColor(emotion_color(label)))
             p.drawEllipse(QPointF(x + 5, y), 4.5, 4.5)
             p.setPen(t.color("text"))
@@ -140,7 +140,7 @@ class ProgressChart(_Chart):
 
     def paintEvent(self, _event) -> None:
         p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
         if not self.points:
             self._empty(p, "Your progress appears here after your first call")
             return
@@ -153,7 +153,7 @@ class ProgressChart(_Chart):
         p.setPen(t.color("accent"))
         for frac in (0.5, 1.0):
             y = area.bottom() - frac * area.height()
-            p.drawText(QRectF(area.right() + 4, y - 8, 40, 16), Qt.AlignLeft | Qt.AlignVCenter,
+            p.drawText(QRectF(area.right() + 4, y - 8, 40, 16), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                        f"{max_wpm * frac:.0f}")
         slot = area.width() / len(pts)
         bar_w = min(34.0, slot * 0.55)
@@ -166,13 +166,13 @@ class ProgressChart(_Chart):
         for i, pt in enumerate(pts):
             cx = area.left() + slot * (i + 0.5)
             h = pt.speaking_seconds / max_speak * area.height()
-            p.setPen(Qt.NoPen)
+            p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(soft)
             p.drawRoundedRect(QRectF(cx - bar_w / 2, area.bottom() - h, bar_w, h), 3, 3)
             line.append(QPointF(cx, area.bottom() - pt.wpm / max_wpm * area.height()))
             if (len(pts) - 1 - i) % every == 0:  # always label the latest call
                 p.setPen(t.color("muted"))
-                p.drawText(QRectF(cx - label_w / 2, area.bottom() + 4, label_w, 14), Qt.AlignCenter, pt.label)
+                p.drawText(QRectF(cx - label_w / 2, area.bottom() + 4, label_w, 14), Qt.AlignmentFlag.AlignCenter, pt.label)
         p.setPen(QPen(t.color("accent"), 2.2))
         for a, b in zip(line, line[1:]):
             p.drawLine(a, b)

@@ -19,7 +19,7 @@ class LevelMeter(QWidget):
         self._target = 0.0
         self._active = False
         self.setAccessibleName("Microphone level")
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self._decay = QTimer(self)
         self._decay.setInterval(40)
         self._decay.timeout.connect(self._tick)
@@ -60,7 +60,7 @@ class LevelMeter(QWidget):
     def paintEvent(self, _event) -> None:
         t = theme()
         p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
         w, h = self.width(), self.height()
         gap = 3.0
         seg_w = (w - gap * (SEGMENTS - 1)) / SEGMENTS
@@ -70,7 +70,7 @@ class LevelMeter(QWidget):
                 colour = QColor(t.colors["good"] if i < SEGMENTS * 0.75 else t.colors["warn_border"])
             else:
                 colour = QColor(t.colors["border"])
-            p.setPen(Qt.NoPen)
+            p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(colour)
             p.drawRoundedRect(QRectF(i * (seg_w + gap), 0, seg_w, h), 2.5, 2.5)
         p.end()

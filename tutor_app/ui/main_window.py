@@ -4,37 +4,27 @@ progress indicator in the status bar."""
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QButtonGroup, QFrame, QHBoxLayout, QLabel, QMainWindow, QProgressBar,
                                QStackedWidget, QToolButton, QVBoxLayout, QWidget)
 
+from tutor_app.errors import error_text
+from tutor_app.startup import WarmResult, run_startup, warm_service
 from tutor_app.ui.banner import Banner, BannerAction
 from tutor_app.ui.bridge import CallBridge
 from tutor_app.ui.call_view import CallView
 from tutor_app.ui.report_view import HistoryView
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.theme import icon
-from tutor_app.ui.workers import error_text, run_task
+from tutor_app.ui.workers import run_task
 
 log = logging.getLogger(__name__)
 
-ROLE_NAMES = {"stt": "speech recognition", "tts": "voice", "embedder": "memory search",
-              "emotion": "emotion reader", "llm-local": "offline tutor model", "vad": "voice detection",
-              "turn": "end-of-turn model"}
-ESSENTIAL_ROLES = ("stt", "tts")  # without these there is no spoken call at all
 PAGES = (("call", "Call", "phone"), ("progress", "Progress", "chart"), ("practice", "Practice", "refresh"),
          ("memory", "Memory", "memory"),
          ("models", "Models", "box"))
-
-
-@dataclass
-class WarmResult:
-    missing: list[str] = field(default_factory=list)  # essential default models not usable: "role (name)"
-    optional_missing: list[str] = field(default_factory=list)  # the call works without them
-    problems: list[tuple[str, str]] = field(default_factory=list)  # (part, one line)
 
 
 class MainWindow(QMainWindow):
@@ -120,7 +110,7 @@ class MainWindow(QMainWindow):
         col.setSpacing(6)
         brand = QLabel("Tutor")
         brand.setObjectName("Brand")
-        brand.setAlignment(Qt.AlignCenter)
+        brand.setAlignment(Qt.AlignmentFlag.AlignCenter)
         col.addWidget(brand)
         col.addSpacing(10)
         self.nav = QButtonGroup(self)
@@ -145,9 +135,9 @@ class MainWindow(QMainWindow):
         b.setText(text)
         b.setIcon(icon(icon_name, "muted", 22))
         b.setIconSize(QSize(22, 22))
-        b.setToolButtonStyle(Qt.ToolButtonTextUnderIcon)
+        b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextUnderIcon)
         b.setAccessibleName(text)
-        b.setCursor(Qt.PointingHandCursor)
+        b.setCursor(Qt.CursorShape.PointingHandCursor)
         b.setSizePolicy(b.sizePolicy().horizontalPolicy(), b.sizePolicy().verticalPolicy())
         b.setMinimumSize(84, 62)
         return b
@@ -250,38 +240,9 @@ class MainWindow(QMainWindow):
         services, bridge = self.services, self.bridge
 
         def job(progress) -> WarmResult:
-            result = WarmResult()
-            progress(0, 0, "checking models")
-            try:
-                for s in services.registry().statuses(verify=False):
-                    if s.spec.default and not s.usable:
-                        what = f"{ROLE_NAMES.get(s.spec.role, s.spec.role)} ({s.spec.name})"
-                        if s.spec.role in ESSENTIAL_ROLES:
-                            result.missing.append(what)
-                        else:
-                            result.optional_missing.append(what)
-            except Exception as exc:  # noqa: BLE001
-                result.problems.append(("models", error_text(exc)))
-            if result.missing:
-                return result  # warming up would only fail: say what to install instead
-            steps = list(services.warm_up_steps())
-            for i, (what, fn) in enumerate(steps):
-                progress(i, len(steps), f"loading {what}")
-                try:
-                    fn()
-                except Exception as exc:  # noqa: BLE001 - one broken part must not stop the rest
-                    log.warning("warm-up of %s failed", what, exc_info=True)
-                    result.problems.append((what, error_text(exc)))
-            if bridge.available:
-                try:
-                    backend = bridge.backend()
-                    warm = getattr(backend, "warm_up", None)
-                    if callable(warm):
-                        warm()
-                except Exception as exc:  # noqa: BLE001
-                    result.problems.append(("call engine", error_text(exc)))
-            progress(len(steps), len(steps), "ready")
-            return result
+            backend_warm_up = (lambda: warm_service(bridge.backend())) if bridge.available else None
+            return run_startup(services.registry, services.warm_up_steps,
+                               lambda p: progress(p.done, p.total, p.what), backend_warm_up)
 
         run_task(job, on_done=self._warmed, on_error=lambda e: self._warmed(WarmResult(problems=[("startup", error_text(e))])),
                  on_progress=self._warm_progress, executor=bridge.run_setup, context=self)
@@ -310,8 +271,8 @@ class MainWindow(QMainWindow):
                                      ", ".join(result.optional_missing) + ": the tutor works without them, "
                                      "with less to offer.", BannerAction("Open models", "models"))
         elif result.problems:
-            seen: set[str] = set()  # one cause often breaks several parts: say it once
-            result.problems = [p for p in result.problems if not (p[1] in seen or seen.add(p[1]))]
+            first: dict[str, tuple[str, str]] = {}  # one cause often breaks several parts: say it once
+            result.problems = [first.setdefault(p[1], p) for p in result.problems if p[1] not in first]
             self.warm_label.setText("Ready, with problems")
             self.warm_label.setToolTip("\n".join(f"{what}: {msg}" for what, msg in result.problems))
             what, msg = result.problems[0]

@@ -15,12 +15,13 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout,
                                QInputDialog, QLabel, QLineEdit, QMessageBox, QPushButton,
                                QSplitter, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from tutor_app.errors import error_text
 from tutor_app.ui.memory_source import MemoryRow, ProfileEntry, snapshot
 from tutor_app.ui.page import confirm, list_table, page_layout, short_date
 from tutor_app.ui.profile_card import ProfileCard
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.theme import icon, theme
-from tutor_app.ui.workers import error_text, run_task
+from tutor_app.ui.workers import run_task
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ class MemoryPanel(QWidget):
         pause_row.addWidget(self.status)
         col.addLayout(pause_row)
 
-        split = QSplitter(Qt.Horizontal)
+        split = QSplitter(Qt.Orientation.Horizontal)
         split.setChildrenCollapsible(False)
         col.addWidget(split, 1)
         self.profile_card = ProfileCard()
@@ -94,7 +95,7 @@ class MemoryPanel(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search memories…")
         self.search.setAccessibleName("Search memories")
-        self.search.addAction(icon("search", "muted", 16), QLineEdit.LeadingPosition)
+        self.search.addAction(icon("search", "muted", 16), QLineEdit.ActionPosition.LeadingPosition)
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(lambda _t: self._search_timer.start())
         self.category = QComboBox()
@@ -111,7 +112,7 @@ class MemoryPanel(QWidget):
 
         self.table = list_table(COLUMNS, "Memories", stretch=0)
         header = self.table.horizontalHeader()
-        header.setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.table.verticalHeader().setDefaultSectionSize(34)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         self.table.doubleClicked.connect(lambda _i: self.edit_selected())
@@ -152,7 +153,7 @@ class MemoryPanel(QWidget):
         return confirm(self, title, text, action)
 
     def ask_text(self, title: str, label: str, text: str = "") -> str | None:
-        value, ok = QInputDialog.getText(self, title, label, QLineEdit.Normal, text)
+        value, ok = QInputDialog.getText(self, title, label, QLineEdit.EchoMode.Normal, text)
         return value.strip() if ok and value.strip() else None
 
     def ask_save_path(self) -> str | None:
@@ -240,7 +241,7 @@ class MemoryPanel(QWidget):
             cells = (text, r.category or "other", r.source_text, short_date(r.created_at), short_date(r.accessed_at))
             for c, value in enumerate(cells):
                 item = QTableWidgetItem(value)
-                item.setData(Qt.UserRole, r.id)
+                item.setData(Qt.ItemDataRole.UserRole, r.id)
                 if c == 0:
                     item.setToolTip(r.text)
                 if not r.current:
@@ -282,7 +283,7 @@ class MemoryPanel(QWidget):
     # -- actions ----------------------------------------------------------------------
     def selected_id(self) -> str | None:
         items = self.table.selectedItems()
-        return items[0].data(Qt.UserRole) if items else None
+        return items[0].data(Qt.ItemDataRole.UserRole) if items else None
 
     def _selection_changed(self) -> None:
         chosen = self.selected_id() is not None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field as dc_field  # ProfileEntry has a `field` attribute
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
@@ -59,7 +59,7 @@ class MemoryRow:
 class ProfileEntry:
     field: str
     values: list[str]
-    history: list[str] = field(default_factory=list)  # replaced older values, newest first
+    history: list[str] = dc_field(default_factory=list)  # replaced older values, newest first
 
 
 class MemorySource(Protocol):

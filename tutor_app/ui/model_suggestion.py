@@ -39,7 +39,7 @@ class SuggestionCard(QFrame):
         col.addWidget(head)
         self.line = QLabel()  # the machine, the model and why, in one line
         self.line.setWordWrap(True)
-        self.line.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.line.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         col.addWidget(self.line)
         self.note = QLabel()  # source, licence, checksum, install state
         self.note.setObjectName("Muted")

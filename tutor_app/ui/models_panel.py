@@ -13,11 +13,12 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QProgressBar, Q
                                QTableWidgetItem, QWidget)
 
 from tutor_app.core.cancel import CancelToken
+from tutor_app.errors import error_text
 from tutor_app.ui.model_suggestion import SuggestionCard, source_note
 from tutor_app.ui.page import list_table, page_layout
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.theme import icon, theme
-from tutor_app.ui.workers import error_text, run_task
+from tutor_app.ui.workers import run_task
 
 log = logging.getLogger(__name__)
 
@@ -68,17 +69,17 @@ class ModelsPanel(QWidget):
         # Licences can be long: column 4 stretches, elided, the full text in the tooltip.
         self.table = list_table(COLUMNS, "Models", stretch=4)
         header = self.table.horizontalHeader()
-        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.table.setTextElideMode(Qt.ElideRight)
-        header.setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.table.verticalHeader().setDefaultSectionSize(44)
-        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.Fixed)
+        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Fixed)
         self.table.setColumnWidth(len(COLUMNS) - 1, 132)
         col.addWidget(self.table, 1)
         self.problems = QLabel()
         self.problems.setObjectName("ProblemText")
         self.problems.setWordWrap(True)
-        self.problems.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.problems.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.problems.setAccessibleName("Model problems")
         self.problems.hide()
         col.addWidget(self.problems)

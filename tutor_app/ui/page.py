@@ -1,6 +1,7 @@
 """The common frame of a sidebar page: margins, spacing, a title row, a read-only list table."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QMessageBox,
@@ -21,28 +22,28 @@ def page_layout(page: QWidget, title: str) -> tuple[QVBoxLayout, QHBoxLayout]:
     return col, head
 
 
-def list_table(columns: list[str], name: str, stretch: int) -> QTableWidget:
+def list_table(columns: Sequence[str], name: str, stretch: int) -> QTableWidget:
     """A read-only, row-selecting table with no grid; column `stretch` takes the room."""
     table = QTableWidget(0, len(columns))
     table.setHorizontalHeaderLabels(columns)
     table.setAccessibleName(name)
     table.verticalHeader().hide()
     table.setShowGrid(False)
-    table.setSelectionBehavior(QAbstractItemView.SelectRows)
-    table.setSelectionMode(QAbstractItemView.SingleSelection)
-    table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setWordWrap(False)
     header = table.horizontalHeader()
-    header.setSectionResizeMode(QHeaderView.ResizeToContents)
-    header.setSectionResizeMode(stretch, QHeaderView.Stretch)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
     return table
 
 
 def confirm(parent: QWidget, title: str, text: str, action: str) -> bool:
     """A destructive action asked once: Cancel is the default, `action` must be clicked."""
-    box = QMessageBox(QMessageBox.Warning, title, text, QMessageBox.Cancel, parent)
-    yes = box.addButton(action, QMessageBox.DestructiveRole)
-    box.setDefaultButton(QMessageBox.Cancel)
+    box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Cancel, parent)
+    yes = box.addButton(action, QMessageBox.ButtonRole.DestructiveRole)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
     box.exec()
     return box.clickedButton() is yes
 

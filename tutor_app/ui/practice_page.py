@@ -13,12 +13,13 @@ from typing import Any, Protocol
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QTableWidgetItem, QWidget
 
+from tutor_app.errors import error_text
 from tutor_app.practice import schedule
 from tutor_app.practice.items import MISTAKE, PracticeItem, words
 from tutor_app.practice.plan import due_items
 from tutor_app.ui.page import confirm, list_table, page_layout, short_date
 from tutor_app.ui.theme import icon
-from tutor_app.ui.workers import error_text, run_task
+from tutor_app.ui.workers import run_task
 
 COLUMNS = ("You said", "Better", "Type", "Comes back", "History")
 FILTERS = ("Everything", "Due next call", "Mastered", "Mistakes", "New words")
@@ -84,7 +85,7 @@ class PracticePage(QWidget):
         col.addWidget(self.table, 1)
         self.detail = QLabel()
         self.detail.setWordWrap(True)
-        self.detail.setTextFormat(Qt.PlainText)
+        self.detail.setTextFormat(Qt.TextFormat.PlainText)
         col.addWidget(self.detail)
         buttons = QHBoxLayout()
         self.status = QLabel()
@@ -100,12 +101,12 @@ class PracticePage(QWidget):
 
     # -- data ----------------------------------------------------------------------------
     def refresh(self) -> None:
-        if self._source_factory is None:  # a build without the practice store
+        if (factory := self._source_factory) is None:  # a build without the practice store
             self._loaded(([], datetime.now(timezone.utc)))
             return
 
         def load() -> tuple[list[PracticeItem], datetime]:
-            source = self._source_factory()
+            source = factory()
             return source.items(), source.now()
 
         run_task(load, on_done=self._loaded, on_error=self._failed, context=self)
@@ -150,7 +151,7 @@ class PracticePage(QWidget):
             cells = (item.said, item.better or "(new word)", item.type or "word", when_text(item, self.now), history)
             for column, text in enumerate(cells):
                 cell = QTableWidgetItem(text)
-                cell.setData(Qt.UserRole, item.id)
+                cell.setData(Qt.ItemDataRole.UserRole, item.id)
                 self.table.setItem(row, column, cell)
         if not self.items:
             self.detail.setText("Nothing yet: after a call, the tutor's corrections and new words appear here.")
@@ -162,7 +163,7 @@ class PracticePage(QWidget):
 
     def selected(self) -> PracticeItem | None:
         cells = self.table.selectedItems()
-        item_id = cells[0].data(Qt.UserRole) if cells else None
+        item_id = cells[0].data(Qt.ItemDataRole.UserRole) if cells else None
         return next((i for i in self.items if i.id == item_id), None)
 
     def _selected(self) -> None:

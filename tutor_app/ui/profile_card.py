@@ -23,8 +23,8 @@ class ProfileCard(QFrame):
     def set_entries(self, profile: str, entries: list[ProfileEntry]) -> None:
         while self._col.count():
             item = self._col.takeAt(0)
-            if item.widget():
-                item.widget().deleteLater()
+            if item is not None and (widget := item.widget()):  # count() > 0: never None
+                widget.deleteLater()
         head = QLabel(f"About {profile}")
         head.setObjectName("SectionTitle")
         self._col.addWidget(head)
@@ -33,13 +33,13 @@ class ProfileCard(QFrame):
             label.setObjectName("FieldHint")
             f = label.font()
             f.setPointSizeF(max(7.5, f.pointSizeF() * 0.8))
-            f.setWeight(QFont.DemiBold)
+            f.setWeight(QFont.Weight.DemiBold)
             label.setFont(f)
             self._col.addSpacing(6)
             self._col.addWidget(label)
             value = QLabel(", ".join(entry.values) if entry.values else "—")
             value.setWordWrap(True)
-            value.setTextInteractionFlags(Qt.TextSelectableByMouse)
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             value.setAccessibleName(f"{entry.field}: {value.text()}")
             self._col.addWidget(value)
             if entry.history:

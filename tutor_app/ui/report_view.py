@@ -38,7 +38,7 @@ class _Stat(QFrame):
         self.caption = QLabel(title)
         self.caption.setObjectName("StatCaption")
         self.caption.setWordWrap(True)  # lets the four cards share a narrow window
-        self.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setMinimumWidth(90)
         box.addWidget(self.value)
         box.addWidget(self.caption)
@@ -64,8 +64,8 @@ class ReportView(QWidget):
         self.report: dict[str, Any] = {}
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
@@ -88,8 +88,8 @@ class ReportView(QWidget):
         self.speaking = _Stat("you spoke (min)")
         self.wpm = _Stat("words per minute")
         self.words = _Stat("words you said")
-        for i, card in enumerate((self.duration, self.speaking, self.wpm, self.words)):
-            grid.addWidget(card, 0, i)
+        for i, stat in enumerate((self.duration, self.speaking, self.wpm, self.words)):
+            grid.addWidget(stat, 0, i)
         col.addLayout(grid)
 
         col.addWidget(_section("How you felt"))
@@ -203,7 +203,7 @@ class _CorrectionRow(QFrame):
         text = QLabel(f"<span style='text-decoration: line-through'>{_esc(original)}</span>"
                       f"&nbsp;&nbsp;→&nbsp;&nbsp;<b>{_esc(better)}</b>")
         text.setWordWrap(True)
-        text.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box.addWidget(text)
         if why:
             box.addWidget(_muted(why))
@@ -219,7 +219,7 @@ class HistoryView(QWidget):
         super().__init__(parent)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        split = QSplitter(Qt.Horizontal)
+        split = QSplitter(Qt.Orientation.Horizontal)
         outer.addWidget(split)
         left = QWidget()
         left.setObjectName("Page")
@@ -265,7 +265,7 @@ class HistoryView(QWidget):
         for r in reversed(self._reports):
             item = QListWidgetItem(f"{fmt_when(r.get('started_at'))}   ·   {fmt_duration(r.get('duration_seconds', 0))} min"
                                    f"   ·   {float(r.get('words_per_minute') or 0):.0f} wpm")
-            item.setData(Qt.UserRole, r)
+            item.setData(Qt.ItemDataRole.UserRole, r)
             self.calls.addItem(item)
         if self.calls.count():
             self.calls.setCurrentRow(0)
@@ -278,7 +278,7 @@ class HistoryView(QWidget):
 
     def _picked(self, item: QListWidgetItem | None, _prev=None) -> None:
         if item is not None:
-            report = item.data(Qt.UserRole)
+            report = item.data(Qt.ItemDataRole.UserRole)
             self.report.set_report(report)
             self.reportSelected.emit(report)
 

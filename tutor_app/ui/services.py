@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tutor_app.settings import Settings
+from tutor_app.startup import warm_service
 
 log = logging.getLogger(__name__)
 
@@ -141,10 +142,10 @@ class UiServices:
 
         def warm_up_steps() -> list[WarmStep]:
             return [
-                ("speech recognition", lambda: _warm(app.stt)),
-                ("voice", lambda: _warm(app.tts)),
-                ("emotion reader", lambda: _warm(app.emotion)),
-                ("memory", lambda: (_warm(app.embedder), app.memory)),
+                ("speech recognition", lambda: warm_service(app.stt)),
+                ("voice", lambda: warm_service(app.tts)),
+                ("emotion reader", lambda: warm_service(app.emotion)),
+                ("memory", lambda: (warm_service(app.embedder), app.memory)),
                 ("tutor model", lambda: app.chat_model),
                 # The tutor is ready; unfinished calls of earlier runs finish in the background.
                 ("tutor", lambda: (app.engine, app.recover_calls())),
@@ -181,10 +182,3 @@ class UiServices:
                    install=install, compute=compute, tts_preview=tts_preview,
                    recommend=lambda: recommend_llm(app.registry),
                    on_profile_changed=on_profile_changed)
-
-
-def _warm(service: Any) -> Any:
-    warm = getattr(service, "warm_up", None)
-    if callable(warm):
-        warm()
-    return service

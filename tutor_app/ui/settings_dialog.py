@@ -11,10 +11,11 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog, QDia
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton, QTabWidget,
                                QVBoxLayout, QWidget)
 
+from tutor_app.errors import error_text
 from tutor_app.settings import ACCENTS, LEVELS
 from tutor_app.ui.pace_settings import PaceControls
 from tutor_app.ui.services import UiServices
-from tutor_app.ui.workers import error_text, run_task
+from tutor_app.ui.workers import run_task
 
 log = logging.getLogger(__name__)
 
@@ -64,10 +65,10 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._speech_tab(), "Speech")
         self.tabs.addTab(self._data_tab(), "Data")
         col.addWidget(self.tabs, 1)
-        buttons = QDialogButtonBox(QDialogButtonBox.Save | QDialogButtonBox.Cancel)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.reject)
-        self.save_button = buttons.button(QDialogButtonBox.Save)
+        self.save_button = buttons.button(QDialogButtonBox.StandardButton.Save)
         for b in buttons.buttons():
             b.setIcon(QIcon())  # the platform's floppy/cross icons clash with the calm look
         col.addWidget(buttons)
@@ -80,8 +81,8 @@ class SettingsDialog(QDialog):
         form.setContentsMargins(18, 18, 18, 18)
         form.setHorizontalSpacing(16)
         form.setVerticalSpacing(12)
-        form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
-        form.setLabelAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         return page, form
 
     def _tutor_tab(self) -> QWidget:
@@ -155,7 +156,7 @@ class SettingsDialog(QDialog):
         form.addRow("Server model", self.server_model)
         form.addRow("", self.fallback)
         self.key_edit = QLineEdit()
-        self.key_edit.setEchoMode(QLineEdit.Password)
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.key_edit.setAccessibleName("Anthropic API key")
         self.key_edit.setPlaceholderText("sk-ant-…")
         key_row = QHBoxLayout()
@@ -212,7 +213,7 @@ class SettingsDialog(QDialog):
                             ("Settings file", paths.settings_file)):
             row = QHBoxLayout()
             label = QLabel(str(path))
-            label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             label.setAccessibleName(title)
             row.addWidget(label, 1)
             if title != "Settings file":
@@ -337,7 +338,7 @@ class SettingsDialog(QDialog):
                  on_error=lambda e: self.key_status.setText(error_text(e)), context=self)
 
     def preview_voice(self) -> None:
-        if self.services.tts_preview is None:
+        if (preview := self.services.tts_preview) is None:
             self.voice_status.setText("Voice preview is not available.")
             return
         self.preview_button.setEnabled(False)
@@ -347,7 +348,7 @@ class SettingsDialog(QDialog):
             self.preview_button.setEnabled(True)
             self.voice_status.setText(text)
 
-        run_task(lambda: self.services.tts_preview(PREVIEW_TEXT), on_done=lambda _r: finished(""),
+        run_task(lambda: preview(PREVIEW_TEXT), on_done=lambda _r: finished(""),
                  on_error=lambda e: finished(f"Preview failed: {error_text(e)}"), context=self)
 
     def apply(self) -> None:

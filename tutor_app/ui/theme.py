@@ -89,11 +89,11 @@ def apply_theme(app: QApplication, name: str | None = None) -> Theme:
     app.setStyle("Fusion")  # the same look on every OS; QSS refines it
     pal = QPalette()
     c = theme.color
-    for role, key in ((QPalette.Window, "bg"), (QPalette.Base, "surface"), (QPalette.AlternateBase, "surface2"),
-                      (QPalette.WindowText, "text"), (QPalette.Text, "text"), (QPalette.Button, "surface"),
-                      (QPalette.ButtonText, "text"), (QPalette.Highlight, "accent"),
-                      (QPalette.HighlightedText, "accent_text"), (QPalette.ToolTipBase, "surface"),
-                      (QPalette.ToolTipText, "text"), (QPalette.PlaceholderText, "muted")):
+    for role, key in ((QPalette.ColorRole.Window, "bg"), (QPalette.ColorRole.Base, "surface"), (QPalette.ColorRole.AlternateBase, "surface2"),
+                      (QPalette.ColorRole.WindowText, "text"), (QPalette.ColorRole.Text, "text"), (QPalette.ColorRole.Button, "surface"),
+                      (QPalette.ColorRole.ButtonText, "text"), (QPalette.ColorRole.Highlight, "accent"),
+                      (QPalette.ColorRole.HighlightedText, "accent_text"), (QPalette.ColorRole.ToolTipBase, "surface"),
+                      (QPalette.ColorRole.ToolTipText, "text"), (QPalette.ColorRole.PlaceholderText, "muted")):
         pal.setColor(role, c(key))
     app.setPalette(pal)
     app.setStyleSheet(theme.stylesheet())
@@ -121,7 +121,7 @@ def _tinted_pixmap(name: str, color: str, size: int) -> QPixmap:
     renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
     ratio = 2  # crisp on HiDPI screens
     pix = QPixmap(QSize(size * ratio, size * ratio))
-    pix.fill(Qt.transparent)
+    pix.fill(Qt.GlobalColor.transparent)
     painter = QPainter(pix)
     renderer.render(painter)
     painter.end()

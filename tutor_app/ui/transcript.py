@@ -5,6 +5,8 @@ barge-in cuts it back to what was actually spoken and marks it as interrupted.
 """
 from __future__ import annotations
 
+from typing import cast
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -28,7 +30,7 @@ class Bubble(QFrame):
         self._label = QLabel(text)
         self._label.setObjectName("BubbleText")
         self._label.setWordWrap(True)
-        self._label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self._label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._note = QLabel()
         self._note.setObjectName("BubbleNote")
         self._note.hide()
@@ -91,8 +93,8 @@ class TranscriptView(QScrollArea):
         self.setObjectName("Transcript")
         self.setAccessibleName("Conversation transcript")
         self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.NoFrame)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         inner = QWidget()
         inner.setObjectName("TranscriptInner")
         self._column = QVBoxLayout(inner)
@@ -100,7 +102,7 @@ class TranscriptView(QScrollArea):
         self._column.setSpacing(10)
         self._empty = QLabel()
         self._empty.setObjectName("EmptyHint")
-        self._empty.setAlignment(Qt.AlignCenter)
+        self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._empty.setWordWrap(True)
         self._column.addStretch(1)  # centres the empty hint; squeezed to 0 once there are bubbles
         self._column.addWidget(self._empty)
@@ -130,7 +132,7 @@ class TranscriptView(QScrollArea):
 
     def clear(self) -> None:
         for b in self._bubbles:
-            b.parentWidget().deleteLater()
+            cast(QWidget, b.parentWidget()).deleteLater()  # every bubble sits in a row widget
         self._bubbles.clear()
         self._open_tutor = self._pending_learner = None
         self._empty.show()
@@ -199,7 +201,7 @@ class TranscriptView(QScrollArea):
 
     def _remove(self, bubble: Bubble) -> None:
         self._bubbles.remove(bubble)
-        bubble.parentWidget().deleteLater()
+        cast(QWidget, bubble.parentWidget()).deleteLater()
 
     def _bubble_width(self) -> int:
         return max(260, int(self.viewport().width() * 0.74))

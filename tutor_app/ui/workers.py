@@ -110,13 +110,3 @@ def run_task(fn: Callable[..., Any], *, on_done: Callable[[Any], None] | None = 
         executor(job)
     else:
         _get_pool().submit(job)
-
-
-def error_text(exc: BaseException) -> str:
-    """One line for the learner: the message of our own errors, the type otherwise."""
-    from tutor_app.errors import TutorError
-
-    if isinstance(exc, TutorError):
-        return str(exc)
-    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
