@@ -9,27 +9,50 @@ import argparse
 import logging
 import os
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from tutor_app.logs import setup_logging
 from tutor_app.paths import AppPaths, private_files
 from tutor_app.settings import Settings
 
+if TYPE_CHECKING:
+    from tutor_app.emotion.common import ProbabilityScorer
+    from tutor_app.llm.fallback import FallbackChatModel
+    from tutor_app.llm.llama_backend import LlamaChatModel
+    from tutor_app.llm.openai_server import OpenAIServerChatModel
+    from tutor_app.memory.store import ProfileMemory
+    from tutor_app.practice.store import PracticeStore
+    from tutor_app.speech.stt import WhisperStt
+    from tutor_app.speech.tts import PiperTts
+    from tutor_app.tutor.end_of_turn_judge import EndOfTurnJudge
+    from tutor_app.tutor.engine import TutorEngine
+
+T = TypeVar("T")
+
 log = logging.getLogger(__name__)
 
 
-class service:  # noqa: N801 - used like functools.cached_property
+class service(Generic[T]):  # noqa: N801 - used like functools.cached_property
     """A lazily built service, built once even when several threads (GUI warm-up, workers)
     ask at the same time; each service has its own lock, so a slow model load never
-    blocks an unrelated service. Assigning the attribute injects a ready service."""
+    blocks an unrelated service. Assigning the attribute injects a ready service. Typed
+    as what `build` returns: the real classes, which mypy checks against the seams
+    (core/protocols.py) where `engine` hands them to the tutor engine."""
 
-    def __init__(self, build) -> None:
+    def __init__(self, build: Callable[[Any], T]) -> None:
         self.build = build
         self.name = build.__name__
         self.__doc__ = build.__doc__
 
     def __set_name__(self, owner, name: str) -> None:
         self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: Any = None) -> service[T]: ...
+
+    @overload
+    def __get__(self, obj: object, owner: Any = None) -> T: ...
 
     def __get__(self, obj, owner=None):
         if obj is None:
@@ -88,13 +111,13 @@ class App:
         return select_compute(self.settings.speech.stt_device, self.settings.speech.stt_compute_type)
 
     @service
-    def stt(self):
+    def stt(self) -> WhisperStt:
         from tutor_app.speech.stt import load_stt
 
         return load_stt(self.settings, self.registry, self.devices, vad=self.vad)
 
     @service
-    def tts(self):
+    def tts(self) -> PiperTts:
         from tutor_app.speech.tts import load_tts
 
         return load_tts(self.settings, self.registry)
@@ -106,14 +129,14 @@ class App:
         return load_vad(self.settings, self.registry)
 
     @service
-    def end_of_turn(self):
+    def end_of_turn(self) -> EndOfTurnJudge | None:
         """The live call's end-of-turn judge, or None (fixed-silence turn-taking)."""
         from tutor_app.tutor.end_of_turn_judge import load_judge
 
         return load_judge(self.registry)
 
     @service
-    def emotion(self):
+    def emotion(self) -> ProbabilityScorer:
         from tutor_app.emotion.scorer import load_scorer
 
         return load_scorer(self.settings, self.registry)
@@ -125,7 +148,7 @@ class App:
         return load_embedder(self.settings, self.registry)
 
     @service
-    def memory(self):
+    def memory(self) -> ProfileMemory:
         from tutor_app.memory.store import open_store
 
         self.paths.ensure_writable()
@@ -140,20 +163,20 @@ class App:
         return [PracticeFootprint(self.paths.practice_dir)]
 
     @service
-    def practice(self):
+    def practice(self) -> PracticeStore:
         from tutor_app.practice.store import PracticeStore
 
         self.paths.ensure_writable()
         return PracticeStore(self.paths.practice_dir, self.settings.profile)
 
     @service
-    def chat_model(self):
+    def chat_model(self) -> FallbackChatModel | LlamaChatModel | OpenAIServerChatModel:
         from tutor_app.llm.factory import load_chat_model
 
         return load_chat_model(self.settings, self.registry)
 
     @service
-    def engine(self):
+    def engine(self) -> TutorEngine:
         from tutor_app.tutor.engine import EngineServices, TutorEngine
 
         return TutorEngine(EngineServices(

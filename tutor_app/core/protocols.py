@@ -1,36 +1,62 @@
-"""The seams between the app and its engines. Each real engine satisfies one of these;
-tests may substitute small fakes at the seam, never for the product under test."""
+"""The seams between the app and its engines: what the engine side (tutor/engine.py, the
+call loop and speaker, memory/session.py, tutor/lifecycle.py and the modules it hands the
+services to) really calls on each service, and nothing more. Each real engine satisfies
+one of these (mypy checks it at the composition root, tutor_app/app.py;
+tests/unit/test_protocols.py is the quick guard); tests may substitute small fakes at
+the seam, never for the product under test."""
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import builtins
+from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol
 
-from tutor_app.core.cancel import CancelToken
+from tutor_app.core.cancel import Cancellable
 from tutor_app.core.types import AudioClip, ChatMessage, EmotionScore, SpeechSpan, Transcript
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from tutor_app.memory.index import ProfileIndex
+    from tutor_app.memory.models import CallRecord, Memory, Message
+    from tutor_app.memory.purge import PurgeResult
+    from tutor_app.memory.recall import RecallResult
+    from tutor_app.practice.items import PracticeItem
+    from tutor_app.practice.outcome import Outcome
+    from tutor_app.speech.bias import BiasList
+    from tutor_app.speech.end_of_turn import Verdict
 
-@runtime_checkable
+
 class SpeechToText(Protocol):
-    def transcribe(self, audio: AudioClip | Path | str) -> Transcript:
-        """Transcribe a clip or an audio file; silence/noise gives an empty text."""
+    def transcribe(self, audio: AudioClip | Path | str, bias: "BiasList | None" = None) -> Transcript:
+        """Transcribe a clip or an audio file; silence/noise gives an empty text. `bias`:
+        names to favour (speech/bias.py `transcribe_with` passes it only when non-empty)."""
         ...
 
 
-@runtime_checkable
 class TextToSpeech(Protocol):
     @property
     def sample_rate(self) -> int: ...
+
+    @property
+    def rate(self) -> float: ...
+
+    def set_rate(self, rate: float) -> None:
+        """Speak at `rate` x the voice's speed from the next sentence on."""
+        ...
 
     def synthesize(self, text: str) -> Iterator["np.ndarray"]:
         """Yield float32 mono chunks, one per sentence, as soon as each is ready."""
         ...
 
 
-@runtime_checkable
+class TurnJudge(Protocol):
+    """tutor/end_of_turn_judge.py `EndOfTurnJudge`: is a paused turn complete?"""
+
+    def __call__(self, audio: "np.ndarray", transcript: str) -> "Verdict": ...
+
+
 class VoiceActivity(Protocol):
     frame_samples: int  # samples per frame at 16 kHz for `probability`
 
@@ -45,38 +71,29 @@ class VoiceActivity(Protocol):
     def reset(self) -> None: ...
 
 
-@runtime_checkable
 class ChatModel(Protocol):
     name: str
 
     def stream(
         self, system: "str | Sequence[tuple[str, bool]]", messages: Sequence[ChatMessage],
-        cancel: CancelToken | None = None,
+        cancel: Cancellable | None = None,
     ) -> Iterator[str]:
         """Yield text deltas of the reply; stops early when `cancel` is set. `system` is a
         string or (text, cacheable) parts: the leading cacheable run is prompt-cached."""
         ...
 
-    def complete_json(self, system: "str | Sequence[tuple[str, bool]]",
-                      messages: Sequence[ChatMessage]) -> dict[str, Any]:
-        """Ask for a JSON object and return it parsed."""
+    def complete_json(self, system: "str | Sequence[tuple[str, bool]]", messages: Sequence[ChatMessage],
+                      schema: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Ask for a JSON object (shaped by `schema` where the backend can) and return it parsed."""
         ...
 
 
-@runtime_checkable
 class EmotionScorer(Protocol):
     def score(self, text: str) -> list[EmotionScore]:
         """All 28 GoEmotions labels, highest first."""
         ...
 
-    def score_batch(self, texts: Sequence[str]) -> list[list[EmotionScore]]: ...
 
-    def predicted(self, scores: Sequence[EmotionScore]) -> list[str]:
-        """Labels over the model's own per-label thresholds."""
-        ...
-
-
-@runtime_checkable
 class Embedder(Protocol):
     name: str
     dim: int
@@ -85,36 +102,72 @@ class Embedder(Protocol):
         """L2-normalised float32 vectors, one row per text."""
         ...
 
+    def embed_one(self, text: str) -> "np.ndarray": ...
 
-@runtime_checkable
+
 class MemoryStore(Protocol):
-    """Long-term memory of ONE learner profile (tutor_app.memory.store.ProfileMemory).
-    Every method is scoped to `profile`; there is no cross-profile read."""
+    """Long-term memory of ONE learner profile (tutor_app.memory.store.ProfileMemory), as
+    the engine, memory/session.py (with history and follow-up), call end (lifecycle,
+    recovery, merge) and the speech bias list use it. Every method is scoped to `profile`."""
 
     profile: str
+    embedder: Embedder
 
     def add(self, text: str, *, category: str = "", memory_type: str = "semantic", importance: float = 0.5,
             source: str = "manual", session_id: str = "", meta: dict[str, Any] | None = None,
-            emotion: EmotionScore | None = None, created_at: Any = None) -> Any:
+            emotion: EmotionScore | None = None) -> "Memory":
         """Store one memory verbatim (embedded, committed when this returns)."""
         ...
 
-    def recall(self, query: str, emotions: Sequence[EmotionScore] | None = None, **kwargs: Any) -> Any:
-        """Memories for a turn: .hits (text, score, reason), .query_vector, .timings_ms."""
+    def supersede(self, old_id: str, new_id_: str) -> None: ...
+
+    def list(self, include_superseded: bool = True) -> "list[Memory]": ...
+
+    def recall(self, query: str, emotions: Sequence[EmotionScore] | None = None, *, k: int = 3,
+               context: str = "") -> "RecallResult":
+        """Memories for a turn: .hits, .query_vector, .timings_ms (memory/recall.py)."""
         ...
 
-    def search(self, query: str, k: int = 5) -> list[Any]: ...
-
-    def list(self, include_superseded: bool = True) -> list[Any]: ...
+    def index(self) -> "ProfileIndex": ...
 
     def profile_view(self) -> dict[str, Any]: ...
 
-    def delete(self, mem_id: str) -> Any:
-        """Physical deletion (rows, old versions and files); TutorError for an unknown id."""
+    def on_forget(self, listener: "Callable[[PurgeResult], None]") -> None:
+        """`listener(result)` after each deletion: a live call drops the deleted lines."""
         ...
 
-    def clear(self) -> int: ...
+    # transcript lines and call records (memory/records.py)
+    def add_message(self, session_id: str, role: str, text: str, emotion: str = "", *,
+                    emotion_score: float | None = None) -> "Message": ...
 
-    def add_message(self, session_id: str, role: str, text: str, emotion: str = "") -> Any: ...
+    def session_messages(self, session_id: str | None,
+                         with_vectors: bool = False) -> "builtins.list[tuple[Message, Any]]":
+        """(message, vector or None) of one session (None: every session), oldest first."""
+        ...
+
+    def record_call(self, session_id: str, started_at: datetime) -> "CallRecord": ...
+
+    def calls(self) -> "builtins.list[CallRecord]": ...
+
+    def update_call(self, call_id: str, *, ended_at: datetime | None = None,
+                    report: dict[str, Any] | None = None, extracted: bool | None = None) -> None: ...
 
     def close(self) -> None: ...
+
+
+class PracticeBook(Protocol):
+    """The learner's practice items (tutor_app.practice.store.PracticeStore), as the call's
+    plan and its end use them (practice/calls.py `start_plan`, `after_call`)."""
+
+    def now(self) -> datetime: ...
+
+    def items(self) -> "list[PracticeItem]": ...
+
+    def planned(self, session_id: str) -> "list[PracticeItem]": ...
+
+    def mark_planned(self, session_id: str, items: "Sequence[PracticeItem]") -> None: ...
+
+    def record(self, session_id: str, outcomes: "Sequence[Outcome]") -> None: ...
+
+    def add_from_call(self, session_id: str, corrections: Sequence[Any], new_words: Sequence[str],
+                      learner_lines: Sequence[str]) -> "list[PracticeItem]": ...

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tutor_app.core.cancel import CancelToken
+from tutor_app.core.cancel import Cancellable
 from tutor_app.core.types import ChatMessage
 from tutor_app.llm import keys
 from tutor_app.llm.errors import (
@@ -126,7 +126,7 @@ class AnthropicChatModel:
 
     # -- ChatModel --------------------------------------------------------------------
     def stream(
-        self, system: SystemPrompt, messages: Sequence[ChatMessage], cancel: CancelToken | None = None
+        self, system: SystemPrompt, messages: Sequence[ChatMessage], cancel: Cancellable | None = None
     ) -> Iterator[str]:
         """Yield text deltas. On a break after some text, raise LLMStreamCutError(partial_text)."""
         import anthropic

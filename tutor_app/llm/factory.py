@@ -13,10 +13,15 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tutor_app.errors import ModelMissingError, UsageError
 from tutor_app.llm import keys
+
+if TYPE_CHECKING:
+    from tutor_app.llm.fallback import FallbackChatModel
+    from tutor_app.llm.llama_backend import LlamaChatModel
+    from tutor_app.llm.openai_server import OpenAIServerChatModel
 
 log = logging.getLogger(__name__)
 
@@ -34,8 +39,9 @@ def choose_backend(settings: Any) -> str:
     return "anthropic" if keys.has_api_key() else "local"
 
 
-def load_chat_model(settings: Any, registry: Any) -> Any:
-    """A `ChatModel` for these settings; raises one clear TutorError when it cannot."""
+def load_chat_model(settings: Any, registry: Any) -> FallbackChatModel | LlamaChatModel | OpenAIServerChatModel:
+    """A `ChatModel` (core.protocols; app.py has mypy check each of these against it) for
+    these settings; raises one clear TutorError when it cannot."""
     if choose_backend(settings) == "local":
         return load_local(settings, registry)
 
@@ -50,7 +56,7 @@ def load_chat_model(settings: Any, registry: Any) -> Any:
                              else None, first_token_s=float(settings.llm.first_token_budget_s))
 
 
-def load_local(settings: Any, registry: Any) -> Any:
+def load_local(settings: Any, registry: Any) -> FallbackChatModel | LlamaChatModel | OpenAIServerChatModel:
     """The local server when one is configured (falling back to the GGUF), else the GGUF."""
     llm = settings.llm
     if not (llm.local_server_url or "").strip():
@@ -68,7 +74,7 @@ def load_local(settings: Any, registry: Any) -> Any:
                              first_token_s=float(llm.first_token_budget_s))
 
 
-def load_llama(settings: Any, registry: Any) -> Any:
+def load_llama(settings: Any, registry: Any) -> LlamaChatModel:
     from tutor_app.llm.llama_backend import LlamaChatModel, LlamaOptions
 
     llm = settings.llm

@@ -35,7 +35,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from tutor_app.core.cancel import CancelToken
+from tutor_app.core.cancel import Cancellable
+from tutor_app.core.protocols import ChatModel
 from tutor_app.core.types import ChatMessage
 from tutor_app.errors import TutorError
 from tutor_app.llm.errors import LLMUnavailableError
@@ -45,7 +46,7 @@ log = logging.getLogger(__name__)
 
 
 class FallbackChatModel:
-    def __init__(self, primary: Any, make_local: Callable[[], Any] | None, first_token_s: float = 0.0,
+    def __init__(self, primary: ChatModel, make_local: Callable[[], ChatModel] | None, first_token_s: float = 0.0,
                  rest_s: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.primary = primary
         self.name = primary.name
@@ -97,7 +98,7 @@ class FallbackChatModel:
             return self._local
 
     def stream(
-        self, system: SystemPrompt, messages: Sequence[ChatMessage], cancel: CancelToken | None = None
+        self, system: SystemPrompt, messages: Sequence[ChatMessage], cancel: Cancellable | None = None
     ) -> Iterator[str]:
         self._start()
         resting = self._rest_reason()
@@ -124,7 +125,7 @@ class FallbackChatModel:
         yield from local.stream(system, messages, cancel)
 
     def _primary_stream(self, system: SystemPrompt, messages: Sequence[ChatMessage],
-                        cancel: CancelToken | None) -> Iterator[str]:
+                        cancel: Cancellable | None) -> Iterator[str]:
         if self.first_token_s <= 0:
             return self.primary.stream(system, messages, cancel)
         from tutor_app.llm.first_token import within_deadline

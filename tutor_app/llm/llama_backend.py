@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tutor_app.core.cancel import CancelToken
+from tutor_app.core.cancel import Cancellable
 from tutor_app.core.types import ChatMessage
 from tutor_app.errors import ModelMissingError
 from tutor_app.llm.errors import LLMBadJSONError, LLMError
@@ -133,7 +133,7 @@ class LlamaChatModel:
 
     # -- ChatModel --------------------------------------------------------------------
     def stream(self, system: SystemPrompt, messages: Sequence[ChatMessage],
-               cancel: CancelToken | None = None) -> Iterator[str]:
+               cancel: Cancellable | None = None) -> Iterator[str]:
         if cancel is not None and cancel.cancelled:
             return
         llama = self.load()

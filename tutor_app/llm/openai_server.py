@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from tutor_app.core.cancel import CancelToken
+from tutor_app.core.cancel import Cancellable
 from tutor_app.core.types import ChatMessage
 from tutor_app.llm.errors import (
     LLMBadJSONError,
@@ -75,7 +75,7 @@ class OpenAIServerChatModel:
 
     # -- ChatModel --------------------------------------------------------------------
     def stream(self, system: SystemPrompt, messages: Sequence[ChatMessage],
-               cancel: CancelToken | None = None) -> Iterator[str]:
+               cancel: Cancellable | None = None) -> Iterator[str]:
         if cancel is not None and cancel.cancelled:
             return
         body = self._body(system_text(system), messages, self.options.max_tokens)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from tutor_app.memory.models import Message
 
 if TYPE_CHECKING:
-    from tutor_app.memory.store import ProfileMemory
+    from tutor_app.core.protocols import MemoryStore
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ class SelectiveHistory:
         return self.relevant + self.recent
 
 
-def selective_history(store: "ProfileMemory", session_id: str, query: str, query_vector: Any = None,
+def selective_history(store: "MemoryStore", session_id: str, query: str, query_vector: Any = None,
                       recent: int = RECENT, top_k: int = TOP_K, min_similarity: float = MIN_SIMILARITY
                       ) -> SelectiveHistory:
     import numpy as np

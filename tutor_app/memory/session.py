@@ -19,8 +19,8 @@ from tutor_app.memory.models import Memory, MemoryHit
 from tutor_app.memory.stm import ShortTermStore
 
 if TYPE_CHECKING:
+    from tutor_app.core.protocols import MemoryStore
     from tutor_app.core.types import EmotionScore
-    from tutor_app.memory.store import ProfileMemory
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ def _importance(decision: gate.GateDecision) -> float:
 
 
 class SessionMemory:
-    def __init__(self, store: "ProfileMemory", settings: Any = None, stm: ShortTermStore | None = None) -> None:
+    def __init__(self, store: "MemoryStore", settings: Any = None, stm: ShortTermStore | None = None) -> None:
         self.store = store
         self.top_k = int(getattr(settings, "recall_top_k", 3))
         self.followup_similarity = float(getattr(settings, "followup_similarity", 0.5))
@@ -88,7 +88,8 @@ class SessionMemory:
             seen = {h.id for h in hits}
             live = self.store.index().pos  # a memory deleted since (maybe by another process) stays out
             hits += [h for h in st.recalled() if h.id not in seen and h.id in live]
-        history = selective_history(self.store, session_id, text, query_vector=result.query_vector)
+        history = selective_history(self.store, session_id, text,
+                                    query_vector=result.query_vector)
         memos = st.notes() + ([decision.temp_memo] if decision.temp_memo else [])
         timings = dict(result.timings_ms)
         timings["memory_total"] = (time.perf_counter() - t0) * 1000

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tutor_app.core.protocols import PracticeBook
 from tutor_app.practice.outcome import Outcome, judge_all
 from tutor_app.practice.plan import due_items, plan_text
-from tutor_app.practice.store import PracticeStore
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +25,7 @@ class PracticeResult:
         return {"reviewed": [{"id": o.item_id, "outcome": o.outcome} for o in self.reviewed], "added": self.added}
 
 
-def start_plan(store: PracticeStore, session_id: str) -> str:
+def start_plan(store: PracticeBook, session_id: str) -> str:
     """Plan the call (the items due now), remember the plan with the call, and return the
     prompt block. A resumed session keeps the plan it started with."""
     items = store.planned(session_id)
@@ -36,7 +36,7 @@ def start_plan(store: PracticeStore, session_id: str) -> str:
     return plan_text(items)
 
 
-def after_call(store: PracticeStore, session_id: str, corrections: Sequence[Any], new_words: Sequence[str],
+def after_call(store: PracticeBook, session_id: str, corrections: Sequence[Any], new_words: Sequence[str],
                learner_lines: Sequence[str]) -> PracticeResult:
     """Judge the planned items on what the learner said, then keep the call's new mistakes
     and words (new items are not judged on the call they came from)."""

@@ -24,8 +24,9 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
+from tutor_app.core.protocols import SpeechToText, TurnJudge
 from tutor_app.core.types import top_emotion
 from tutor_app.speech.echo import EchoOptions
 from tutor_app.speech.segmenter import SAMPLE_RATE, SegmenterOptions
@@ -35,6 +36,9 @@ from tutor_app.tutor.call_mic import read_microphone
 from tutor_app.tutor.call_warmup import warm_up
 from tutor_app.tutor.turn_taking import TurnTakingOptions
 from tutor_app.tutor.tutor_turn import BARGE_IN, TurnControl, TutorTurn
+
+if TYPE_CHECKING:
+    from tutor_app.tutor.engine import CallSession
 
 log = logging.getLogger(__name__)
 
@@ -88,10 +92,9 @@ class _Job:
 
 
 class CallLoop:
-    def __init__(self, session: Any, stt: Any, vad: Any, speaker: Any, capture: Any | None,
-                 sink: ev.EventSink, options: LoopOptions | None = None,
-                 reopen_capture: Callable[[], Any] | None = None,
-                 judge: Callable[[Any, str], Any] | None = None) -> None:
+    def __init__(self, session: CallSession, stt: SpeechToText | Callable[[], SpeechToText], vad: Any,
+                 speaker: Any, capture: Any | None, sink: ev.EventSink, options: LoopOptions | None = None,
+                 reopen_capture: Callable[[], Any] | None = None, judge: TurnJudge | None = None) -> None:
         """`judge(audio, transcript_text) -> Verdict` decides whether a paused turn is
         complete (tutor/end_of_turn_judge.py); None = the VAD-only rule."""
         self.session = session
@@ -118,11 +121,11 @@ class CallLoop:
         self._threads: list[threading.Thread] = []
 
     @property
-    def stt(self) -> Any:
+    def stt(self) -> SpeechToText:
         with self._stt_lock:  # the audio and engine threads may both ask first
             if callable(self._stt) and not hasattr(self._stt, "transcribe"):
                 self._stt = self._stt()
-            return self._stt
+            return cast(SpeechToText, self._stt)  # a factory was called above
 
     def _pool(self, name: str):
         from concurrent.futures import ThreadPoolExecutor

@@ -17,16 +17,17 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
+from tutor_app.core.protocols import TextToSpeech
 from tutor_app.tutor.tutor_turn import TurnControl, TutorTurn
 
 log = logging.getLogger(__name__)
 
 
 class Speaker:
-    def __init__(self, tts: Any, player: Any | None, control: TurnControl,
-                 on_start: Callable[[TutorTurn, str, float], None],
+    def __init__(self, tts: TextToSpeech | Callable[[], TextToSpeech], player: Any | None,
+                 control: TurnControl, on_start: Callable[[TutorTurn, str, float], None],
                  on_problem: Callable[[str, str], None] | None = None) -> None:
         self._tts = tts  # a TextToSpeech, or a zero-argument factory (loaded on first use)
         self.player = player
@@ -41,10 +42,10 @@ class Speaker:
         self._thread.start()
 
     @property
-    def tts(self) -> Any:
+    def tts(self) -> TextToSpeech:
         if callable(self._tts) and not hasattr(self._tts, "synthesize"):
             self._tts = self._tts()
-        return self._tts
+        return cast(TextToSpeech, self._tts)  # a factory was called above
 
     # -- engine side -------------------------------------------------------------------
     def say(self, turn: TutorTurn, text: str) -> None:

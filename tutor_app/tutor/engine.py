@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tutor_app.core.cancel import CancelToken, TurnHandle
+from tutor_app.core.protocols import ChatModel, EmotionScorer, MemoryStore, PracticeBook, SpeechToText
 from tutor_app.core.sentences import SentenceSplitter
 from tutor_app.core.types import AudioClip, ChatMessage, EmotionScore, top_emotion
 from tutor_app.errors import TutorError
@@ -39,12 +40,12 @@ MAX_SENTENCES = 5  # the prompt asks for 1-3; a rambling model is cut here
 @dataclass
 class EngineServices:
     settings: Settings
-    emotion: Any  # EmotionScorer
-    memory: Any  # memory.store.ProfileMemory
-    chat_model: Callable[[], Any]  # lazy: the LLM loads on the first turn that needs it
-    stt: Callable[[], Any] | None = None
+    emotion: EmotionScorer
+    memory: MemoryStore  # memory.store.ProfileMemory
+    chat_model: Callable[[], ChatModel]  # lazy: the LLM loads on the first turn that needs it
+    stt: Callable[[], SpeechToText] | None = None
     clock: Callable[[], float] = time.time
-    practice: Any = None  # practice.store.PracticeStore: mistakes and words brought back
+    practice: PracticeBook | None = None  # practice.store.PracticeStore: mistakes and words brought back
 
 
 class TutorEngine:
@@ -294,7 +295,7 @@ class CallSession:
                 on_sentence(sentence)
 
         stream = None
-        model: Any = None
+        model: ChatModel | None = None
         try:
             model = self.engine.services.chat_model()
             out.backend = getattr(model, "name", "")

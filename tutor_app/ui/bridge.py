@@ -42,7 +42,7 @@ class CallBackend(Protocol):
 
 class CallBridge(QObject):
     # Every event, in arrival order, on the GUI thread.
-    event = Signal(object)  # type: ignore[assignment]  # hides QObject.event(), never called on it
+    callEvent = Signal(object)  # not "event": that would hide QObject.event()
     # The same events, typed, for widgets that want only one kind.
     stateChanged = Signal(str)
     micLevel = Signal(float)
@@ -194,7 +194,7 @@ class CallBridge(QObject):
             self._held.clear()
             self.callFailed.emit(event.message)
             return
-        self.event.emit(event)
+        self.callEvent.emit(event)
         if isinstance(event, ev.StateChanged):
             self.stateChanged.emit(event.state)
         elif isinstance(event, ev.MicLevel):
