@@ -3,14 +3,15 @@ call loop and speaker, memory/session.py, tutor/lifecycle.py and the modules it 
 services to) really calls on each service, and nothing more. Each real engine satisfies
 one of these (mypy checks it at the composition root, tutor_app/app.py;
 tests/unit/test_protocols.py is the quick guard); tests may substitute small fakes at
-the seam, never for the product under test."""
+the seam, never for the product under test. All are runtime-checkable: integration tests
+check the real engines with isinstance."""
 from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from tutor_app.core.cancel import Cancellable
 from tutor_app.core.types import AudioClip, ChatMessage, EmotionScore, SpeechSpan, Transcript
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from tutor_app.speech.end_of_turn import Verdict
 
 
+@runtime_checkable
 class SpeechToText(Protocol):
     def transcribe(self, audio: AudioClip | Path | str, bias: "BiasList | None" = None) -> Transcript:
         """Transcribe a clip or an audio file; silence/noise gives an empty text. `bias`:
@@ -35,6 +37,7 @@ class SpeechToText(Protocol):
         ...
 
 
+@runtime_checkable
 class TextToSpeech(Protocol):
     @property
     def sample_rate(self) -> int: ...
@@ -51,12 +54,14 @@ class TextToSpeech(Protocol):
         ...
 
 
+@runtime_checkable
 class TurnJudge(Protocol):
     """tutor/end_of_turn_judge.py `EndOfTurnJudge`: is a paused turn complete?"""
 
     def __call__(self, audio: "np.ndarray", transcript: str) -> "Verdict": ...
 
 
+@runtime_checkable
 class VoiceActivity(Protocol):
     frame_samples: int  # samples per frame at 16 kHz for `probability`
 
@@ -71,6 +76,7 @@ class VoiceActivity(Protocol):
     def reset(self) -> None: ...
 
 
+@runtime_checkable
 class ChatModel(Protocol):
     name: str
 
@@ -88,12 +94,14 @@ class ChatModel(Protocol):
         ...
 
 
+@runtime_checkable
 class EmotionScorer(Protocol):
     def score(self, text: str) -> list[EmotionScore]:
         """All 28 GoEmotions labels, highest first."""
         ...
 
 
+@runtime_checkable
 class Embedder(Protocol):
     name: str
     dim: int
@@ -105,6 +113,7 @@ class Embedder(Protocol):
     def embed_one(self, text: str) -> "np.ndarray": ...
 
 
+@runtime_checkable
 class MemoryStore(Protocol):
     """Long-term memory of ONE learner profile (tutor_app.memory.store.ProfileMemory), as
     the engine, memory/session.py (with history and follow-up), call end (lifecycle,
@@ -155,6 +164,7 @@ class MemoryStore(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
 class PracticeBook(Protocol):
     """The learner's practice items (tutor_app.practice.store.PracticeStore), as the call's
     plan and its end use them (practice/calls.py `start_plan`, `after_call`)."""
