@@ -31,7 +31,7 @@ def embedder():
 @pytest.fixture
 def open_profile(tmp_path, embedder):
     """open_profile(name) -> ProfileMemory on one shared db dir; closed after the test."""
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
 
     opened = []
 

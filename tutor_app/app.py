@@ -21,12 +21,13 @@ if TYPE_CHECKING:
     from tutor_app.llm.fallback import FallbackChatModel
     from tutor_app.llm.llama_backend import LlamaChatModel
     from tutor_app.llm.openai_server import OpenAIServerChatModel
-    from tutor_app.memory.store import ProfileMemory
+    from tutor_app.memory.storage.store import ProfileMemory
     from tutor_app.practice.store import PracticeStore
     from tutor_app.speech.stt import WhisperStt
     from tutor_app.speech.tts import PiperTts
     from tutor_app.tutor.end_of_turn_judge import EndOfTurnJudge
     from tutor_app.tutor.engine import TutorEngine
+    from tutor_app.tutor.recovery import Recovery
 
 T = TypeVar("T")
 
@@ -71,7 +72,7 @@ class App:
         self._lock = threading.RLock()
         self._service_locks: dict[str, threading.Lock] = {}
         self._closers: list[Any] = []
-        self._recovery: Any = None
+        self._recovery: Recovery | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "App":
@@ -149,7 +150,7 @@ class App:
 
     @service
     def memory(self) -> ProfileMemory:
-        from tutor_app.memory.store import open_store
+        from tutor_app.memory.storage.store import open_store
 
         self.paths.ensure_writable()
         store = open_store(self.paths.db_dir, self.embedder, self.settings.profile, self.memory_footprints())
@@ -185,7 +186,7 @@ class App:
         ))
 
     @property
-    def recovery(self):
+    def recovery(self) -> Recovery | None:
         """The running or finished recovery of this process (None before any start)."""
         return self._recovery
 

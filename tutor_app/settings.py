@@ -86,7 +86,7 @@ class LLMSettings:
 
 @dataclass
 class MemorySettings:
-    enabled: bool = True
+    enabled: bool = True  # False = memory paused (what that means in a call: memory_on below)
     embedder: str = "all-minilm-l6-v2"
     recall_top_k: int = 3
     stm_ttl_hours: float = 24.0
@@ -219,6 +219,20 @@ class Settings:
         os.replace(tmp, target)  # atomic: a crash never leaves half a settings file
         self.overrides = self.overrides.still_active(self)
         return target
+
+
+def memory_on(settings: Settings, off_record: bool = False) -> bool:
+    """The one "pause memory" rule: what the learner says is remembered iff the call was
+    not started off the record and memory is not paused *when it is said*.
+
+    Each turn is judged at its own moment, never at the call's start or end: pausing
+    mid-call keeps nothing from that turn on; resuming keeps from then on and never brings
+    back what was said while paused (it was never stored). The call's end works only on
+    what was kept (the stored lines) and does not read the setting again, so pausing or
+    resuming just before hanging up changes nothing about the earlier turns. The engine
+    (Conversation.memory_on), the call end (tutor/lifecycle.py) and the UI ("memory paused")
+    all follow this function."""
+    return not off_record and settings.memory.enabled
 
 
 # Keys older versions wrote that mean nothing now (ignored without a warning).

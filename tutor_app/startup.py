@@ -1,6 +1,6 @@
-"""Startup as a service: check the models, warm up every part, warm up the call engine,
+"""Startup as a service: check the models, warm up every part, warm up the live call,
 and say how far it got through `progress(StartupProgress)` events. No Qt: the main
-window runs `run_startup` on the engine setup thread and only shows the events and
+window runs `run_startup` on the call setup thread and only shows the events and
 the `WarmResult`.
 
 `run_steps` is the one "run each part's warm-up, log a failure and go on" loop; a live
@@ -47,7 +47,7 @@ def run_startup(registry: Callable[[], Any],
 
     `registry()`: the model registry (`statuses(verify=False)`); `steps`: the warm-up
     steps, or a callable giving them (called only once the essential models are there);
-    `backend_warm_up`: warms the call engine up, last (None: no engine in this build).
+    `backend_warm_up`: warms the live call up, last (None: no engine in this build).
     A missing essential model returns at once: warming up would only fail. One broken
     part never stops the others; each becomes a `(part, one line)` problem.
     """
@@ -72,7 +72,7 @@ def run_startup(registry: Callable[[], Any],
         try:
             backend_warm_up()
         except Exception as exc:  # noqa: BLE001
-            result.problems.append(("call engine", error_text(exc)))
+            result.problems.append(("live call", error_text(exc)))
     progress(StartupProgress(len(todo), len(todo), "ready"))
     return result
 

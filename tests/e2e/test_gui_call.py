@@ -22,7 +22,7 @@ from tutor_app.speech.wer import normalize_words
 
 pytestmark = [pytest.mark.audio, pytest.mark.slow]
 
-SAID = "Please remember that my sister lives in London."  # a save trigger (memory/gate.py)
+SAID = "Please remember that my sister lives in London."  # a save trigger (tutor/turn_memory/gate.py)
 REPLY = "Of course, I will remember that. How often do you visit her?"
 REVIEW = {"corrections": [], "new_words": ["visit", "how often"]}
 TURN_S = 90_000  # a spoken turn on a 2-core CPU: VAD, Whisper, emotion, memory, Piper

@@ -11,13 +11,13 @@ import pytest
 
 from tests.memory_fixtures import REPO, DimOnlyEmbedder
 from tutor_app.errors import TutorError
-from tutor_app.memory.schema import NewerSchemaError
+from tutor_app.memory.storage.schema import NewerSchemaError
 
 
 def _make_newer(db_dir):
     import lancedb
 
-    from tutor_app.memory import schema as S
+    from tutor_app.memory.storage import schema as S
 
     conn = lancedb.connect(str(db_dir))
     sch = S.arrow_schema(S.MEMORIES, 384, "all-minilm-l6-v2")
@@ -27,7 +27,7 @@ def _make_newer(db_dir):
 
 
 def test_newer_schema_is_refused_clearly(tmp_path):
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
 
     db = tmp_path / "memory.lancedb"
     _make_newer(db)
@@ -39,7 +39,7 @@ def test_not_a_tutor_table_is_refused(tmp_path):
     import lancedb
     import pyarrow as pa
 
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
 
     db = tmp_path / "memory.lancedb"
     lancedb.connect(str(db)).create_table("memories", data=pa.table({"x": [1]}))
@@ -52,7 +52,7 @@ CHILD = textwrap.dedent("""
     import numpy as np
     from pathlib import Path
     from tests.memory_fixtures import DimOnlyEmbedder
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
 
     s = open_store(Path(sys.argv[1]), DimOnlyEmbedder(), "alice")
     rng = np.random.default_rng(0)
@@ -67,7 +67,7 @@ CHILD = textwrap.dedent("""
 
 
 def test_kill_9_during_bulk_insert_leaves_a_readable_table(tmp_path):
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
 
     db = tmp_path / "memory.lancedb"
     env = dict(os.environ, PYTHONPATH=str(REPO))
@@ -98,9 +98,9 @@ def test_a_read_that_races_another_process_cleanup_is_read_again(tmp_path):
     """Another process's delete removes the old version's files while we scan them
     (LanceDB: "Not found"); the read runs again on the new version. Other errors, and a
     file that stays missing, still surface."""
-    from tutor_app.memory import schema as S
-    from tutor_app.memory.db import READ_ATTEMPTS
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage import schema as S
+    from tutor_app.memory.storage.db import READ_ATTEMPTS
+    from tutor_app.memory.storage.store import open_store
 
     store = open_store(tmp_path / "db", DimOnlyEmbedder(), "p")
     db = store._db

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from tests.memory_fixtures import DimOnlyEmbedder, files_containing
-from tutor_app.memory import purge
-from tutor_app.memory.schema import utcnow
+from tutor_app.memory.storage import purge
+from tutor_app.memory.storage.schema import utcnow
 
 PIN_LINE = "My bank PIN is 4921, remember that"
 PIN_REPLY = "Okay, I will remember that your PIN is 4921."
@@ -20,7 +20,7 @@ def _vec(seed: int) -> np.ndarray:
 
 
 def _open(db):
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
 
     return open_store(db, DimOnlyEmbedder(), "alice")
 
@@ -144,7 +144,7 @@ def test_a_clear_interrupted_at_any_step_is_finished_at_the_next_open(tmp_path, 
 
 def test_a_hidden_id_without_a_journal_is_erased_by_delete_and_by_cleanup(tmp_path):
     """The state the old code left after a kill: the row masked, its text still in a file."""
-    from tutor_app.memory import schema as S
+    from tutor_app.memory.storage import schema as S
 
     db = tmp_path / "memory.lancedb"
     s, mem, _ = _pin_profile(db)
@@ -160,7 +160,7 @@ def test_a_hidden_id_without_a_journal_is_erased_by_delete_and_by_cleanup(tmp_pa
     other = s.add("temporary secret 7777", vector=_vec(6))
     s._db.delete(S.MEMORIES, f"id = {S.sql_str(other.id)}")
     assert files_containing(db, "7777")
-    from tutor_app.memory.maintenance import cleanup
+    from tutor_app.memory.storage.maintenance import cleanup
 
     cleanup(s, 30)
     s.erase_hidden()
@@ -168,7 +168,7 @@ def test_a_hidden_id_without_a_journal_is_erased_by_delete_and_by_cleanup(tmp_pa
 
 
 def test_a_torn_journal_still_purges_everything(tmp_path):
-    from tutor_app.memory import schema as S
+    from tutor_app.memory.storage import schema as S
 
     db = tmp_path / "memory.lancedb"
     s, mem, _ = _pin_profile(db)

@@ -5,9 +5,9 @@ import pytest
 
 from tests.memory_fixtures import embedder, open_profile  # noqa: F401 (fixtures)
 from tutor_app.core.types import EmotionScore
-from tutor_app.memory.session import SessionMemory
-from tutor_app.memory.stm import ShortTermStore
 from tutor_app.settings import MemorySettings
+from tutor_app.tutor.turn_memory.flow import MemoryFlow
+from tutor_app.tutor.turn_memory.stm import ShortTermStore
 
 pytestmark = pytest.mark.slow
 
@@ -17,7 +17,7 @@ NEUTRAL = [EmotionScore("neutral", 0.9), EmotionScore("joy", 0.05)]
 def test_turn_flow(open_profile):
     store = open_profile("alice")
     clock = [1000.0]
-    mem = SessionMemory(store, MemorySettings(), ShortTermStore("alice", clock=lambda: clock[0]))
+    mem = MemoryFlow(store, MemorySettings(), ShortTermStore("alice", clock=lambda: clock[0]))
     t = mem.on_learner_turn("call-1", "Remember that I love lattes.", NEUTRAL)
     assert t.stored is not None and t.stored.source == "trigger"
     mem.on_tutor_reply("call-1", "Lattes are lovely!")
@@ -41,7 +41,7 @@ def test_turn_flow(open_profile):
 
 def test_off_the_record_writes_nothing(open_profile):
     store = open_profile("alice")
-    mem = SessionMemory(store, MemorySettings())
+    mem = MemoryFlow(store, MemorySettings())
     mem.on_learner_turn("c", "Remember that my PIN is 1234", NEUTRAL, off_record=True)
     mem.on_tutor_reply("c", "ok", off_record=True)
     assert store.list() == [] and store.session_messages("c") == []

@@ -9,7 +9,7 @@ import pytest
 from tests.memory_fixtures import embedder, files_containing, open_profile  # noqa: F401 (fixtures)
 from tutor_app.core.types import EmotionScore
 from tutor_app.errors import TutorError
-from tutor_app.memory.schema import utcnow
+from tutor_app.memory.storage.schema import utcnow
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +24,7 @@ def test_profiles_are_isolated(open_profile):
         assert all(other not in h.text for h in store.search("what is my name?", k=10))
         assert all(other not in h.text for h in store.recall("what's my name?").hits)
         assert other not in json.dumps(store.profile_view())
-        from tutor_app.memory.transfer import export_profile
+        from tutor_app.memory.storage.transfer import export_profile
 
         assert other not in json.dumps(export_profile(store))
     assert b.recall("what coffee do I like?").hits == []  # Alice's latte stays hers
@@ -122,8 +122,8 @@ def test_meta_round_trips_unchanged(open_profile):
 
 
 def test_temp_memo_never_reaches_long_term_memory(open_profile):
-    from tutor_app.memory.gate import decide
-    from tutor_app.memory.stm import ShortTermMemory
+    from tutor_app.tutor.turn_memory.gate import decide
+    from tutor_app.tutor.turn_memory.stm import ShortTermMemory
 
     s = open_profile()
     stm = ShortTermMemory()
@@ -137,7 +137,7 @@ def test_temp_memo_never_reaches_long_term_memory(open_profile):
 
 
 def test_merge_seed_example_and_history(open_profile):
-    from tutor_app.memory.merge import merge_extracted
+    from tutor_app.memory.profile.merge import merge_extracted
 
     s = open_profile()
     merge_extracted(s, {"name": "영광", "interests": ["AI"]})
@@ -158,7 +158,7 @@ def test_merge_seed_example_and_history(open_profile):
 
 
 def test_merge_collapses_near_duplicates(open_profile):
-    from tutor_app.memory.merge import merge_extracted
+    from tutor_app.memory.profile.merge import merge_extracted
 
     s = open_profile()
     merge_extracted(s, {"interests": ["travel", "AI", "soccer"]})
@@ -197,7 +197,7 @@ def test_clear_is_physical_and_only_this_profile(open_profile, tmp_path):
 
 
 def test_cleanup_old_unimportant(open_profile):
-    from tutor_app.memory.maintenance import cleanup
+    from tutor_app.memory.storage.maintenance import cleanup
 
     s = open_profile()
     now = utcnow()
@@ -209,7 +209,7 @@ def test_cleanup_old_unimportant(open_profile):
 
 
 def test_export_import_round_trip(open_profile, tmp_path):
-    from tutor_app.memory.transfer import import_file, write_export
+    from tutor_app.memory.storage.transfer import import_file, write_export
 
     a = open_profile("alice")
     a.add("I love lattes", category="preference", importance=0.8, meta={"k": "v"})
@@ -231,7 +231,7 @@ def test_export_import_round_trip(open_profile, tmp_path):
 
 
 def test_selective_history(open_profile):
-    from tutor_app.memory.history import selective_history
+    from tutor_app.tutor.turn_memory.history import selective_history
 
     s = open_profile()
     s.add_message("call", "user", "My job interview at the hospital is on Friday")
@@ -248,7 +248,7 @@ def test_selective_history(open_profile):
 
 
 def test_selective_history_falls_back_when_embedding_fails(open_profile):
-    from tutor_app.memory.history import selective_history
+    from tutor_app.tutor.turn_memory.history import selective_history
 
     s = open_profile()
     for i in range(12):
@@ -295,7 +295,7 @@ def test_a_second_process_view_sees_new_rows(open_profile, tmp_path):
 
 
 def test_embedder_change_triggers_reembed(open_profile, tmp_path, embedder):
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
 
     db = tmp_path / "memory.lancedb"
     s = open_profile("alice")

@@ -110,7 +110,7 @@ def test_content_in_the_log_only_on_opt_in(fake_anthropic, data_dir):
 
 
 def _profile_with_a_pin(data_dir, rows: int = 5000) -> str:
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
 
     store = open_store(data_dir / "memory.lancedb", DimOnlyEmbedder(), "default")
     vecs = np.random.default_rng(0).standard_normal((rows, 384)).astype(np.float32)

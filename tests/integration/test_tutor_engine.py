@@ -34,7 +34,7 @@ class Clock:
 def make_engine(data_dir, fake_anthropic):
     """make_engine(profile) -> TutorEngine on the shared data dir, Claude = the fake."""
     from tutor_app.llm.factory import load_chat_model
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
     from tutor_app.paths import AppPaths
     from tutor_app.registry.manifest import ModelRegistry
     from tutor_app.settings import Settings

@@ -36,7 +36,7 @@ class HashEmbedder:
 
 @pytest.fixture
 def store(settings):
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
 
     s = open_store(settings.paths.db_dir, HashEmbedder(), settings.profile)
     yield s

@@ -158,7 +158,7 @@ class FakeTts:
 
 
 class FakeSession:
-    """CallSession's turn() contract: sentences out one by one, stop on cancel, let
+    """Conversation's turn() contract: sentences out one by one, stop on cancel, let
     `spoken` decide what is recorded."""
 
     def __init__(self, replies: list[list[str]], error: str | None = None, off_record: bool = True) -> None:

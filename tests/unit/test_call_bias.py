@@ -24,7 +24,7 @@ def test_every_utterance_is_transcribed_with_the_calls_bias_list(calls):  # noqa
     stt = BiasStt("I met Haneul")
     call = calls(stt=stt)
     bias = BiasList(("Haneul", "Kongi"))
-    call.session.stt_bias = bias  # CallSession.stt_bias: built once per call from memory
+    call.session.stt_bias = bias  # Conversation.stt_bias: built once per call from memory
     call.mic.push_frames(0.0, 15)
     call.say()
     assert wait_until(lambda: call.session.texts == ["I met Haneul"])

@@ -119,7 +119,10 @@ def test_barge_in_cuts_the_reply_to_what_was_played(calls):
     call.out.pull(3000)
     first_turn = sum(n for (gen, _), n in call.player.stats.played.items() if gen == 1)
     assert first_turn == 4000  # the queued rest of the reply was dropped, never played
-    assert [e.text for e in call.rec.of(ev.TutorSentence)] == REPLY[:2]
+    # the first turn showed only what was played (the next turn may have started meanwhile)
+    events = list(call.rec.events)
+    first_turn_events = events[:events.index(done)]
+    assert [e.text for e in first_turn_events if isinstance(e, ev.TutorSentence)] == REPLY[:2]
     # the interrupting utterance becomes the next turn
     call.rec.wait_kind(ev.UserUtterance, 2)
     assert call.session.texts[-1] == "wait a second" or wait_until(lambda: call.session.texts[-1] == "wait a second")

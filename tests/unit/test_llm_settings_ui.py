@@ -24,7 +24,7 @@ def test_server_fields_round_trip(qtbot, data_dir, no_keyring):
     dialog.server_url.setText("  http://127.0.0.1:11434  ")
     dialog.server_model.setText("qwen2.5:3b")
     dialog.backend.setCurrentIndex(dialog.backend.findData("local"))
-    dialog.apply()
+    dialog.changes()(settings)
     settings.save()
 
     again = Settings.load(AppPaths.resolve(data_dir))

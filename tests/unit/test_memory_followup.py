@@ -1,4 +1,5 @@
-from tutor_app.memory.followup import classify, classify_with, is_reset, needs_context
+from tutor_app.memory.retrieval.rewrite import needs_context
+from tutor_app.tutor.turn_memory.followup import classify, classify_with, is_reset
 
 
 def test_explicit_reset_wins():

@@ -1,6 +1,6 @@
 import json
 
-from tutor_app.memory.formatting import format_memories, format_profile, quote
+from tutor_app.tutor.turn_memory.formatting import format_memories, format_profile, quote
 
 
 def test_memory_text_is_quoted_data_not_instructions():

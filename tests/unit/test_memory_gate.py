@@ -1,5 +1,5 @@
-from tutor_app.core.types import EmotionScore
-from tutor_app.memory.gate import decide, has_save_trigger, is_question, temp_memo, top_emotion
+from tutor_app.core.types import EmotionScore, top_emotion
+from tutor_app.tutor.turn_memory.gate import decide, has_save_trigger, is_question, temp_memo
 
 
 def E(**scores):
@@ -20,7 +20,7 @@ def test_exactly_threshold_is_stored_just_below_is_not():
 def test_neutral_is_never_the_storing_emotion():
     d = decide("I had rice for lunch.", E(neutral=0.95, joy=0.03))
     assert not d.store and d.reason == "weak"
-    assert top_emotion(E(neutral=0.95, joy=0.03)).label == "joy"
+    assert top_emotion(E(neutral=0.95, joy=0.03), neutral_ok=False).label == "joy"
 
 
 def test_no_emotions_at_all():

@@ -4,10 +4,10 @@ from datetime import datetime, timezone
 import pytest
 
 from tutor_app.errors import TutorError
-from tutor_app.memory import lexical, timeref
-from tutor_app.memory.merge import _values
-from tutor_app.memory.schema import check_text, parse_time
-from tutor_app.memory.transfer import parse_import
+from tutor_app.memory.retrieval import lexical, timeref
+from tutor_app.memory.profile.merge import _values
+from tutor_app.memory.storage.schema import check_text, parse_time
+from tutor_app.memory.storage.transfer import parse_import
 
 
 def test_import_lines_and_errors_name_the_line():

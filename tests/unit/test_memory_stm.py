@@ -1,4 +1,4 @@
-from tutor_app.memory.stm import ShortTermMemory, ShortTermStore
+from tutor_app.tutor.turn_memory.stm import ShortTermMemory, ShortTermStore
 
 
 class Clock:

@@ -110,7 +110,7 @@ def test_pauses_stored_with_the_call_and_read_back_per_profile(tmp_path):
     re-run of that work (recovery after a failed extraction) keeps them, and only
     the profile's own calls are read back."""
     from tests.memory_fixtures import DimOnlyEmbedder
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
     from tutor_app.tutor.lifecycle import process_call
 
     db = tmp_path / "memory.lancedb"

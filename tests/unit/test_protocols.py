@@ -102,7 +102,7 @@ def _real(module: str, name: str) -> type:
 
 
 SEAMS = [
-    ("tutor_app.memory.store", "ProfileMemory", P.MemoryStore),
+    ("tutor_app.memory.storage.store", "ProfileMemory", P.MemoryStore),
     ("tutor_app.practice.store", "PracticeStore", P.PracticeBook),
     ("tutor_app.speech.stt", "WhisperStt", P.SpeechToText),
     ("tutor_app.speech.tts", "PiperTts", P.TextToSpeech),

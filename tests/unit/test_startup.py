@@ -1,4 +1,4 @@
-"""Startup as a Qt-free service: the model check, the warm-up steps, the call engine's
+"""Startup as a Qt-free service: the model check, the warm-up steps, the live call's
 warm-up, and the progress events the window shows."""
 from __future__ import annotations
 
@@ -90,11 +90,11 @@ def test_one_failing_step_is_a_problem_and_the_rest_run(caplog):
 
 def test_backend_warm_up_failure_is_the_call_engine():
     def engine():
-        raise RuntimeError("the call engine is not available in this build")
+        raise RuntimeError("live calls are not available in this build")
 
     events = []
     result = run_startup(lambda: ALL_THERE, [], events.append, backend_warm_up=engine)
-    assert result.problems == [("call engine", "RuntimeError: the call engine is not available in this build")]
+    assert result.problems == [("live call", "RuntimeError: live calls are not available in this build")]
     assert events[-1] == StartupProgress(0, 0, "ready")
 
 

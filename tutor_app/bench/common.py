@@ -45,3 +45,31 @@ def p50(values: list[float]) -> float:
 def machine_line() -> str:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return f"machine: {os.cpu_count()} CPU cores, load average {load:.2f} (other work slows every number)"
+
+
+class EventLog:
+    """Call events as they come, waited on without polling."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.events: list = []
+        self._cond = threading.Condition()
+
+    def __call__(self, event) -> None:
+        with self._cond:
+            self.events.append(event)
+            self._cond.notify_all()
+
+    def of(self, kind) -> list:
+        with self._cond:
+            return [e for e in self.events if isinstance(e, kind)]
+
+    def wait(self, predicate, timeout: float) -> bool:
+        with self._cond:
+            return self._cond.wait_for(predicate, timeout)
+
+    def wait_kind(self, kind, count: int, timeout: float) -> None:
+        with self._cond:
+            if not self._cond.wait_for(lambda: sum(isinstance(e, kind) for e in self.events) >= count, timeout):
+                raise TimeoutError(f"bench: no {count} x {kind.__name__} within {timeout:.0f} s")

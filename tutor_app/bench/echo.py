@@ -21,7 +21,7 @@ import os
 import statistics
 import time
 
-from tutor_app.bench.common import TYPICAL_REPLY, fake_server_module
+from tutor_app.bench.common import TYPICAL_REPLY, EventLog, fake_server_module
 
 CONFIGS = ((30, 0.0), (120, 0.0), (30, -10.0), (120, -10.0))
 GOALS = {"erle_db": ">= 25", "false_turns_per_100": "0", "barge_in_stop_ms_p50": "<= 250", "cpu_pct": "<= 5"}
@@ -165,30 +165,6 @@ def _calls(app, args) -> dict:
             "barge_in_duck_ms_p50": statistics.median(duck_ms) if duck_ms else float("nan"),
             "barge_in_stop_ms_p50": statistics.median(stop_ms) if stop_ms else float("nan"),
             "barge_in_stop_ms_max": max(stop_ms) if stop_ms else float("nan")}
-
-
-class EventLog:
-    """Call events as they come, waited on without polling."""
-
-    def __init__(self) -> None:
-        import threading
-
-        self.events: list = []
-        self._cond = threading.Condition()
-
-    def __call__(self, event) -> None:
-        with self._cond:
-            self.events.append(event)
-            self._cond.notify_all()
-
-    def of(self, kind) -> list:
-        with self._cond:
-            return [e for e in self.events if isinstance(e, kind)]
-
-    def wait_kind(self, kind, count: int, timeout: float) -> None:
-        with self._cond:
-            if not self._cond.wait_for(lambda: sum(isinstance(e, kind) for e in self.events) >= count, timeout):
-                raise TimeoutError(f"bench echo: no {count} x {kind.__name__} within {timeout:.0f} s")
 
 
 def _start(app):

@@ -194,7 +194,7 @@ def _hits(extracted: dict[str, Any], expect: dict[str, str]) -> int:
 
 
 def _engine(app, tmp: str, model):
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
     from tutor_app.paths import AppPaths
     from tutor_app.settings import Settings
     from tutor_app.tutor.engine import EngineServices, TutorEngine

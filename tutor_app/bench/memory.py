@@ -59,8 +59,7 @@ def _synthetic(rng, n: int, dim: int):
 def _bench_size(app, root: Path, size: int, args, emit) -> None:
     import numpy as np
 
-    from tutor_app.memory.recall import recall
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
 
     emb = app.embedder
     rng = np.random.default_rng(size)
@@ -88,7 +87,7 @@ def _bench_size(app, root: Path, size: int, args, emit) -> None:
     matrix = np.ascontiguousarray(idx.vectors)
     for qa, qb in zip(_queries(args.queries, size), _queries(args.queries, size + 1)):
         t0 = time.perf_counter()
-        res = recall(store, qa, k=3, touch=False)
+        res = store.recall(qa, k=3, touch=False)
         lat.append((time.perf_counter() - t0) * 1000)
         lat_search.append(res.timings_ms.get("search", 0.0) + res.timings_ms.get("merge", 0.0))
         t0 = time.perf_counter()
@@ -130,7 +129,7 @@ def _bench_size(app, root: Path, size: int, args, emit) -> None:
 
 def _bench_real_insert(app, root: Path, emit) -> None:
     """Batched insert of 2000 real sentences (an import), MiniLM embedding included."""
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
 
     store = open_store(root / "real", app.embedder, "bench")
     texts = [f"I told you about {a} and {b} on day {i}" for i, (a, b) in

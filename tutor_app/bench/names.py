@@ -82,7 +82,7 @@ def heard(name: str, text: str) -> bool:
 
 def name_profile(folder: Path, embedder):
     """A real memory store with the name-rich profile (and one other profile beside it)."""
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
 
     other = open_store(folder, embedder, "someone-else")
     other.add("My brother Dmitri lives in Novosibirsk", category="fact")

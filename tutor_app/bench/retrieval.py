@@ -75,8 +75,8 @@ def load_learners(split: str | None = None) -> list[dict[str, Any]]:
 
 def build(embedder, root: Path, split: str = "eval", n_distractors: int = 150) -> list[tuple]:
     """One store per learner under `root`: (store, memory id -> line id, questions, now)."""
-    from tutor_app.memory.schema import utcnow
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.schema import utcnow
+    from tutor_app.memory.storage.store import open_store
 
     now = utcnow()
     built = []
@@ -100,15 +100,13 @@ def build(embedder, root: Path, split: str = "eval", n_distractors: int = 150) -
 def score(built: list[tuple], verbose: bool = False) -> Scores:
     import numpy as np
 
-    from tutor_app.memory.recall import recall
-
     sc = Scores()
     for store, by_mem, questions, now in built:
         idx = store.index()
         vecs, mem_ids = idx.vectors, [r.id for r in idx.rows]
         for q in questions:
             gold = set(q["gold"])
-            res = recall(store, q["q"], k=5, now=now, touch=False)
+            res = store.recall(q["q"], k=5, now=now, touch=False)
             got = [by_mem[h.id] for h in res.hits]
             cos = vecs @ store.embedder.embed_one(q["q"])
             order = [by_mem[mem_ids[i]] for i in np.argsort(-cos)[:5]]
@@ -119,7 +117,7 @@ def score(built: list[tuple], verbose: bool = False) -> Scores:
                 sc.answerable += 1
                 sc.hit3 += bool(gold & set(got[:3]))
                 sc.hit5 += bool(gold & set(got[:5]))
-                ranked = [by_mem[h.id] for h in recall(store, q["q"], k=5, now=now, touch=False, gate=False).hits]
+                ranked = [by_mem[h.id] for h in store.recall(q["q"], k=5, now=now, touch=False, gate=False).hits]
                 sc.rank3 += bool(gold & set(ranked[:3]))
                 sc.rank5 += bool(gold & set(ranked[:5]))
                 sc.dense3 += bool(gold & set(order[:3]))
@@ -161,7 +159,7 @@ def calibrate(embedder, n_distractors: int = 150) -> dict[str, Any]:
     don't-know rule handles those)."""
     import itertools
 
-    from tutor_app.memory import recall as R
+    from tutor_app.memory.retrieval import recall as R
 
     keys = ("DENSE_THRESHOLD", "Z_MIN", "MARGIN_MIN", "COS_MIN")
     grid = {"DENSE_THRESHOLD": [0.40, 0.45, 0.50, 0.55], "Z_MIN": [2.5, 3.0, 3.5, 4.0],

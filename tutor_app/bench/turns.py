@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tutor_app.bench.common import fake_server_module, percentile
+from tutor_app.bench.common import EventLog, fake_server_module, percentile
 
 REPLY = "Okay. Tell me more."
 GOALS = "cut <= 1 in 10 pause clips; voice-to-voice p50 <= 900 ms, p90 <= 1200 ms; decision <= 50 ms"
@@ -84,7 +84,7 @@ def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
             decisions.append((time.perf_counter() - t0) * 1000)
             return verdict
 
-    log = _EventLog()
+    log = EventLog()
     controller = CallController(app, judge=judge)
     controller.start_call(off_record=True, sink=log)
     loop = controller.loop
@@ -130,24 +130,3 @@ def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
     print(f"{'':6s} p50 of finished sentences {row['finished_v2v_p50_ms']} ms ({row['finished_turns']} turns), "
           f"of paused ones {row['pause_v2v_p50_ms']} ms ({row['pause_turns']} turns)")
     return row
-
-
-class _EventLog:
-    def __init__(self) -> None:
-        import threading
-
-        self.events: list = []
-        self._cond = threading.Condition()
-
-    def __call__(self, event) -> None:
-        with self._cond:
-            self.events.append(event)
-            self._cond.notify_all()
-
-    def of(self, kind) -> list:
-        with self._cond:
-            return [e for e in self.events if isinstance(e, kind)]
-
-    def wait(self, predicate, timeout: float) -> bool:
-        with self._cond:
-            return self._cond.wait_for(predicate, timeout)

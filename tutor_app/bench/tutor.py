@@ -59,7 +59,7 @@ def run(args: argparse.Namespace, app) -> int:
 def _engine(app, tmp: str):
     """A throw-away data dir and the app's own models, with Claude = the fake server."""
     from tutor_app.llm.factory import load_chat_model
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
     from tutor_app.paths import AppPaths
     from tutor_app.settings import Settings
     from tutor_app.tutor.engine import EngineServices, TutorEngine

@@ -53,7 +53,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def _hit_json(hit) -> dict:
-    from tutor_app.memory.schema import iso
+    from tutor_app.memory.storage.schema import iso
 
     m = hit.memory
     return {"id": m.id, "text": m.text, "score": round(float(hit.score), 4), "category": m.category or None,
@@ -98,7 +98,7 @@ def run_profile(args: argparse.Namespace, app) -> int:
 
 def run_add(args: argparse.Namespace, app) -> int:
     from tutor_app.errors import UsageError
-    from tutor_app.memory.schema import MEMORY_TYPES
+    from tutor_app.memory.storage.schema import MEMORY_TYPES
 
     if args.memory_type not in MEMORY_TYPES:
         raise UsageError(f"--type must be one of {', '.join(MEMORY_TYPES)}")
@@ -146,7 +146,7 @@ def run_clear(args: argparse.Namespace, app) -> int:
 
 def run_cleanup(args: argparse.Namespace, app) -> int:
     from tutor_app.errors import UsageError
-    from tutor_app.memory.maintenance import cleanup
+    from tutor_app.memory.storage.maintenance import cleanup
 
     days = app.settings.memory.cleanup_days if args.days is None else args.days
     if days < 0:
@@ -160,7 +160,7 @@ def run_cleanup(args: argparse.Namespace, app) -> int:
 def run_export(args: argparse.Namespace, app) -> int:
     from pathlib import Path
 
-    from tutor_app.memory.transfer import export_profile, write_export
+    from tutor_app.memory.storage.transfer import export_profile, write_export
 
     if args.file in (None, "-"):
         print_json(export_profile(app.memory, {"practice": app.practice.export()}))
@@ -173,7 +173,7 @@ def run_export(args: argparse.Namespace, app) -> int:
 def run_import(args: argparse.Namespace, app) -> int:
     from pathlib import Path
 
-    from tutor_app.memory.transfer import import_file
+    from tutor_app.memory.storage.transfer import import_file
 
     res = import_file(app.memory, Path(args.file))
     extra = f" ({res.skipped_duplicates} already present, skipped)" if res.skipped_duplicates else ""

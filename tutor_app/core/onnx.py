@@ -31,7 +31,7 @@ def import_onnxruntime() -> Any:  # the module; untyped, so its attributes are A
     return ort
 
 
-def open_session(path: Path, threads: int = 1) -> Any:  # onnxruntime has no type information
+def load_onnx(path: Path, threads: int = 1) -> Any:  # onnxruntime has no type information
     """One intra-op thread by default: an utterance is ~20 tokens, and during a call the
     CPU is shared with Whisper, Piper and the LLM, where extra threads mostly spin
     waiting for a core."""

@@ -1,5 +1,5 @@
 """The seams between the app and its engines: what the engine side (tutor/engine.py, the
-call loop and speaker, memory/session.py, tutor/lifecycle.py and the modules it hands the
+call loop and speaker, tutor/turn_memory/session.py, tutor/lifecycle.py and the modules it hands the
 services to) really calls on each service, and nothing more. Each real engine satisfies
 one of these (mypy checks it at the composition root, tutor_app/app.py;
 tests/unit/test_protocols.py is the quick guard); tests may substitute small fakes at
@@ -19,12 +19,13 @@ from tutor_app.core.types import AudioClip, ChatMessage, EmotionScore, SpeechSpa
 if TYPE_CHECKING:
     import numpy as np
 
-    from tutor_app.memory.index import ProfileIndex
-    from tutor_app.memory.models import CallRecord, Memory, Message
-    from tutor_app.memory.purge import PurgeResult
-    from tutor_app.memory.recall import RecallResult
+    from tutor_app.memory.storage.index import ProfileIndex
+    from tutor_app.memory.storage.models import CallRecord, Memory, Message
+    from tutor_app.memory.storage.purge import PurgeResult
+    from tutor_app.memory.retrieval.recall import RecallResult
     from tutor_app.practice.items import PracticeItem
     from tutor_app.practice.outcome import Outcome
+    from tutor_app.settings import Settings
     from tutor_app.speech.bias import BiasList
     from tutor_app.speech.end_of_turn import Verdict
 
@@ -115,8 +116,8 @@ class Embedder(Protocol):
 
 @runtime_checkable
 class MemoryStore(Protocol):
-    """Long-term memory of ONE learner profile (tutor_app.memory.store.ProfileMemory), as
-    the engine, memory/session.py (with history and follow-up), call end (lifecycle,
+    """Long-term memory of ONE learner profile (tutor_app.memory.storage.store.ProfileMemory), as
+    the engine, tutor/turn_memory/session.py (with history and follow-up), call end (lifecycle,
     recovery, merge) and the speech bias list use it. Every method is scoped to `profile`."""
 
     profile: str
@@ -134,7 +135,7 @@ class MemoryStore(Protocol):
 
     def recall(self, query: str, emotions: Sequence[EmotionScore] | None = None, *, k: int = 3,
                context: str = "") -> "RecallResult":
-        """Memories for a turn: .hits, .query_vector, .timings_ms (memory/recall.py)."""
+        """Memories for a turn: .hits, .query_vector, .timings_ms (memory/retrieval/recall.py)."""
         ...
 
     def index(self) -> "ProfileIndex": ...
@@ -145,7 +146,7 @@ class MemoryStore(Protocol):
         """`listener(result)` after each deletion: a live call drops the deleted lines."""
         ...
 
-    # transcript lines and call records (memory/records.py)
+    # transcript lines and call records (memory/storage/records.py)
     def add_message(self, session_id: str, role: str, text: str, emotion: str = "", *,
                     emotion_score: float | None = None) -> "Message": ...
 
@@ -181,3 +182,33 @@ class PracticeBook(Protocol):
 
     def add_from_call(self, session_id: str, corrections: Sequence[Any], new_words: Sequence[str],
                       learner_lines: Sequence[str]) -> "list[PracticeItem]": ...
+
+
+@runtime_checkable
+class CallEndServices(Protocol):
+    """tutor/engine.py `EngineServices` as call end (tutor/lifecycle.py, tutor/recovery.py)
+    reads it. Read-only properties: a plain attribute of a subtype satisfies them."""
+
+    @property
+    def memory(self) -> MemoryStore: ...
+
+    @property
+    def chat_model(self) -> Callable[[], ChatModel]: ...
+
+    @property
+    def clock(self) -> Callable[[], float]: ...
+
+    @property
+    def practice(self) -> PracticeBook | None: ...
+
+
+@runtime_checkable
+class CallEndEngine(Protocol):
+    """tutor/engine.py `TutorEngine` as call end uses it. A Protocol, not the class: the
+    engine imports lifecycle, so lifecycle importing the engine would be a cycle."""
+
+    @property
+    def services(self) -> CallEndServices: ...
+
+    @property
+    def settings(self) -> "Settings": ...

@@ -15,7 +15,7 @@ import logging
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tutor_app.core.cancel import Cancellable
 from tutor_app.core.types import ChatMessage
@@ -32,6 +32,9 @@ from tutor_app.llm.errors import (
 from tutor_app.llm.jsonparse import JSONExtractError, extract_json_object
 from tutor_app.llm.system import SystemPrompt, anthropic_system, system_parts
 from tutor_app.logs import said
+
+if TYPE_CHECKING:
+    from tutor_app.settings import LLMSettings
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +60,7 @@ class AnthropicOptions:
     temperature: float | None = None  # None = the API default
 
     @classmethod
-    def from_settings(cls, llm: Any) -> "AnthropicOptions":
+    def from_settings(cls, llm: LLMSettings) -> "AnthropicOptions":
         return cls(
             model=llm.anthropic_model,
             max_tokens=int(llm.max_tokens),
@@ -74,6 +77,8 @@ class AnthropicChatModel:
         self.options = options or AnthropicOptions()
         self.name = f"anthropic:{self.options.model}"
         self._api_key = api_key  # only for a key that did not come from the environment
+        # An anthropic.Anthropic, kept Any: stream events are read by `.type`, which does
+        # not narrow the SDK's union of event classes for mypy.
         self._client_obj: Any = None
         self._lock = threading.Lock()
 

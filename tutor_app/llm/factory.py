@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tutor_app.errors import ModelMissingError, UsageError
 from tutor_app.llm import keys
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from tutor_app.llm.fallback import FallbackChatModel
     from tutor_app.llm.llama_backend import LlamaChatModel
     from tutor_app.llm.openai_server import OpenAIServerChatModel
+    from tutor_app.registry.manifest import ModelRegistry
+    from tutor_app.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +32,7 @@ DEFAULT_LOCAL_MODEL = "smollm2-135m-instruct"
 INSTALL_HINT = f"run `tutor-app models install {DEFAULT_LOCAL_MODEL}`"
 
 
-def choose_backend(settings: Any) -> str:
+def choose_backend(settings: Settings) -> str:
     backend = (settings.llm.backend or "").strip().lower()
     if backend and backend not in BACKENDS:
         raise UsageError(f"unknown LLM backend '{settings.llm.backend}' (choose anthropic or local)")
@@ -39,7 +41,7 @@ def choose_backend(settings: Any) -> str:
     return "anthropic" if keys.has_api_key() else "local"
 
 
-def load_chat_model(settings: Any, registry: Any) -> FallbackChatModel | LlamaChatModel | OpenAIServerChatModel:
+def load_chat_model(settings: Settings, registry: ModelRegistry) -> FallbackChatModel | LlamaChatModel | OpenAIServerChatModel:
     """A `ChatModel` (core.protocols; app.py has mypy check each of these against it) for
     these settings; raises one clear TutorError when it cannot."""
     if choose_backend(settings) == "local":
@@ -56,7 +58,7 @@ def load_chat_model(settings: Any, registry: Any) -> FallbackChatModel | LlamaCh
                              else None, first_token_s=float(settings.llm.first_token_budget_s))
 
 
-def load_local(settings: Any, registry: Any) -> FallbackChatModel | LlamaChatModel | OpenAIServerChatModel:
+def load_local(settings: Settings, registry: ModelRegistry) -> FallbackChatModel | LlamaChatModel | OpenAIServerChatModel:
     """The local server when one is configured (falling back to the GGUF), else the GGUF."""
     llm = settings.llm
     if not (llm.local_server_url or "").strip():
@@ -74,7 +76,7 @@ def load_local(settings: Any, registry: Any) -> FallbackChatModel | LlamaChatMod
                              first_token_s=float(llm.first_token_budget_s))
 
 
-def load_llama(settings: Any, registry: Any) -> LlamaChatModel:
+def load_llama(settings: Settings, registry: ModelRegistry) -> LlamaChatModel:
     from tutor_app.llm.llama_backend import LlamaChatModel, LlamaOptions
 
     llm = settings.llm
@@ -84,7 +86,7 @@ def load_llama(settings: Any, registry: Any) -> LlamaChatModel:
         threads=int(llm.local_threads), smaller_model=DEFAULT_LOCAL_MODEL))
 
 
-def resolve_gguf(name: str, registry: Any) -> Path:
+def resolve_gguf(name: str, registry: ModelRegistry) -> Path:
     """The GGUF file for `settings.llm.local_model`: a registry name, a .gguf path, or a
     folder (given, or in the models dir) holding one."""
     name = (name or DEFAULT_LOCAL_MODEL).strip()
@@ -120,7 +122,7 @@ def _gguf_in(folder: Path, wanted: list[str]) -> Path | None:
     return found[0] if found else None
 
 
-def describe_local(settings: Any, registry: Any) -> tuple[bool, str, str]:
+def describe_local(settings: Settings, registry: ModelRegistry) -> tuple[bool, str, str]:
     """(ok, what the local backend will run and where, with the reason; what to do) for
     `doctor`: nothing is loaded, the GGUF header and the hardware are read."""
     from tutor_app.errors import TutorError

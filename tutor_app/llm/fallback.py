@@ -53,7 +53,7 @@ class FallbackChatModel:
         self.first_token_s = float(first_token_s)  # 0 = no budget (the client's own timeouts)
         self.rest_s = float(rest_s)
         self._make_local = make_local
-        self._local: Any = None
+        self._local: ChatModel | None = None
         self._lock = threading.Lock()
         self._last = threading.local()  # per thread: the engine and extraction run in parallel
         self._clock = clock
@@ -89,7 +89,7 @@ class FallbackChatModel:
                 return None
             return why
 
-    def local(self) -> Any:
+    def local(self) -> ChatModel:
         if self._make_local is None:
             raise TutorError("no local fallback model (turned off in settings)")
         with self._lock:
@@ -149,7 +149,7 @@ class FallbackChatModel:
         self._note(cloud_error, local)
         return local.complete_json(system, messages, **extra)
 
-    def _local_or_raise(self, cloud_error: LLMUnavailableError) -> Any:
+    def _local_or_raise(self, cloud_error: LLMUnavailableError) -> ChatModel:
         try:
             return self.local()
         except TutorError as exc:
@@ -157,7 +157,7 @@ class FallbackChatModel:
                 log.warning("no local fallback model: %s", exc)
             raise cloud_error from None
 
-    def _note(self, cloud_error: Exception, local: Any, quiet: bool = False) -> None:
+    def _note(self, cloud_error: Exception, local: ChatModel, quiet: bool = False) -> None:
         self._last.reason = str(cloud_error)
         self._last.backend = local.name
         if not quiet:

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from tutor_app.core.cancel import Cancellable
 from tutor_app.llm.errors import LLMUnavailableError
 
 _DELTA, _END, _ERROR = "delta", "end", "error"
@@ -22,7 +23,7 @@ _DELTA, _END, _ERROR = "delta", "end", "error"
 class _Abandonable:
     """The token the pumped stream sees: cancelled by the caller's token or by abandon."""
 
-    def __init__(self, outer: Any) -> None:
+    def __init__(self, outer: Cancellable | None) -> None:
         self._outer = outer
         self.abandoned = threading.Event()
 
@@ -31,7 +32,7 @@ class _Abandonable:
         return self.abandoned.is_set() or bool(self._outer is not None and self._outer.cancelled)
 
 
-def within_deadline(start: Callable[[Any], Iterator[str]], seconds: float, cancel: Any = None,
+def within_deadline(start: Callable[[Cancellable], Iterator[str]], seconds: float, cancel: Cancellable | None = None,
                     name: str = "the tutor model") -> Iterator[str]:
     token = _Abandonable(cancel)
     items: queue.Queue[tuple[str, Any]] = queue.Queue()

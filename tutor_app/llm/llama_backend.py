@@ -221,11 +221,13 @@ def _quiet_llama_logs(llama_cpp: Any) -> None:
     if _LOG_CALLBACK is not None:
         return
     try:
-        @llama_cpp.llama_log_callback
         def _drop(level: int, text: bytes, user_data: Any) -> None:
             return None
 
-        llama_cpp.llama_log_set(_drop, None)
-        _LOG_CALLBACK = _drop  # kept alive: C holds the pointer
+        # Called, not used as a decorator: `llama_cpp` is passed in as Any, and an untyped
+        # decorator would make `_drop` untyped too.
+        callback = llama_cpp.llama_log_callback(_drop)
+        llama_cpp.llama_log_set(callback, None)
+        _LOG_CALLBACK = callback  # kept alive: C holds the pointer
     except Exception:  # noqa: BLE001 - cosmetic only
         _LOG_CALLBACK = False

@@ -14,13 +14,19 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
-from tutor_app.core.onnx import open_session
+from tutor_app.core.onnx import load_onnx
 from tutor_app.errors import ModelMissingError, TutorError
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     import numpy as np
+    from tokenizers import Encoding
+
+    from tutor_app.registry.manifest import ModelRegistry
+    from tutor_app.settings import Settings
 
 log = logging.getLogger(__name__)
 DEFAULT_DIM = 384
@@ -35,9 +41,22 @@ def _read_dim(folder: Path) -> int:
         except (OSError, ValueError):
             continue
         for key in ("word_embedding_dimension", "hidden_size"):
-            if isinstance(cfg.get(key), int):
-                return cfg[key]
+            value = cfg.get(key)
+            if isinstance(value, int):
+                return value
     return DEFAULT_DIM
+
+
+class TextEmbedder(Protocol):
+    """What the memory package needs of an embedder: `SentenceEmbedder` or a test fake.
+    The database records `name` and `dim` with the vectors (core.protocols.Embedder,
+    restated here because core.protocols imports this package)."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> "np.ndarray": ...
+    def embed_one(self, text: str) -> "np.ndarray": ...
 
 
 class TorchMissing(Exception):
@@ -56,13 +75,15 @@ class _TorchEncoder:
         self.model = SentenceTransformer(str(folder), device=device, local_files_only=True)
         get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         self.dim = int(get_dim() or DEFAULT_DIM)
-        self._pool = None
+        self._pool: ThreadPoolExecutor | None = None
 
     def encode(self, texts: list[str]) -> "np.ndarray":
-        return self._single_pool().submit(self.model.encode, texts, batch_size=64, normalize_embeddings=True,
-                                          convert_to_numpy=True, show_progress_bar=False).result()
+        vecs: np.ndarray = self._single_pool().submit(
+            self.model.encode, texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
+            show_progress_bar=False).result()
+        return vecs
 
-    def _single_pool(self):
+    def _single_pool(self) -> ThreadPoolExecutor:
         """A one-thread worker whose torch runs single-threaded (the setting is per thread,
         so the rest of the app keeps its threads). One short sentence is a few tiny
         matmuls: extra threads only add sync cost, and on a busy 2-core CPU OpenMP
@@ -94,8 +115,8 @@ class _OnnxEncoder:
         self.tokenizer.enable_truncation(_max_seq_length(folder))
         # One thread per session: a live turn must keep a core (core/onnx.py).
         self.onnx_file = onnx_file
-        self.session = open_session(onnx_file)
-        self._second = None  # a second one-thread session for bulk work (import, re-embed)
+        self.session = load_onnx(onnx_file)
+        self._second: Any = None  # a second one-thread session for bulk work (import, re-embed)
         self.inputs = {i.name for i in self.session.get_inputs()}
         width = self.session.get_outputs()[0].shape[-1]
         self.dim = width if isinstance(width, int) else _read_dim(folder)
@@ -113,7 +134,7 @@ class _OnnxEncoder:
             from concurrent.futures import ThreadPoolExecutor
 
             if self._second is None:
-                self._second = open_session(self.onnx_file)
+                self._second = load_onnx(self.onnx_file)
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-bulk") as pool:
                 other = pool.submit(self._run, self._second, encs, batches[1::2], out)
                 self._run(self.session, encs, batches[0::2], out)
@@ -122,7 +143,7 @@ class _OnnxEncoder:
             self._run(self.session, encs, batches, out)
         return out
 
-    def _run(self, session, encs, batches: list[list[int]], out: "np.ndarray") -> None:
+    def _run(self, session: Any, encs: list[Encoding], batches: list[list[int]], out: "np.ndarray") -> None:
         import numpy as np
 
         for part in batches:
@@ -164,7 +185,7 @@ class SentenceEmbedder:
         self.folder = Path(folder)
         self.device = device
         self.dim = _read_dim(self.folder)
-        self._encoder = None
+        self._encoder: _OnnxEncoder | _TorchEncoder | None = None
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
 
@@ -174,7 +195,7 @@ class SentenceEmbedder:
         with self._lock:
             return "onnx" if isinstance(self._load(), _OnnxEncoder) else "torch"
 
-    def _load(self):
+    def _load(self) -> _OnnxEncoder | _TorchEncoder:
         if self._encoder is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never touch the network
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -236,7 +257,7 @@ class SentenceEmbedder:
         self.embed_one("warm up")
 
 
-def load_embedder(settings, registry) -> SentenceEmbedder:
+def load_embedder(settings: Settings, registry: ModelRegistry) -> SentenceEmbedder:
     """The embedder named in settings.memory.embedder, from the model registry."""
     name = settings.memory.embedder
     try:

@@ -233,7 +233,7 @@ def _fsync_dir(folder: Path) -> None:
 
 
 class PracticeFootprint:
-    """The practice items as a memory-deletion footprint (memory/purge.py Footprint): a
+    """The practice items as a memory-deletion footprint (memory/storage/purge.py Footprint): a
     deleted exchange or a cleared profile takes its practice items along."""
 
     def __init__(self, folder: Path) -> None:

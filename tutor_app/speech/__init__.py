@@ -1,1 +1,1 @@
-"""Speech engines: STT (faster-whisper), TTS (Piper), VAD (Silero), audio I/O."""
+"""Speech: STT (faster-whisper), TTS (Piper), VAD (Silero), audio I/O."""

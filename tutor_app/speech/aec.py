@@ -21,13 +21,16 @@ import statistics
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Union
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tutor_app.errors import TutorError
 
 if TYPE_CHECKING:
+    from pywebrtc_audio import AudioProcessor
+
     from tutor_app.speech.audio_io import StreamResampler
 
 log = logging.getLogger(__name__)
@@ -63,24 +66,28 @@ def probe() -> tuple[bool, str]:
     return True, "WebRTC AEC3 (pywebrtc-audio) loads"
 
 
+# What FarEndTap holds: ("start", rate) for a new output stream, or (samples, t_play, underflow).
+FarEntry = Union[tuple[str, int], tuple[NDArray[np.float32], float, bool]]
+
+
 class FarEndTap:
     """What the speaker plays, handed over by the output callback (any thread)."""
 
     def __init__(self) -> None:
-        self._blocks: deque = deque(maxlen=2000)  # ~50 s of 25 ms blocks: never grows without bound
+        self._blocks: deque[FarEntry] = deque(maxlen=2000)  # ~50 s of 25 ms blocks: never grows without bound
         self.rate = RATE
 
     def started(self, rate: int) -> None:
         """A (new) output stream at `rate` Hz."""
         self._blocks.append(("start", int(rate)))
 
-    def push(self, samples: np.ndarray, t_play: float, underflow: bool = False) -> None:
+    def push(self, samples: NDArray[np.float32], t_play: float, underflow: bool = False) -> None:
         """PortAudio's output callback: `samples` (a copy) start playing at `t_play`;
         `underflow`: PortAudio said the device ran dry before this block (a gap in time)."""
         self._blocks.append((samples, t_play, underflow))
 
-    def drain(self) -> list:
-        out = []
+    def drain(self) -> list[FarEntry]:
+        out: list[FarEntry] = []
         while self._blocks:
             out.append(self._blocks.popleft())
         return out
@@ -126,7 +133,7 @@ class _Timeline:
 class EchoCanceller:
     """Cleans 16 kHz microphone samples of what `tap` says the speaker played."""
 
-    def __init__(self, processor, options: AecOptions, tap: FarEndTap | None = None) -> None:
+    def __init__(self, processor: AudioProcessor, options: AecOptions, tap: FarEndTap | None = None) -> None:
         self._apm = processor
         self.options = options
         self.tap = tap or FarEndTap()
@@ -166,7 +173,7 @@ class EchoCanceller:
             return None
         return 10 * float(np.log10(near_in / max(near_out, 1e-12)))
 
-    def process(self, samples: np.ndarray, t_capture: float) -> np.ndarray:
+    def process(self, samples: np.ndarray, t_capture: float) -> NDArray[np.float32]:
         """16 kHz microphone samples whose first one was captured at `t_capture`
         (perf_counter) -> cleaned samples (whole 10 ms frames; the rest waits for the next call)."""
         started = time.process_time()
@@ -209,7 +216,7 @@ class EchoCanceller:
             idx = (start_count + np.arange(len(samples))) % len(self._far)
             self._far[idx] = samples
 
-    def _far_for(self, near_count: int) -> np.ndarray:
+    def _far_for(self, near_count: int) -> NDArray[np.float32]:
         """The far-end frame played `shift_ms` after near sample `near_count` was captured."""
         near0, far0 = self._near_line.origin(), self._far_line.origin()
         if near0 is None or far0 is None:

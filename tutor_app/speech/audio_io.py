@@ -25,14 +25,28 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+if TYPE_CHECKING:  # numpy itself is imported where it is used
+    import numpy as np
+    from numpy.typing import NDArray
 
 log = logging.getLogger(__name__)
 
 SAMPLE_RATE = 16000
 CAPTURE_BLOCK = 512  # 32 ms: one VAD frame per callback when the device runs at 16 kHz
 PLAY_BLOCK_S = 0.025  # output block: bounds how long a clear() takes to be heard
+
+
+# What the streams need of speech/aec.py (which imports this module: no import back).
+class EchoProcessor(Protocol):
+    def process(self, samples: NDArray[np.float32], t_capture: float) -> NDArray[np.float32]: ...
+
+
+class FarTap(Protocol):
+    def started(self, rate: int) -> None: ...
+
+    def push(self, samples: NDArray[np.float32], t_play: float, underflow: bool) -> None: ...
 
 
 # -- capture ---------------------------------------------------------------------------
@@ -46,17 +60,19 @@ class CaptureStats:
 class Capture:
     """Microphone blocks as (mono float32 16 kHz samples, rms level) through `read()`."""
 
-    def __init__(self, sd, device: int | None = None, rate: int = SAMPLE_RATE,
-                 block: int = CAPTURE_BLOCK, max_blocks: int = 256, echo: Any = None) -> None:
-        """`echo`: an EchoCanceller (speech/aec.py); `read()` then returns cleaned samples."""
+    def __init__(self, sd: Any, device: int | None = None, rate: int = SAMPLE_RATE,
+                 block: int = CAPTURE_BLOCK, max_blocks: int = 256, echo: EchoProcessor | None = None) -> None:
+        """`sd`: the sounddevice module (untyped) or a test's fake. `echo`: an EchoCanceller
+        (speech/aec.py); `read()` then returns cleaned samples."""
         self.sd = sd
         self.echo = echo
         self.device = device
         self.rate = rate  # what the reader gets
         self.block = block
         self.stats = CaptureStats()
-        self._queue: queue.Queue = queue.Queue(maxsize=max_blocks)  # ~8 s at 32 ms blocks
-        self._stream: Any = None
+        # (samples, level, time.perf_counter() in the callback); ~8 s at 32 ms blocks
+        self._queue: queue.Queue[tuple[NDArray[np.float32], float, float]] = queue.Queue(maxsize=max_blocks)
+        self._stream: Any = None  # a sounddevice.InputStream
         self.device_rate = rate
         self.finished = threading.Event()  # the stream stopped by itself (device lost, error)
         self.last_block_at = 0.0
@@ -81,7 +97,7 @@ class Capture:
         self._stream.start()
         self._latency = _latency(self._stream)
 
-    def _callback(self, indata, frames, time_info, status) -> None:
+    def _callback(self, indata: NDArray[np.float32], frames: int, time_info: Any, status: Any) -> None:
         # PortAudio's thread: copy and count, nothing that can block.
         import numpy as np
 
@@ -96,7 +112,7 @@ class Capture:
         except queue.Full:
             self.stats.dropped += 1
 
-    def read(self, timeout: float = 0.1):
+    def read(self, timeout: float = 0.1) -> tuple[NDArray[np.float32], float] | None:
         """(samples at 16 kHz, level) or None after `timeout` without a block."""
         try:
             samples, level, t_callback = self._queue.get(timeout=timeout)
@@ -137,7 +153,7 @@ class StreamResampler:
         self._pos = 0.0  # position of the next output sample, in input samples
         self._tail = np.zeros(0, dtype=np.float32)
 
-    def process(self, samples):
+    def process(self, samples: np.ndarray) -> NDArray[np.float32]:
         import numpy as np
 
         data = np.concatenate([self._tail, np.asarray(samples, dtype=np.float32)])
@@ -145,7 +161,7 @@ class StreamResampler:
             self._tail = data
             return np.zeros(0, dtype=np.float32)
         positions = np.arange(self._pos, data.size - 1, self.step)
-        out = np.interp(positions, np.arange(data.size), data).astype(np.float32)
+        out = np.asarray(np.interp(positions, np.arange(data.size), data), dtype=np.float32)
         next_pos = self._pos + len(positions) * self.step
         keep = min(int(next_pos), data.size)
         self._tail = data[keep:]
@@ -153,7 +169,7 @@ class StreamResampler:
         return out
 
 
-def _latency(stream) -> float:
+def _latency(stream: Any) -> float:  # a sounddevice stream, or a test's fake
     try:
         value = stream.latency
         return float(value[0] if isinstance(value, (tuple, list)) else value)
@@ -164,15 +180,15 @@ def _latency(stream) -> float:
 # -- playback --------------------------------------------------------------------------
 @dataclass
 class _Segment:
-    tag: Any
-    samples: Any
+    tag: Any  # whatever the caller tags a sentence with
+    samples: NDArray[np.float32]
     offset: int = 0
 
 
 @dataclass
 class PlayStats:
     underflows: int = 0
-    played: dict = field(default_factory=dict)  # tag -> samples handed to PortAudio
+    played: dict[Any, int] = field(default_factory=dict)  # tag -> samples handed to PortAudio
 
 
 class Player:
@@ -182,8 +198,8 @@ class Player:
     sample of a tag was handed to the device, `t` being time.perf_counter() then;
     `on_idle()` when the queue ran dry."""
 
-    def __init__(self, sd, device: int | None, rate: int, on_start: Callable[[Any, float], None] | None = None,
-                 on_idle: Callable[[], None] | None = None, far_tap: Any = None) -> None:
+    def __init__(self, sd: Any, device: int | None, rate: int, on_start: Callable[[Any, float], None] | None = None,
+                 on_idle: Callable[[], None] | None = None, far_tap: FarTap | None = None) -> None:
         """`far_tap` (speech/aec.py FarEndTap) gets every block handed to PortAudio."""
         self.sd = sd
         self.far_tap = far_tap
@@ -199,7 +215,7 @@ class Player:
         self._idle_pending = False
         self._last_tag: Any = object()
         self._busy = False
-        self._stream: Any = None
+        self._stream: Any = None  # a sounddevice.OutputStream
         self._closed = False
         self._on_start = on_start
         self._on_idle = on_idle
@@ -241,17 +257,14 @@ class Player:
         except Exception:  # noqa: BLE001
             return 0.0
 
-    def play(self, samples, tag: Any) -> None:
+    def play(self, samples: np.ndarray, tag: Any) -> None:
         import numpy as np
 
         samples = np.asarray(samples, dtype=np.float32).reshape(-1)
         if self.device_rate != self.rate and samples.size:
-            from math import gcd
+            from tutor_app.speech.resample import resample
 
-            from scipy.signal import resample_poly
-
-            g = gcd(self.rate, self.device_rate)
-            samples = resample_poly(samples, self.device_rate // g, self.rate // g).astype(np.float32)
+            samples = resample(samples, self.rate, self.device_rate)
         if not samples.size:
             return
         with self._cond:
@@ -283,7 +296,7 @@ class Player:
             n = self.stats.played.get(tag, 0)
         return int(round(n * self.rate / self.device_rate)) if self.device_rate != self.rate else n
 
-    def _callback(self, outdata, frames, time_info, status) -> None:
+    def _callback(self, outdata: NDArray[np.float32], frames: int, time_info: Any, status: Any) -> None:
         # PortAudio's thread: copy queued samples out, count them, never block for long.
         underflow = bool(status and getattr(status, "output_underflow", False))
         if underflow:
@@ -333,7 +346,7 @@ class Player:
                 return
 
     @staticmethod
-    def _safe(fn, *args) -> None:
+    def _safe(fn: Callable[..., object], *args: object) -> None:
         try:
             fn(*args)
         except Exception:  # noqa: BLE001 - a listener bug must not stop playback

@@ -12,9 +12,11 @@ import re
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tutor_app.core.types import AudioClip
 from tutor_app.errors import AudioInputError
+from tutor_app.speech.resample import resample
 
 SAMPLE_RATE = 16000
 MAX_SECONDS = 30 * 60
@@ -67,7 +69,7 @@ def probe_seconds(path: Path) -> float | None:
     return None
 
 
-def to_mono_16k(clip: AudioClip, rate: int = SAMPLE_RATE) -> np.ndarray:
+def to_mono_16k(clip: AudioClip, rate: int = SAMPLE_RATE) -> NDArray[np.float32]:
     """Samples of `clip` as mono float32 at `rate` (polyphase resampling when needed)."""
     raw = np.asarray(clip.samples)
     if np.issubdtype(raw.dtype, np.integer):  # PCM straight from a device or a wave module
@@ -82,12 +84,7 @@ def to_mono_16k(clip: AudioClip, rate: int = SAMPLE_RATE) -> np.ndarray:
     if clip.sample_rate <= 0:
         raise AudioInputError(f"bad sample rate {clip.sample_rate}")
     if clip.sample_rate != rate and samples.size:
-        from math import gcd
-
-        from scipy.signal import resample_poly
-
-        g = gcd(int(clip.sample_rate), rate)
-        samples = resample_poly(samples, rate // g, int(clip.sample_rate) // g).astype(np.float32)
+        samples = resample(samples, int(clip.sample_rate), rate)
     return np.ascontiguousarray(samples, dtype=np.float32)
 
 

@@ -69,7 +69,7 @@ class BiasList:
 
 
 def _common(word: str) -> bool:
-    from tutor_app.memory.lexical import STOPWORDS
+    from tutor_app.memory.retrieval.lexical import STOPWORDS
 
     w = word.lower()
     return w in COMMON_CAPITALISED or w in STOPWORDS
@@ -131,7 +131,7 @@ def _when(memory: Any) -> datetime:
 def bias_terms(profile: dict[str, Any] | None, memories: Sequence[Any] = (),
                new_words: Iterable[str] = (), max_terms: int = MAX_TERMS,
                max_chars: int = MAX_CHARS) -> BiasList:
-    """The bias list from a profile view (memory/merge.py `profile_view`), the profile's
+    """The bias list from a profile view (memory/profile/view.py `profile_view`), the profile's
     current memories (objects with text, importance and times) and new words of past calls
     (most recent first). Order: the learner's own name, their occupation's names, then the
     names in memories by importance and recency, then new words."""
@@ -172,7 +172,7 @@ def build_bias(memory: Any) -> BiasList:
     if memory is None:
         return BiasList()
     try:
-        from tutor_app.memory.merge import profile_view
+        from tutor_app.memory.profile.view import profile_view
 
         current = memory.list(include_superseded=False)
         new_words: list[str] = []
@@ -220,7 +220,7 @@ def snap_names(text: str, bias: BiasList | None) -> str:
 
     names = {t.lower(): t for t in bias.terms if " " not in t and t[:1].isupper()}
 
-    def fix(match: re.Match) -> str:
+    def fix(match: re.Match[str]) -> str:
         word = match.group(0)
         base, tail = (word[:-2], word[-2:]) if word.lower().endswith(("'s", "’s")) else (word, "")
         key = base.replace("-", "").lower()

@@ -14,7 +14,13 @@ for a given stream of frames.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tutor_app.settings import SpeechSettings
+    from tutor_app.speech.sound_devices import DeviceInfo
 
 HEADSET, SPEAKER, GATED = "headset", "speaker", "gated"
 MODES = (HEADSET, SPEAKER, GATED)
@@ -32,7 +38,8 @@ class EchoOptions:
     speech_probability: float = 0.5
 
     @classmethod
-    def from_settings(cls, speech, devices=None, canceller: bool = True, why_not: str = "") -> "EchoOptions":
+    def from_settings(cls, speech: SpeechSettings, devices: Sequence[DeviceInfo] | None = None,
+                      canceller: bool = True, why_not: str = "") -> "EchoOptions":
         """`canceller`: whether the echo canceller loads (speaker mode needs it)."""
         return cls(mode=resolve_mode(speech.audio_mode, devices or [], canceller, why_not)[0],
                    barge_in=bool(speech.barge_in))
@@ -48,7 +55,7 @@ _HEADSET_WORDS = ("headset", "headphone", "earphone", "earbud", "airpods", "buds
 _SPEAKER_WORDS = ("built-in", "builtin", "internal", "laptop", "realtek", "array", "webcam", "speaker")
 
 
-def suggest_mode(devices) -> tuple[str, str]:
+def suggest_mode(devices: Sequence[DeviceInfo]) -> tuple[str, str]:
     """(mode, reason) from the default devices' names (DeviceInfo from audio_io): a
     headset-like name gives headset mode; otherwise speaker mode (echo cancelled), the
     safe choice (the tutor must never hear itself)."""
@@ -61,7 +68,7 @@ def suggest_mode(devices) -> tuple[str, str]:
     return SPEAKER, "no headset recognised: echo cancelled, full duplex"
 
 
-def resolve_mode(setting: str, devices, canceller: bool, why_not: str = "") -> tuple[str, str]:
+def resolve_mode(setting: str, devices: Sequence[DeviceInfo], canceller: bool, why_not: str = "") -> tuple[str, str]:
     """(mode, reason) for the `audio_mode` setting: "auto" (or anything unknown) looks at
     the device names; speaker mode falls back to gated when the canceller cannot run."""
     if setting == HEADSET:

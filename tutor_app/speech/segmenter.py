@@ -16,8 +16,12 @@ Rules (hysteresis as in Silero's reference code):
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Union
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    from tutor_app.settings import SpeechSettings
 
 FRAME_SAMPLES = 512
 SAMPLE_RATE = 16000
@@ -34,7 +38,7 @@ class SegmenterOptions:
     frame_ms: float = FRAME_SAMPLES * 1000 / SAMPLE_RATE  # 32 ms
 
     @classmethod
-    def from_settings(cls, speech) -> "SegmenterOptions":
+    def from_settings(cls, speech: SpeechSettings) -> "SegmenterOptions":
         """From `settings.speech` (SpeechSettings)."""
         return cls(silence_ms=speech.silence_ms, min_speech_ms=speech.min_speech_ms,
                    preroll_ms=speech.preroll_ms)
@@ -128,7 +132,7 @@ class Segmenter:
             events.append(self._end("max_length", end_frame=i + 1))
         return events
 
-    def feed_many(self, probabilities) -> list[Event]:
+    def feed_many(self, probabilities: Iterable[float]) -> list[Event]:
         events: list[Event] = []
         for p in probabilities:
             events += self.feed(float(p))

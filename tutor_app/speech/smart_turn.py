@@ -17,10 +17,15 @@ import functools
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from tutor_app.errors import TutorError
+
+if TYPE_CHECKING:
+    from tutor_app.registry.manifest import ModelRegistry
 
 SAMPLE_RATE = 16000
 MODEL_FILE = "smart-turn-v3.2-cpu.onnx"
@@ -39,8 +44,8 @@ class SmartTurn:
     """The audio half of the end-of-turn decision. Thread-safe: ONNX Runtime sessions
     may be run from several threads; the timing fields are only informative."""
 
-    def __init__(self, session, options: SmartTurnOptions, path: Path) -> None:
-        self._session = session
+    def __init__(self, session: Any, options: SmartTurnOptions, path: Path) -> None:
+        self._session = session  # an onnxruntime InferenceSession (untyped)
         self.options = options
         self.path = path
         self._input = session.get_inputs()[0].name
@@ -82,7 +87,7 @@ class SmartTurn:
         self.predict(np.zeros(SAMPLE_RATE, dtype=np.float32))
 
 
-def load_smart_turn(registry, options: SmartTurnOptions | None = None,
+def load_smart_turn(registry: ModelRegistry, options: SmartTurnOptions | None = None,
                     name: str | None = None) -> SmartTurn:
     """The manifest's default "turn" model (or `name`), through the registry. Raises
     ModelMissingError/TutorError: the caller falls back to the VAD-only rule."""
@@ -92,7 +97,7 @@ def load_smart_turn(registry, options: SmartTurnOptions | None = None,
 
 # -- features --------------------------------------------------------------------------------
 
-def fit_window(audio: np.ndarray, seconds: float = WINDOW_SECONDS) -> np.ndarray:
+def fit_window(audio: NDArray[np.float32], seconds: float = WINDOW_SECONDS) -> NDArray[np.float32]:
     """The last `seconds` of audio; zeros in front when shorter (the turn's end stays last)."""
     n = int(round(seconds * SAMPLE_RATE))
     if audio.size >= n:
@@ -100,7 +105,7 @@ def fit_window(audio: np.ndarray, seconds: float = WINDOW_SECONDS) -> np.ndarray
     return np.concatenate([np.zeros(n - audio.size, dtype=np.float32), audio])
 
 
-def log_mel_features(window: np.ndarray) -> np.ndarray:
+def log_mel_features(window: np.ndarray) -> NDArray[np.float32]:
     """Whisper's log-mel spectrogram of an (already fitted) window: (80, len/160) float32.
 
     Steps as in Whisper's feature extractor with do_normalize: zero-mean unit-variance
@@ -116,17 +121,17 @@ def log_mel_features(window: np.ndarray) -> np.ndarray:
     mel = np.maximum(power @ _mel_filters(), 1e-10)  # (frames, 80)
     log_spec = np.log10(mel)[:-1].T
     log_spec = np.maximum(log_spec, log_spec.max() - 8.0)
-    return ((log_spec + 4.0) / 4.0).astype(np.float32)
+    return np.asarray((log_spec + 4.0) / 4.0, dtype=np.float32)
 
 
 @functools.cache
-def _hann() -> np.ndarray:
+def _hann() -> NDArray[np.float64]:
     n = np.arange(N_FFT)
     return 0.5 - 0.5 * np.cos(2.0 * np.pi * n / N_FFT)  # periodic (torch.hann_window)
 
 
 @functools.cache
-def _mel_filters() -> np.ndarray:
+def _mel_filters() -> NDArray[np.float64]:
     """(201, 80) triangular filters on the Slaney mel scale, area-normalised (librosa's
     `mel(sr=16000, n_fft=400, n_mels=80)`, which Whisper uses)."""
     fft_hz = np.linspace(0.0, SAMPLE_RATE / 2, N_FFT // 2 + 1)
@@ -145,18 +150,18 @@ _MIN_LOG_MEL = _MIN_LOG_HZ / _F_SP
 _LOG_STEP = np.log(6.4) / 27.0
 
 
-def _hz_to_mel(hz):
+def _hz_to_mel(hz: ArrayLike) -> NDArray[np.float64]:
     hz = np.asarray(hz, dtype=np.float64)
     return np.where(hz >= _MIN_LOG_HZ,
                     _MIN_LOG_MEL + np.log(np.maximum(hz, 1e-10) / _MIN_LOG_HZ) / _LOG_STEP, hz / _F_SP)
 
 
-def _mel_to_hz(mel):
+def _mel_to_hz(mel: ArrayLike) -> NDArray[np.float64]:
     mel = np.asarray(mel, dtype=np.float64)
     return np.where(mel >= _MIN_LOG_MEL, _MIN_LOG_HZ * np.exp(_LOG_STEP * (mel - _MIN_LOG_MEL)), mel * _F_SP)
 
 
-def _as_float(audio: np.ndarray) -> np.ndarray:
+def _as_float(audio: np.ndarray) -> NDArray[np.float32]:
     audio = np.asarray(audio)
     if audio.ndim != 1:
         audio = audio.reshape(-1)
@@ -165,7 +170,7 @@ def _as_float(audio: np.ndarray) -> np.ndarray:
     return audio.astype(np.float32, copy=False)
 
 
-def _open(path: Path, threads: int):
-    from tutor_app.core.onnx import open_session
+def _open(path: Path, threads: int) -> Any:  # an onnxruntime InferenceSession (untyped)
+    from tutor_app.core.onnx import load_onnx
 
-    return open_session(path, threads)
+    return load_onnx(path, threads)

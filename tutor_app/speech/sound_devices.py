@@ -15,7 +15,7 @@ class NoDeviceError(TutorError):
     """No usable microphone or speaker."""
 
 
-def load_sounddevice():
+def load_sounddevice() -> Any:  # the sounddevice module: untyped, so Any
     """The real module, or NoDeviceError when PortAudio itself is missing."""
     try:
         import sounddevice
@@ -41,7 +41,7 @@ class DeviceInfo:
                 "default_output": self.default_output}
 
 
-def list_devices(sd=None) -> list[DeviceInfo]:
+def list_devices(sd: Any = None) -> list[DeviceInfo]:  # sd: sounddevice, or a test's fake
     """Every device PortAudio sees; [] when it sees none or cannot be asked."""
     sd = sd or load_sounddevice()
     try:
@@ -55,7 +55,7 @@ def list_devices(sd=None) -> list[DeviceInfo]:
             for i, d in enumerate(devices)]
 
 
-def _defaults(sd) -> tuple[int, int]:
+def _defaults(sd: Any) -> tuple[int, int]:
     try:
         pair = list(sd.default.device)
     except Exception:  # noqa: BLE001
@@ -63,7 +63,7 @@ def _defaults(sd) -> tuple[int, int]:
     return (int(pair[0]) if pair[0] is not None else -1, int(pair[1]) if pair[1] is not None else -1)
 
 
-def resolve_device(sd, wanted: str, kind: str) -> int | None:
+def resolve_device(sd: Any, wanted: str, kind: str) -> int | None:
     """Index of the `kind` ("input"/"output") device named (or numbered) `wanted`; None
     means PortAudio's default. Raises NoDeviceError when no such device exists at all."""
     devices = list_devices(sd)

@@ -21,14 +21,22 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tutor_app.core.types import AudioClip, Segment, SpeechSpan, Transcript, Word
 from tutor_app.errors import AudioInputError, TutorError
 from tutor_app.speech.audiofile import MAX_SECONDS, SAMPLE_RATE, load_audio, to_mono_16k
 from tutor_app.speech.bias import BiasList, echoes_list, snap_names
 from tutor_app.speech.vad import speech_and_pauses
+
+if TYPE_CHECKING:
+    from tutor_app.core.protocols import VoiceActivity
+    from tutor_app.registry.manifest import ModelRegistry
+    from tutor_app.settings import Settings, SpeechSettings
+    from tutor_app.speech.devices import ComputeChoice
 
 log = logging.getLogger(__name__)
 
@@ -53,14 +61,14 @@ class SttOptions:
     bias_mode: str = "hotwords"
 
     @classmethod
-    def from_settings(cls, speech) -> "SttOptions":
+    def from_settings(cls, speech: SpeechSettings) -> "SttOptions":
         return cls(language=speech.language or "en")
 
 
 class WhisperStt:
     """Satisfies `SpeechToText`."""
 
-    def __init__(self, model_dir: Path | str, vad, device: str = "cpu", compute_type: str = "int8",
+    def __init__(self, model_dir: Path | str, vad: VoiceActivity, device: str = "cpu", compute_type: str = "int8",
                  options: SttOptions | None = None) -> None:
         from faster_whisper import WhisperModel
 
@@ -70,7 +78,7 @@ class WhisperStt:
         self.compute_type = compute_type
         started = time.perf_counter()
         try:
-            # ctranslate2 wants a str: a Path raises a TypeError.
+            # ctranslate2 wants a str: a Path raises a TypeError. (faster_whisper is untyped: Any.)
             self._model = WhisperModel(str(model_dir), device=device, compute_type=compute_type,
                                        cpu_threads=self.options.cpu_threads)
         except (RuntimeError, ValueError, OSError) as exc:
@@ -105,7 +113,7 @@ class WhisperStt:
             self._decode(np.zeros(SAMPLE_RATE, dtype=np.float32))
 
     # -- internals -----------------------------------------------------------------------
-    def _samples(self, audio: AudioClip | Path | str) -> np.ndarray:
+    def _samples(self, audio: AudioClip | Path | str) -> NDArray[np.float32]:
         if isinstance(audio, (str, Path)):
             clip = load_audio(audio, max_seconds=self.options.max_seconds)
             return clip.samples
@@ -121,7 +129,7 @@ class WhisperStt:
             raise AudioInputError("the audio contains NaN or infinite samples")
         return samples
 
-    def _decode(self, speech: np.ndarray, bias: BiasList | None = None) -> list[Segment]:
+    def _decode(self, speech: NDArray[np.float32], bias: BiasList | None = None) -> list[Segment]:
         o = self.options
         segments, _info = self._model.transcribe(
             speech,
@@ -160,7 +168,8 @@ def snap_segment(seg: Segment, bias: BiasList | None) -> Segment:
     return replace(seg, text=snap_names(seg.text, bias), words=words)
 
 
-def join_spans(samples: np.ndarray, spans: list[SpeechSpan]) -> tuple[np.ndarray, list[tuple[float, float]]]:
+def join_spans(samples: NDArray[np.float32],
+               spans: list[SpeechSpan]) -> tuple[NDArray[np.float32], list[tuple[float, float]]]:
     """Speech spans end to end, plus (joined_start_s, original_start_s) per span."""
     pieces, offsets, position = [], [], 0
     for span in spans:
@@ -193,7 +202,8 @@ def remap_segment(seg: Segment, offsets: list[tuple[float, float]]) -> Segment:
     return Segment(original_time(seg.start, offsets), original_time(seg.end, offsets, True), seg.text, words)
 
 
-def load_stt(settings, registry, devices, vad=None) -> WhisperStt:
+def load_stt(settings: Settings, registry: ModelRegistry, devices: ComputeChoice,
+             vad: VoiceActivity | None = None) -> WhisperStt:
     """The app's STT: settings.speech.stt_model on the device chosen by `select_compute`."""
     if vad is None:
         from tutor_app.speech.vad import load_vad

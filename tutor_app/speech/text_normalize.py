@@ -134,7 +134,7 @@ def _ampm(letter: str | None, dot: str | None) -> str:
     return (" a m" if letter.lower() == "a" else " p m") + (dot or "")
 
 
-def _time(m: re.Match) -> str:
+def _time(m: re.Match[str]) -> str:
     hour, minute = int(m.group(1)), int(m.group(2))
     ampm = _ampm(m.group(3) or m.group(5), m.group(4))
     if hour > 24 or minute > 59:
@@ -149,7 +149,7 @@ def _time(m: re.Match) -> str:
     return words + ampm
 
 
-def _money(m: re.Match) -> str:
+def _money(m: re.Match[str]) -> str:
     one, many, sub_one, sub_many = _CURRENCIES[m.group(1)]
     amount, scale = m.group(2).replace(",", ""), m.group(3)
     if scale:
@@ -164,7 +164,7 @@ def _money(m: re.Match) -> str:
     return words
 
 
-def _year(m: re.Match) -> str:
+def _year(m: re.Match[str]) -> str:
     words = year_words(int(m.group(1)))
     if m.group(2):  # 1990s -> nineteen nineties
         last = words.split()[-1]

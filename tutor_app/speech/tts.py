@@ -26,11 +26,19 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tutor_app.errors import TutorError
 from tutor_app.speech.text_normalize import normalize_for_speech
+
+if TYPE_CHECKING:
+    from piper import SynthesisConfig
+
+    from tutor_app.registry.manifest import ModelRegistry
+    from tutor_app.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +103,7 @@ class PiperTts:
     def sample_rate(self) -> int:
         return int(self._voice.config.sample_rate)
 
-    def synthesize(self, text: str, fast_start: bool | None = None) -> Iterator[np.ndarray]:
+    def synthesize(self, text: str, fast_start: bool | None = None) -> Iterator[NDArray[np.float32]]:
         """Yield float32 mono chunks, one per sentence; nothing for unspeakable text.
 
         `fast_start` (default: options.fast_start) splits a long first sentence into two
@@ -113,7 +121,7 @@ class PiperTts:
                 if chunk.size:
                     yield chunk
 
-    def synthesize_all(self, text: str) -> np.ndarray:
+    def synthesize_all(self, text: str) -> NDArray[np.float32]:
         """The whole text as one array (for files)."""
         chunks = list(self.synthesize(text))
         return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.float32)
@@ -124,7 +132,7 @@ class PiperTts:
             pass
 
     # -- internals -----------------------------------------------------------------------
-    def _config(self):
+    def _config(self) -> SynthesisConfig:
         from piper import SynthesisConfig
 
         o = self.options
@@ -137,13 +145,13 @@ class PiperTts:
         with self._lock:
             return [p for p in self._voice.phonemize(text) if p]
 
-    def _audio(self, phonemes: list[str], config) -> np.ndarray:
+    def _audio(self, phonemes: list[str], config: SynthesisConfig) -> NDArray[np.float32]:
         """One sentence: the same steps as PiperVoice.synthesize, without re-phonemizing."""
         ids = self._voice.phonemes_to_ids(phonemes)
         audio = np.asarray(self._voice.phoneme_ids_to_audio(ids, config), dtype=np.float32)
         peak = float(np.max(np.abs(audio))) if audio.size else 0.0
         audio = audio / peak if peak > 1e-8 else np.zeros_like(audio)
-        return np.clip(audio * config.volume, -1.0, 1.0).astype(np.float32)
+        return np.asarray(np.clip(audio * config.volume, -1.0, 1.0), dtype=np.float32)
 
 
 _BREAK_WORDS = frozenset(
@@ -198,7 +206,7 @@ def write_wav(path: Path | str, samples: np.ndarray, rate: int) -> Path:
     return path
 
 
-def load_tts(settings, registry, options: TtsOptions | None = None) -> PiperTts:
+def load_tts(settings: Settings, registry: ModelRegistry, options: TtsOptions | None = None) -> PiperTts:
     """The app's voice: settings.speech.tts_voice from the registry, at the learner's rate
     (speech.speaking_rate, or by level)."""
     name = settings.speech.tts_voice

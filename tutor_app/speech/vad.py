@@ -14,13 +14,21 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
 
 from tutor_app.core.types import AudioClip, SpeechSpan
 from tutor_app.speech.segmenter import FRAME_SAMPLES, SAMPLE_RATE, Segmenter, SegmenterOptions, UtteranceEnded
+
+if TYPE_CHECKING:
+    from tutor_app.core.protocols import VoiceActivity
+    from tutor_app.registry.manifest import ModelRegistry
+    from tutor_app.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +94,7 @@ class SileroVad:
         return float(out[0])
 
     # -- whole clips ---------------------------------------------------------------------
-    def frame_probabilities(self, samples_16k: np.ndarray) -> np.ndarray:
+    def frame_probabilities(self, samples_16k: np.ndarray) -> NDArray[np.float32]:
         """One probability per 512-sample frame (the last frame zero-padded)."""
         samples = np.asarray(samples_16k, dtype=np.float32).reshape(-1)
         if samples.size == 0:
@@ -113,7 +121,7 @@ class SileroVad:
                                         options or self.options)
 
 
-def spans_from_probabilities(probabilities, total_seconds: float,
+def spans_from_probabilities(probabilities: Iterable[float], total_seconds: float,
                              options: FileVadOptions | None = None) -> list[SpeechSpan]:
     """Pure part of `speech_spans`: per-frame probabilities -> padded, merged spans."""
     options = options or FileVadOptions()
@@ -135,7 +143,7 @@ def spans_from_probabilities(probabilities, total_seconds: float,
     return [SpeechSpan(s.start, round(s.end, 3)) for s in spans if s.end > s.start]
 
 
-def quiet_stretches(probabilities, threshold: float = 0.5, min_ms: float = 250.0,
+def quiet_stretches(probabilities: Iterable[float], threshold: float = 0.5, min_ms: float = 250.0,
                     frame_ms: float = FRAME_SAMPLES * 1000 / SAMPLE_RATE) -> list[tuple[float, float]]:
     """(start, end) in seconds of each run of non-speech frames lasting at least `min_ms`:
     the pauses inside a turn, for the fluency figures (word timings absorb pauses)."""
@@ -152,7 +160,8 @@ def quiet_stretches(probabilities, threshold: float = 0.5, min_ms: float = 250.0
     return out
 
 
-def speech_and_pauses(vad, samples_16k) -> tuple[list[SpeechSpan], list[tuple[float, float]]]:
+def speech_and_pauses(vad: VoiceActivity,
+                      samples_16k: NDArray[np.float32]) -> tuple[list[SpeechSpan], list[tuple[float, float]]]:
     """The clip's speech spans and its quiet stretches from one VAD pass (a VAD without
     frame probabilities gives spans only)."""
     probabilities = getattr(vad, "frame_probabilities", None)
@@ -163,7 +172,7 @@ def speech_and_pauses(vad, samples_16k) -> tuple[list[SpeechSpan], list[tuple[fl
     return spans_from_probabilities(probs, seconds, getattr(vad, "options", None)), quiet_stretches(probs)
 
 
-def load_vad(settings, registry) -> SileroVad:
+def load_vad(settings: Settings, registry: ModelRegistry) -> SileroVad:
     """The app's VAD from `registry.path("silero-vad")`."""
     folder = registry.path("silero-vad")
     return SileroVad(Path(folder) / MODEL_FILE)

@@ -15,20 +15,34 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, cast
 
+from tutor_app.core.protocols import SpeechToText, TextToSpeech, TurnJudge, VoiceActivity
 from tutor_app.tutor import events as ev
 from tutor_app.tutor.recovery import CallLease
+
+if TYPE_CHECKING:
+    from tutor_app.settings import Settings
+    from tutor_app.speech.aec import EchoCanceller, FarEndTap
+    from tutor_app.speech.audio_io import Capture, Player
+    from tutor_app.tutor.call_end import CallEndJob
+    from tutor_app.tutor.call_loop import CallLoop
+    from tutor_app.tutor.engine import Conversation, TutorEngine
+    from tutor_app.tutor.loop_options import LoopOptions
 
 log = logging.getLogger(__name__)
 
 
 class CallController:
-    def __init__(self, app: Any = None, *, engine: Any = None, stt: Any = None, vad: Any = None,
-                 tts: Any = None, settings: Any = None, sd: Any = None, options: Any = None,
-                 judge: Any = None) -> None:
+    def __init__(self, app: Any = None, *, engine: TutorEngine | None = None,
+                 stt: SpeechToText | Callable[[], SpeechToText] | None = None, vad: VoiceActivity | None = None,
+                 tts: TextToSpeech | Callable[[], TextToSpeech] | None = None, settings: Settings | None = None,
+                 sd: Any = None, options: LoopOptions | None = None,
+                 judge: TurnJudge | Literal[False] | None = None) -> None:
         """Services come from `app` (App) unless given; `stt`/`tts` may be zero-argument
-        factories. `sd` is the sounddevice module (a fake in tests); `options` LoopOptions;
+        factories. `app` is the App (tutor_app/app.py, above this layer: untyped here).
+        `sd` is the sounddevice module (a fake in tests); `options` LoopOptions;
         `judge` the end-of-turn judge (default: the app's, None when its model cannot load;
         False: none, the fixed-silence rule)."""
         self._app = app
@@ -40,30 +54,34 @@ class CallController:
         self._sd = sd
         self._options = options
         self._judge = judge
-        self.loop: Any = None
-        self.session: Any = None
-        self.end_work: threading.Thread | None = None
+        self.loop: CallLoop | None = None
+        self.session: Conversation | None = None
+        self.end_work: CallEndJob[None] | None = None  # join() it to wait for the report
         self._sink: ev.EventSink = ev.ignore
         self._lock = threading.Lock()
         self._lease: CallLease | None = None  # held from start until the call-end work is done
 
     # -- services --------------------------------------------------------------------------
     @property
-    def settings(self):
-        return self._settings or (self._app.settings if self._app else self.engine.settings)
+    def settings(self) -> Settings:
+        if self._settings is not None:
+            return self._settings
+        settings: Settings = self._app.settings if self._app else self.engine.settings
+        return settings
 
     @property
-    def engine(self):
-        return self._engine or self._app.engine
+    def engine(self) -> TutorEngine:
+        engine: TutorEngine = self._engine or self._app.engine
+        return engine
 
-    def _service(self, name: str):
-        given = getattr(self, f"_{name}")
-        return given if given is not None else getattr(self._app, name)
+    def _vad_now(self) -> VoiceActivity:
+        vad: VoiceActivity = self._vad if self._vad is not None else self._app.vad
+        return vad
 
     # -- interface -------------------------------------------------------------------------
     def start_call(self, off_record: bool = False, sink: ev.EventSink = ev.ignore) -> str:
         from tutor_app.speech.sound_devices import NoDeviceError, load_sounddevice
-        from tutor_app.tutor.call_loop import CallLoop, LoopOptions
+        from tutor_app.tutor.call_loop import CallLoop
         from tutor_app.tutor.call_speaker import Speaker
         from tutor_app.tutor.tutor_turn import TurnControl
 
@@ -72,8 +90,8 @@ class CallController:
                 raise RuntimeError("a call is already running: end it first")
             self._sink = sink
             speech = self.settings.speech
-            self.session = self.engine.start_call(None, off_record=off_record)
-            self._lease = None if off_record else CallLease(self.settings.paths.live_dir, self.session.session_id)
+            self.session = session = self.engine.start_call(None, off_record=off_record)
+            self._lease = None if off_record else CallLease(self.settings.paths.live_dir, session.session_id)
             problems: list[ev.Problem] = []
             try:
                 sd = self._sd or load_sounddevice()
@@ -81,7 +99,8 @@ class CallController:
                 sd = None
                 problems.append(ev.Problem("no-microphone", str(exc)))
             options, echo = self._loop_options(sd, problems)
-            capture = player = None
+            capture: Capture | None = None
+            player: Player | None = None
             if sd is not None:
                 capture, problem = self._open_capture(sd, echo=echo)
                 if problem:
@@ -89,15 +108,15 @@ class CallController:
                 player, problem = self._open_player(sd, far_tap=echo.tap if echo is not None else None)
                 if problem:
                     problems.append(problem)
-            loop_box: list[Any] = []
+            loop_box: list[CallLoop] = []
             speaker = Speaker(self._tts_factory(), player, TurnControl(),
                               on_start=lambda turn, text, t: loop_box[0].on_sentence_started(turn, text, t),
                               on_problem=lambda kind, msg: loop_box[0].on_problem(kind, msg))
             if player is not None:
                 player.listen(speaker.started, speaker.control.notify)
-            log.info("live call %s: %s mode, barge-in %s", self.session.session_id, options.echo.mode,
+            log.info("live call %s: %s mode, barge-in %s", session.session_id, options.echo.mode,
                      "on" if options.echo.barge_in else "off")
-            self.loop = CallLoop(self.session, self._stt_factory(), self._service("vad") if capture else None,
+            self.loop = CallLoop(session, self._stt_factory(), self._vad_now() if capture else None,
                                  speaker, capture, self._emit, options,
                                  reopen_capture=(lambda: self._open_capture(sd, quiet=True, echo=echo)[0])
                                  if sd else None,
@@ -106,7 +125,7 @@ class CallController:
             for problem in problems:
                 self._emit(problem)
             self.loop.start()
-            return self.session.session_id
+            return session.session_id
 
     def send_text(self, text: str) -> None:
         if self.loop is not None:
@@ -127,6 +146,7 @@ class CallController:
             if player is not None:
                 player.close()
             session = self.session
+            assert session is not None  # set together with the loop
             session.ended = True
             self._emit(ev.StateChanged(ev.ENDED))
             self._emit(ev.CallEnded(session.session_id))
@@ -140,36 +160,38 @@ class CallController:
         except Exception:  # noqa: BLE001
             log.exception("call event sink failed on %r", event)
 
-    def _judge_now(self):
+    def _judge_now(self) -> TurnJudge | None:
         if self._judge is False:  # asked for none: the fixed-silence rule
             return None
         if self._judge is not None:
             return self._judge
-        return getattr(self._app, "end_of_turn", None) if self._app is not None else None
+        judge: TurnJudge | None = getattr(self._app, "end_of_turn", None) if self._app is not None else None
+        return judge
 
-    def _stt_factory(self):
+    def _stt_factory(self) -> SpeechToText | Callable[[], SpeechToText]:
         return self._stt if self._stt is not None else (lambda: self._app.stt)
 
-    def _tts_factory(self):
+    def _tts_factory(self) -> TextToSpeech | Callable[[], TextToSpeech]:
         return self._tts if self._tts is not None else (lambda: self._app.tts)
 
-    def _tts_now(self):
+    def _tts_now(self) -> TextToSpeech:
         tts = self._tts_factory()
         if callable(tts) and not hasattr(tts, "synthesize"):
             tts = tts()
             self._tts = tts
-        return tts
+        return cast(TextToSpeech, tts)  # a factory was called above
 
-    def _loop_options(self, sd, problems: list):
+    def _loop_options(self, sd: Any, problems: list[ev.Problem]) -> tuple[LoopOptions, EchoCanceller | None]:
         """(LoopOptions, EchoCanceller or None): the audio mode decides whether the echo
         canceller runs; when it cannot, the call falls back to gated mode and says so."""
         from tutor_app.speech.aec import AecOptions, CancellerUnavailable, EchoCanceller
         from tutor_app.speech.sound_devices import list_devices
         from tutor_app.speech.echo import GATED, HEADSET, SPEAKER
-        from tutor_app.tutor.call_loop import LoopOptions
+        from tutor_app.tutor.loop_options import LoopOptions
 
         speech = self.settings.speech
-        echo, why_not = None, ""
+        echo: EchoCanceller | None = None
+        why_not = ""
         if speech.audio_mode not in (HEADSET, GATED) and sd is not None:
             try:
                 echo = EchoCanceller.load(AecOptions())
@@ -188,7 +210,8 @@ class CallController:
                                                 turns=turn_taking_options(self.settings, self.engine))
         return options, (echo if options.echo.mode == SPEAKER else None)
 
-    def _open_capture(self, sd, quiet: bool = False, echo=None):
+    def _open_capture(self, sd: Any, quiet: bool = False,
+                      echo: EchoCanceller | None = None) -> tuple[Capture | None, ev.Problem | None]:
         from tutor_app.speech.audio_io import Capture
         from tutor_app.speech.sound_devices import NoDeviceError, resolve_device
 
@@ -205,7 +228,7 @@ class CallController:
             raise NoDeviceError(message)
         return None, ev.Problem("no-microphone", message)
 
-    def _open_player(self, sd, far_tap=None):
+    def _open_player(self, sd: Any, far_tap: FarEndTap | None = None) -> tuple[Player | None, ev.Problem | None]:
         from tutor_app.speech.audio_io import Player
         from tutor_app.speech.sound_devices import NoDeviceError, resolve_device
 
@@ -220,21 +243,24 @@ class CallController:
             message = f"cannot play audio ({exc}): replies are shown but not spoken"
         return None, ev.Problem("no-speaker", message)
 
-    def _finish(self, session, loop, lease: "CallLease | None") -> threading.Thread:
-        """Call-end work on a background thread; ReportReady always follows (a report from
-        this call's turns alone when the full call-end work fails or is off the record)."""
-        from tutor_app.tutor.lifecycle import finish_call
+    def _finish(self, session: Conversation, loop: CallLoop, lease: CallLease | None) -> CallEndJob[None]:
+        """Call-end work on the call-end runner (tutor/call_end.py); ReportReady always
+        follows (a report from this call's turns alone when the full call-end work fails
+        or is off the record)."""
+        from tutor_app.tutor.call_end import submit
+        from tutor_app.tutor.lifecycle import process_call
         from tutor_app.tutor.report import build_report
 
         sid = session.session_id
+        ended_at = self.engine.services.clock()  # now, not when the runner gets to the job
 
         def work() -> None:
-            report = None
+            report: dict[str, Any] | None = None
             pauses = list(loop.listener.pauses_ms)
             if not session.off_record:  # off the record: nothing stored or sent for extraction
                 try:
-                    outcome = finish_call(self.engine, sid, session.turns, session.started_at, background=False,
-                                          pauses_ms=pauses)
+                    outcome = process_call(self.engine, sid, session.turns, session.started_at, ended_at,
+                                           pauses_ms=pauses)
                     report = outcome.report.to_dict() if outcome.report is not None else None
                 except Exception as exc:  # noqa: BLE001 - retried at the next start (tutor/recovery.py)
                     log.exception("call-end work failed")
@@ -243,10 +269,8 @@ class CallController:
             if lease is not None:  # the call has its end time now: recovery needs no lease
                 lease.release()
             if report is None:
-                ended = self.engine.services.clock()
-                report = build_report(sid, session.started_at, ended, list(session.turns), pauses_ms=pauses).to_dict()
+                report = build_report(sid, session.started_at, ended_at, list(session.turns),
+                                      pauses_ms=pauses).to_dict()
             self._emit(ev.ReportReady(sid, report))
 
-        thread = threading.Thread(target=work, name=f"call-end-{sid}", daemon=False)
-        thread.start()
-        return thread
+        return submit(f"call-end-{sid}", work)

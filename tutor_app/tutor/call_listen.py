@@ -17,7 +17,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tutor_app.speech.echo import EchoGate
 from tutor_app.speech.segmenter import FRAME_SAMPLES, SAMPLE_RATE, Segmenter
@@ -26,6 +26,9 @@ from tutor_app.speech.segmenter import UtteranceEnded
 from tutor_app.tutor import events as ev
 from tutor_app.tutor.turn_taking import TurnTakingOptions, end_of_speech_time, is_backchannel
 from tutor_app.tutor.tutor_turn import RESUMED
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +80,7 @@ class Listener:
         self._spec: tuple[int, int, Any] | None = None  # (start, end, TutorTurn) of a speculation
         self._commit_frames = 0  # silence (frames) at which the speculation is committed
         self._overlap_voiced: int | None = None  # voiced frames of speech over the tutor (None: no overlap)
-        self._recent: deque = deque(maxlen=self._echo.frames(options.echo.loud_min_ms
+        self._recent: deque[tuple[np.ndarray, float]] = deque(maxlen=self._echo.frames(options.echo.loud_min_ms
                                                              + options.segmenter.preroll_ms) + 4)
         self._was_gated = False
         self._pending: Any = None
@@ -91,7 +94,7 @@ class Listener:
         # learner went on), "backchannel".
         self.ends: dict[str, int] = {}
 
-    def feed(self, samples) -> None:
+    def feed(self, samples: np.ndarray) -> None:
         """16 kHz mono float32 samples of any length."""
         import numpy as np
 
@@ -121,7 +124,7 @@ class Listener:
             return self._frames_cond.wait_for(lambda: self.frames_seen >= n, timeout)
 
     # -- per frame -----------------------------------------------------------------------
-    def _frame(self, frame) -> None:
+    def _frame(self, frame: np.ndarray) -> None:
         import numpy as np
 
         rms = float(np.sqrt(np.mean(frame * frame)))
@@ -167,7 +170,7 @@ class Listener:
         for frame, probability in recent:
             self._segment(frame, probability)
 
-    def _segment(self, frame, probability: float) -> None:
+    def _segment(self, frame: np.ndarray, probability: float) -> None:
         self._frames.append(frame)
         index = self._index
         self._index += 1
@@ -326,7 +329,7 @@ class Listener:
     def _count(self, how: str) -> None:
         self.ends[how] = self.ends.get(how, 0) + 1
 
-    def _cut(self, start: int, end: int):
+    def _cut(self, start: int, end: int) -> np.ndarray:
         import numpy as np
 
         a = max(0, start - self._base)

@@ -4,9 +4,9 @@ speaker, with barge-in, echo handling, device loss and latency stamps. No Qt.
 Threads (the table in docs/design-call.md):
 - PortAudio callbacks (speech/audio_io.py) only copy samples and count.
 - audio thread: microphone blocks -> Listener (tutor/call_listen.py); it announces
-  SpeechStarted, hands ended (or speculatively ended) utterances to the engine thread, and
+  SpeechStarted, hands ended (or speculatively ended) utterances to the turns thread, and
   sends the one interruption message, `interrupt()`, when the learner talks over the tutor.
-- engine thread: one job at a time: STT result -> CallSession.turn (streams sentences into
+- turns thread (`call-turns`): one job at a time: STT result -> Conversation.turn (streams sentences into
   the speaker) -> waits until the reply was played or cut -> TutorTurnDone.
 - TTS/playback thread (tutor/call_speaker.py) and the player's notifier thread.
 Each tutor turn is one `TutorTurn` (tutor/tutor_turn.py): its generation, its cancel
@@ -23,57 +23,32 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from tutor_app.core.protocols import SpeechToText, TurnJudge
-from tutor_app.core.types import top_emotion
-from tutor_app.speech.echo import EchoOptions
-from tutor_app.speech.segmenter import SAMPLE_RATE, SegmenterOptions
+from tutor_app.core.protocols import SpeechToText, TurnJudge, VoiceActivity
+from tutor_app.core.types import AudioClip, EmotionScore, Transcript, top_emotion
+from tutor_app.speech.segmenter import SAMPLE_RATE
 from tutor_app.tutor import events as ev
 from tutor_app.tutor.call_listen import Listener
 from tutor_app.tutor.call_mic import read_microphone
 from tutor_app.tutor.call_warmup import warm_up
-from tutor_app.tutor.turn_taking import TurnTakingOptions
+from tutor_app.tutor.loop_options import LoopOptions as LoopOptions  # re-exported: callers import it here
 from tutor_app.tutor.tutor_turn import BARGE_IN, TurnControl, TutorTurn
 
 if TYPE_CHECKING:
-    from tutor_app.tutor.engine import CallSession
+    import numpy as np
+
+    from tutor_app.speech.audio_io import Capture
+    from tutor_app.speech.end_of_turn import Verdict
+    from tutor_app.tutor.call_speaker import Speaker
+    from tutor_app.tutor.engine import Conversation
 
 log = logging.getLogger(__name__)
 
 SORRY_CUT = "Sorry, I lost my train of thought there. Could you say that again?"
 SORRY_FAILED = "Sorry, something went wrong on my side. Could you say that again?"
-
-
-@dataclass(frozen=True)
-class LoopOptions:
-    segmenter: SegmenterOptions = field(default_factory=SegmenterOptions)
-    echo: EchoOptions = field(default_factory=EchoOptions)
-    turns: TurnTakingOptions = field(default_factory=TurnTakingOptions)
-    stall_s: float | None = 3.0  # no microphone block this long = the device is gone
-    reopen_every_s: float = 1.0  # while paused, try the microphone again this often
-    give_up_s: float = 120.0  # then stop trying (typed turns still work)
-    warm_up: bool = True  # load/warm STT and TTS before the first turn
-    # Start STT this long into a silence that may end the turn: if the turn does end there,
-    # the transcript is (nearly) ready; if the learner goes on, the guess is dropped.
-    # 0 = at the end-of-turn check.
-    early_stt_ms: int = 64
-
-    @classmethod
-    def from_settings(cls, speech, devices=None, turns: TurnTakingOptions | None = None,
-                      canceller: bool = True, why_not: str = "", **overrides) -> "LoopOptions":
-        """`devices` (sound_devices.list_devices) decide the echo mode when it is "auto";
-        `canceller`: whether the echo canceller runs (else speaker mode becomes gated)."""
-        turns = turns or TurnTakingOptions(vad_silence_ms=speech.silence_ms)
-        return cls(segmenter=SegmenterOptions.from_settings(speech),
-                   echo=EchoOptions.from_settings(speech, devices, canceller, why_not), turns=turns, **overrides)
-
-    def with_judge(self, judge: bool) -> "LoopOptions":
-        """The segmenter's own silence window: the thinking time when an end-of-turn judge
-        decides earlier, else the VAD-only rule."""
-        silence = self.turns.thinking_ms if judge else self.turns.vad_silence_ms
-        return replace(self, segmenter=replace(self.segmenter, silence_ms=silence))
 
 
 @dataclass
@@ -92,9 +67,10 @@ class _Job:
 
 
 class CallLoop:
-    def __init__(self, session: CallSession, stt: SpeechToText | Callable[[], SpeechToText], vad: Any,
-                 speaker: Any, capture: Any | None, sink: ev.EventSink, options: LoopOptions | None = None,
-                 reopen_capture: Callable[[], Any] | None = None, judge: TurnJudge | None = None) -> None:
+    def __init__(self, session: Conversation, stt: SpeechToText | Callable[[], SpeechToText],
+                 vad: VoiceActivity | None, speaker: Speaker, capture: Capture | None, sink: ev.EventSink,
+                 options: LoopOptions | None = None, reopen_capture: Callable[[], Capture | None] | None = None,
+                 judge: TurnJudge | None = None) -> None:
         """`judge(audio, transcript_text) -> Verdict` decides whether a paused turn is
         complete (tutor/end_of_turn_judge.py); None = the VAD-only rule."""
         self.session = session
@@ -109,12 +85,12 @@ class CallLoop:
         self._reopen = reopen_capture
         self._emit_lock = threading.Lock()
         self._stop = threading.Event()
-        self._jobs: queue.Queue = queue.Queue()
-        self._active: TutorTurn | None = None  # the engine thread's turn
+        self._jobs: queue.Queue[_Job | None] = queue.Queue()  # None: stop
+        self._active: TutorTurn | None = None  # the turns thread's turn
         self._state = ev.LISTENING
         self._paused = False
         self._stt_lock = threading.Lock()
-        self._pools: dict[str, Any] = {}
+        self._pools: dict[str, ThreadPoolExecutor] = {}
         self.listener = Listener(self.options, vad, self)
         self.results: list[Any] = []  # TurnResult per finished turn (bench, tests)
         self.ready = threading.Event()  # models warm, audio running
@@ -122,14 +98,12 @@ class CallLoop:
 
     @property
     def stt(self) -> SpeechToText:
-        with self._stt_lock:  # the audio and engine threads may both ask first
+        with self._stt_lock:  # the audio and turns threads may both ask first
             if callable(self._stt) and not hasattr(self._stt, "transcribe"):
                 self._stt = self._stt()
             return cast(SpeechToText, self._stt)  # a factory was called above
 
-    def _pool(self, name: str):
-        from concurrent.futures import ThreadPoolExecutor
-
+    def _pool(self, name: str) -> ThreadPoolExecutor:
         if name not in self._pools:
             self._pools[name] = ThreadPoolExecutor(1, thread_name_prefix=f"call-{name}")
         return self._pools[name]
@@ -154,25 +128,25 @@ class CallLoop:
         if set_gain is not None:
             set_gain(self.options.turns.duck_gain if on else 1.0)
 
-    def transcribe_later(self, audio):
+    def transcribe_later(self, audio: np.ndarray) -> Future[Transcript]:
         """STT on its own thread (one at a time), so it can start before the turn ends."""
-        from tutor_app.core.types import AudioClip
-
         return self._pool("stt").submit(lambda: self._transcribe(AudioClip(audio, SAMPLE_RATE)))
 
-    def _transcribe(self, clip):
+    def _transcribe(self, clip: AudioClip) -> Transcript:
         """STT with this call's bias list (the profile's names, read once per call)."""
         from tutor_app.speech.bias import transcribe_with
 
-        return transcribe_with(self.stt, clip, getattr(self.session, "stt_bias", None))
+        transcript: Transcript = transcribe_with(self.stt, clip, getattr(self.session, "stt_bias", None))
+        return transcript
 
-    def judge_later(self, audio, transcript):
+    def judge_later(self, audio: np.ndarray, transcript: Future[Transcript]) -> Future[Verdict] | None:
         if self.judge is None:
             return None
         judge = self.judge
         return self._pool("judge").submit(lambda: judge(audio, (transcript.result().text or "").strip()))
 
-    def utterance(self, audio, eos: float, transcript, speculative: bool) -> TutorTurn | None:
+    def utterance(self, audio: np.ndarray, eos: float, transcript: Future[Transcript],
+                  speculative: bool) -> TutorTurn | None:
         job = _Job(audio=audio, eos=eos, transcript=transcript, seconds=round(len(audio) / SAMPLE_RATE, 2))
         if speculative:
             job.text = (transcript.result().text or "").strip()  # the judge had it already
@@ -193,9 +167,9 @@ class CallLoop:
     # -- control -------------------------------------------------------------------------
     def start(self) -> None:
         self._emit(ev.StateChanged(ev.LISTENING))
-        engine = threading.Thread(target=self._engine_run, name="call-engine", daemon=True)
-        self._threads.append(engine)
-        engine.start()
+        turns = threading.Thread(target=self._turns_run, name="call-turns", daemon=True)
+        self._threads.append(turns)
+        turns.start()
         if self.capture is not None:
             audio = threading.Thread(target=self._audio_run, name="call-audio", daemon=True)
             self._threads.append(audio)
@@ -272,14 +246,14 @@ class CallLoop:
             if job._emotion is not None:
                 self._show_emotion(job._emotion)
 
-    def _emotion_read(self, job: _Job, scores) -> None:
+    def _emotion_read(self, job: _Job, scores: list[EmotionScore]) -> None:
         top = top_emotion(scores)
         with job._lock:
             job._emotion = top
             if job._shown:
                 self._show_emotion(top)
 
-    def _show_emotion(self, top) -> None:
+    def _show_emotion(self, top: EmotionScore | None) -> None:
         if top is not None:
             self._emit(ev.EmotionRead(top.label, float(top.score)))
         self._set_state(ev.THINKING)
@@ -288,8 +262,8 @@ class CallLoop:
     def _audio_run(self) -> None:
         read_microphone(self)
 
-    # -- engine thread -------------------------------------------------------------------
-    def _engine_run(self) -> None:
+    # -- turns thread --------------------------------------------------------------------
+    def _turns_run(self) -> None:
         if self.options.warm_up:
             warm_up(self)
             getattr(self.session, "stt_bias", None)  # the memory read, before the first turn
@@ -313,7 +287,6 @@ class CallLoop:
                 self._end_turn()
 
     def _run_turn(self, job: _Job) -> None:
-        from tutor_app.core.types import AudioClip
         from tutor_app.tutor.turn import StageClock
 
         if job.turn is not None and job.turn.cancelled:

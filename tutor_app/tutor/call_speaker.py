@@ -35,7 +35,7 @@ class Speaker:
         self._on_start = on_start
         self._on_problem = on_problem or (lambda kind, message: None)
         self._turns: dict[int, TutorTurn] = {}  # by generation: the player's tags name them
-        self._queue: queue.Queue = queue.Queue()
+        self._queue: queue.Queue[tuple[TutorTurn, int] | None] = queue.Queue()  # None: stop
         self._working: TutorTurn | None = None  # the turn whose sentence is being synthesised
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="tts-playback", daemon=True)
@@ -47,7 +47,7 @@ class Speaker:
             self._tts = self._tts()
         return cast(TextToSpeech, self._tts)  # a factory was called above
 
-    # -- engine side -------------------------------------------------------------------
+    # -- turns side ---------------------------------------------------------------------
     def say(self, turn: TutorTurn, text: str) -> None:
         with self.control.lock:
             if self._closed:
@@ -77,7 +77,8 @@ class Speaker:
         if turn is None or not turn.committed or turn.cancelled:
             return False
         with self.control.lock:
-            if self._working is turn or any(t is turn for t, _ in list(self._queue.queue) if t is not None):
+            # `close()` may have queued its None already: skip it, it is no sentence
+            if self._working is turn or any(item is not None and item[0] is turn for item in list(self._queue.queue)):
                 return True
         return bool(self.player is not None and self.player.busy)
 

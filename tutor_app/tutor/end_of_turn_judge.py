@@ -8,9 +8,12 @@ asks; a model that fails on one turn counts as a missing signal for that turn on
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tutor_app.speech.end_of_turn import EndOfTurnOptions, Verdict, decide
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +28,7 @@ class EndOfTurnJudge:
         # as "... bye!"); waiting cut none but let 14 of 31 turns run to the thinking time.
         self.options = options or EndOfTurnOptions()
 
-    def __call__(self, audio, transcript: str) -> Verdict:
+    def __call__(self, audio: np.ndarray, transcript: str) -> Verdict:
         try:
             probability = float(self.model.predict(audio))
         except Exception as exc:  # noqa: BLE001 - one failed decision: the words decide

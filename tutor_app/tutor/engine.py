@@ -1,9 +1,9 @@
 """The turn pipeline: (STT) -> emotion -> guardrail -> gate/store -> recall -> history ->
 prompt -> streamed LLM -> sentence splitter -> per-sentence callback -> persisted turn.
 
-`TutorEngine` holds the services; `start_call()` gives a `CallSession` whose `turn()`
-runs one turn on the caller's thread (the engine thread in a live call) and whose
-`end()` hands extraction and the report to a background thread (tutor/lifecycle.py).
+`TutorEngine` holds the services; `start_call()` gives a `Conversation` whose `turn()`
+runs one turn on the caller's thread (the turns thread in a live call) and whose
+`end()` hands extraction and the report to the call-end runner (tutor/call_end.py).
 """
 from __future__ import annotations
 
@@ -14,18 +14,26 @@ import uuid
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tutor_app.core.cancel import CancelToken, TurnHandle
 from tutor_app.core.protocols import ChatModel, EmotionScorer, MemoryStore, PracticeBook, SpeechToText
 from tutor_app.core.sentences import SentenceSplitter
 from tutor_app.core.types import AudioClip, ChatMessage, EmotionScore, top_emotion
 from tutor_app.errors import TutorError
-from tutor_app.settings import Settings
+from tutor_app.settings import Settings, memory_on as memory_rule
 from tutor_app.speech.bias import transcribe_with
 from tutor_app.tutor.prompts import PromptInputs, RecalledItem, build_prompt
 from tutor_app.tutor.report import TurnRecord
 from tutor_app.tutor.turn import Generated, StageClock, TurnResult, problem_kind
+
+if TYPE_CHECKING:
+    from tutor_app.memory.storage.purge import PurgeResult
+    from tutor_app.speech.bias import BiasList
+    from tutor_app.tutor.call_end import CallEndJob
+    from tutor_app.tutor.lifecycle import CallOutcome
+    from tutor_app.tutor.prompts import Prompt
+    from tutor_app.tutor.turn_memory.history import SelectiveHistory
 
 log = logging.getLogger(__name__)
 
@@ -50,14 +58,14 @@ class EngineServices:
 
 class TutorEngine:
     def __init__(self, services: EngineServices) -> None:
-        from tutor_app.memory.session import SessionMemory
-        from tutor_app.memory.stm import ShortTermStore
+        from tutor_app.tutor.turn_memory.flow import MemoryFlow
+        from tutor_app.tutor.turn_memory.stm import ShortTermStore
 
         self.services = services
         mem = services.settings.memory
         self.stm = ShortTermStore(services.memory.profile, mem.stm_ttl_hours, services.clock)
-        self.memory_flow = SessionMemory(services.memory, mem, stm=self.stm)
-        self._calls: weakref.WeakSet[CallSession] = weakref.WeakSet()
+        self.memory_flow = MemoryFlow(services.memory, mem, stm=self.stm)
+        self._calls: weakref.WeakSet[Conversation] = weakref.WeakSet()
         if hasattr(services.memory, "on_forget"):  # a deleted exchange leaves the live history too
             services.memory.on_forget(self._forgotten)
 
@@ -65,20 +73,20 @@ class TutorEngine:
     def settings(self) -> Settings:
         return self.services.settings
 
-    def start_call(self, session_id: str | None = None, off_record: bool = False) -> "CallSession":
-        call = CallSession(self, session_id or new_session_id(), off_record)
+    def start_call(self, session_id: str | None = None, off_record: bool = False) -> "Conversation":
+        call = Conversation(self, session_id or new_session_id(), off_record)
         self._calls.add(call)
         return call
 
-    def _forgotten(self, result) -> None:
+    def _forgotten(self, result: PurgeResult) -> None:
         """memory/purge.PurgeResult: drop the deleted lines from what the calls hold in memory."""
         self.stm.forget_deleted(result)
         for call in list(self._calls):
             call.forget(result.texts, everything=result.everything)
 
-    def stt_bias(self):
+    def stt_bias(self) -> BiasList:
         """The names this profile's memories hold, for Whisper (speech/bias.py). A memory
-        read: each call builds it once (`CallSession.stt_bias`)."""
+        read: each call builds it once (`Conversation.stt_bias`)."""
         from tutor_app.speech.bias import build_bias
 
         return build_bias(self.services.memory)
@@ -98,8 +106,8 @@ def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
-class CallSession:
-    """One call: its turns, guardrail state and (through the engine) short-term memory."""
+class Conversation:
+    """One conversation, a voice call or a text chat (its id: the session id): turns, guardrail, memory."""
 
     def __init__(self, engine: TutorEngine, session_id: str, off_record: bool) -> None:
         from tutor_app.emotion.guardrail import Guardrail
@@ -118,8 +126,8 @@ class CallSession:
 
     # -- public -----------------------------------------------------------------------
     @property
-    def memory_on(self) -> bool:
-        return not self.off_record and self.engine.settings.memory.enabled
+    def memory_on(self) -> bool:  # what is said now is remembered: settings.memory_on, the one rule
+        return memory_rule(self.engine.settings, self.off_record)
 
     @functools.cached_property
     def practice_plan(self) -> str:
@@ -137,7 +145,7 @@ class CallSession:
             return ""
 
     @functools.cached_property
-    def stt_bias(self):
+    def stt_bias(self) -> BiasList:
         """This call's bias list for speech recognition, built on first use."""
         return self.engine.stt_bias()
 
@@ -245,8 +253,9 @@ class CallSession:
         clock.since_start("total")
         return TurnResult(user_text=text, reply="", timings_ms=clock.timings, retracted=True)
 
-    def end(self, background: bool = True):
-        """End the call; extraction and the report run in a background thread (returned)."""
+    def end(self, background: bool = True) -> "CallEndJob[CallOutcome] | CallOutcome | None":
+        """End the call; extraction and the report run on the call-end runner (its job is
+        returned), or now when not `background`. None off the record."""
         from tutor_app.tutor.lifecycle import finish_call
 
         self.ended = True
@@ -264,7 +273,7 @@ class CallSession:
                 t.reply = ""
 
     # -- stages -----------------------------------------------------------------------
-    def _history(self, text: str, history) -> tuple[list[ChatMessage], list[ChatMessage]]:
+    def _history(self, text: str, history: SelectiveHistory) -> tuple[list[ChatMessage], list[ChatMessage]]:
         """(recent window, relevant older turns). The store already holds this turn's
         learner line: it is the current message, not history."""
         if not self.memory_on:
@@ -274,7 +283,8 @@ class CallSession:
             recent.pop()
         return recent, [ChatMessage(m.role, m.text) for m in history.relevant]
 
-    def _generate(self, prompt, on_sentence, handle: TurnHandle, clock: StageClock,
+    def _generate(self, prompt: Prompt, on_sentence: Callable[[str], None] | None, handle: TurnHandle,
+                  clock: StageClock,
                   on_delta: Callable[[], Any] | None = None) -> "Generated":
         """Stream the reply and hand out whole sentences as they end. Stops when the turn is
         cancelled (barge-in) or after MAX_SENTENCES (a rambling model must not talk for

@@ -161,7 +161,7 @@ def ground(facts: ExtractedFacts, said: str, tutor: str = "") -> tuple[Extracted
       words pass, inventions and the tutor's questions do not), without repeats;
     - no preferences or other facts: a small model's free text there was mostly
       invention (the rules still find "please correct me ..." and the like)."""
-    from tutor_app.memory.slots import JOB_TITLES
+    from tutor_app.memory.retrieval.slots import JOB_TITLES
 
     words = _words(said)
     said_flat, tutor_flat = _flat(said), _flat(tutor)

@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tutor_app.core.types import ChatMessage
-from tutor_app.memory.slots import JOB_TITLES
+from tutor_app.memory.profile.fields import LIST_KEYS, SINGLE_KEYS
+from tutor_app.memory.retrieval.slots import JOB_TITLES
 
-# The facts both extractors fill (the model's in extract.py, the rules' here). They live
-# here, the lower module, so this one never imports extract.py back.
-SINGLE_FIELDS = ("name", "occupation")
-LIST_FIELDS = ("interests", "learning_goals", "preferences", "mentioned_facts")
+# The facts both extractors fill (the model's in extract.py, the rules' here): the
+# profile schema's fields (memory/profile/fields.py), named here for extract.py.
+SINGLE_FIELDS = SINGLE_KEYS
+LIST_FIELDS = LIST_KEYS
 MAX_ITEMS = 20
 
 

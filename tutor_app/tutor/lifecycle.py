@@ -1,5 +1,6 @@
-"""Call end, in the background: extraction of learner facts (seed 000) merged into memory,
-the review (corrections, new words) and the call report. A call whose extraction failed
+"""Call end: extraction of learner facts (seed 000) merged into memory, the review
+(corrections, new words) and the call report; in the background on the call-end runner
+(tutor/call_end.py), or synchronously for `end-call`. A call whose extraction failed
 or was interrupted is finished at the next start (tutor/recovery.py)."""
 from __future__ import annotations
 
@@ -8,12 +9,17 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from tutor_app.core.protocols import CallEndEngine, MemoryStore
 from tutor_app.core.types import ChatMessage
 from tutor_app.errors import TutorError
-from tutor_app.tutor import extract, review
-from tutor_app.tutor.report import CallReport, TurnRecord, build_report
+from tutor_app.tutor import call_end, extract, review
+from tutor_app.tutor.call_end import CallEndJob
+from tutor_app.tutor.report import CallReport, Correction, TurnRecord, build_report
+
+if TYPE_CHECKING:
+    from tutor_app.memory.storage.models import CallRecord
 
 log = logging.getLogger(__name__)
 
@@ -37,11 +43,12 @@ class CallOutcome:
                 "practice": self.practice}
 
 
-def finish_call(engine, session_id: str, turns: list[TurnRecord], started_at: float,
+def finish_call(engine: CallEndEngine, session_id: str, turns: list[TurnRecord], started_at: float,
                 background: bool = True, on_done: Callable[[CallOutcome], None] | None = None,
-                pauses_ms: list[float] | None = None):
-    """Mark the call ended now; run extraction + review + report (in a thread if asked).
-    `pauses_ms`: the learner's within-turn pauses (a live call), kept in the report."""
+                pauses_ms: list[float] | None = None) -> CallEndJob[CallOutcome] | CallOutcome:
+    """Mark the call ended now; run extraction + review + report (on the call-end runner,
+    tutor/call_end.py, if asked: its job is returned). `pauses_ms`: the learner's
+    within-turn pauses (a live call), kept in the report."""
     ended_at = engine.services.clock()
 
     def work() -> CallOutcome:
@@ -52,33 +59,23 @@ def finish_call(engine, session_id: str, turns: list[TurnRecord], started_at: fl
 
     if not background:
         return work()
-    thread = threading.Thread(target=_safe(work), name=f"call-end-{session_id}", daemon=False)
-    thread.start()
-    return thread
+    return call_end.submit(f"call-end-{session_id}", work)
 
 
-def _safe(fn: Callable[[], Any]) -> Callable[[], None]:
-    def run() -> None:
-        try:
-            fn()
-        except Exception:  # noqa: BLE001 - a background failure is logged, retried next start
-            log.exception("call-end processing failed")
-    return run
-
-
-# One call's end at a time in a process: recovery runs beside a command's own call end,
-# and two merges into one profile must not interleave their read-modify-write.
+# One call's end at a time in a process: the runner runs its jobs one by one, and this
+# lock keeps `end-call` (the synchronous path) from running beside the runner's recovery:
+# two merges into one profile must not interleave their read-modify-write.
 _ONE_AT_A_TIME = threading.Lock()
 
 
-def process_call(engine, session_id: str, turns: list[TurnRecord] | None, started_at: float | None,
-                 ended_at: float, pauses_ms: list[float] | None = None) -> CallOutcome:
+def process_call(engine: CallEndEngine, session_id: str, turns: list[TurnRecord] | None,
+                 started_at: float | None, ended_at: float, pauses_ms: list[float] | None = None) -> CallOutcome:
     with _ONE_AT_A_TIME:
         return _process_call(engine, session_id, turns, started_at, ended_at, pauses_ms)
 
 
-def _process_call(engine, session_id: str, turns: list[TurnRecord] | None, started_at: float | None,
-                  ended_at: float, pauses_ms: list[float] | None = None) -> CallOutcome:
+def _process_call(engine: CallEndEngine, session_id: str, turns: list[TurnRecord] | None,
+                  started_at: float | None, ended_at: float, pauses_ms: list[float] | None = None) -> CallOutcome:
     memory = engine.services.memory
     call = _call_record(memory, session_id)
     if call is not None and call.ended_at is None:
@@ -99,7 +96,7 @@ def _process_call(engine, session_id: str, turns: list[TurnRecord] | None, start
             facts = extract.extract_facts(model, messages).facts  # the rule floor merged in
             outcome.extracted = facts.to_dict()
             if not facts.is_empty():
-                from tutor_app.memory.merge import merge_extracted
+                from tutor_app.memory.profile.merge import merge_extracted
 
                 merge_extracted(memory, facts.to_dict(), session_id=session_id)
             outcome.extraction = "done"
@@ -124,10 +121,10 @@ def _process_call(engine, session_id: str, turns: list[TurnRecord] | None, start
     return outcome
 
 
-def _merge_by_rules(memory, messages: list[ChatMessage], session_id: str, outcome: CallOutcome) -> None:
+def _merge_by_rules(memory: MemoryStore, messages: list[ChatMessage], session_id: str, outcome: CallOutcome) -> None:
     """The model gave no usable extraction: keep what the learner plainly said about
     themselves (merging is idempotent, so the retry at next start adds, never doubles)."""
-    from tutor_app.memory.merge import merge_extracted
+    from tutor_app.memory.profile.merge import merge_extracted
     from tutor_app.tutor.extract_rules import extract_by_rules
 
     facts = extract_by_rules(messages)
@@ -137,22 +134,29 @@ def _merge_by_rules(memory, messages: list[ChatMessage], session_id: str, outcom
     outcome.extracted, outcome.extraction = facts.to_dict(), "rules"
 
 
-def _practice(engine, session_id: str, corrections, new_words: list[str], turns: list[TurnRecord]) -> dict[str, Any]:
+def _practice(engine: CallEndEngine, session_id: str, corrections: list[Correction], new_words: list[str],
+              turns: list[TurnRecord]) -> dict[str, Any]:
     """The learning loop's part of call end: planned items judged, new ones kept."""
     store = getattr(engine.services, "practice", None)
-    if store is None or not engine.settings.memory.enabled:
+    if store is None:
+        return {}
+    # Only the lines kept while memory was on (settings.memory_on): the end of the call
+    # does not read "pause memory" again, nor use what was said while it was paused.
+    kept = {m.text for m, _ in engine.services.memory.session_messages(session_id) if m.role == "user"}
+    lines = [t.user_text for t in turns if t.user_text and t.user_text in kept]
+    if not lines:
         return {}
     from tutor_app.practice.calls import after_call
 
     try:
-        return after_call(store, session_id, corrections, new_words,
-                          [t.user_text for t in turns if t.user_text]).to_dict()
+        return after_call(store, session_id, corrections, new_words, lines).to_dict()
     except TutorError as exc:  # the report and the memory still count; the items wait
         log.warning("practice items of %s not updated: %s", session_id, exc)
         return {}
 
 
-def _review(engine, messages: list[ChatMessage], turns: list[TurnRecord]):
+def _review(engine: CallEndEngine, messages: list[ChatMessage],
+            turns: list[TurnRecord]) -> tuple[list[Correction], list[str] | None, str]:
     learner = [t.user_text for t in turns if t.user_text]
     if len(messages) < 2 or not learner:
         return [], [], "none"
@@ -171,14 +175,14 @@ def _review(engine, messages: list[ChatMessage], turns: list[TurnRecord]):
         return [], None, "heuristic"
 
 
-def _call_record(memory, session_id: str):
+def _call_record(memory: MemoryStore, session_id: str) -> CallRecord | None:
     for call in memory.calls():
         if call.session_id == session_id:
             return call
     return None
 
 
-def _turns_from(memory, session_id: str) -> list[TurnRecord]:
+def _turns_from(memory: MemoryStore, session_id: str) -> list[TurnRecord]:
     turns: list[TurnRecord] = []
     for message, _ in memory.session_messages(session_id):
         if message.role == "user":

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tutor_app.core.types import ChatMessage, EmotionScore
-from tutor_app.memory.formatting import format_memories, format_memos, format_profile, quote
 from tutor_app.settings import TutorSettings
+from tutor_app.tutor.turn_memory.formatting import format_memories, format_memos, format_profile, quote
 
 MAX_TURN_CHARS = 2000  # a 5,000-word turn is trimmed for the prompt (stored in full)
 MAX_HISTORY_CHARS = 600

@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tutor_app.settings import Settings
 
 LEVEL_RATE = {"beginner": 0.85, "intermediate": 1.0, "advanced": 1.05}
 MIN_RATE, MAX_RATE = 0.6, 1.5
@@ -58,14 +61,16 @@ def apply(current_rate: float, request: RateRequest, normal: float = 1.0) -> flo
     return clamp(current_rate + sign * request.step)
 
 
-def remember_rate(settings: Any, rate: float | None) -> None:
-    """Keep `rate` as the learner's preference for later calls (None = back to "by level")
-    and save the settings file (Settings.save, atomic)."""
-    settings.speech.speaking_rate = 0.0 if rate is None else clamp(rate)
-    settings.save()
+def remember_rate(settings: Settings, rate: float | None) -> None:
+    """Keep `rate` as the learner's preference for later calls (None = back to "by level"):
+    through the settings store, which saves the file and tells the open windows."""
+    from tutor_app.settings_store import store_for
+
+    value = 0.0 if rate is None else clamp(rate)
+    store_for(settings).update(lambda s: setattr(s.speech, "speaking_rate", value))
 
 
-def change_rate(settings: Any, request: RateRequest) -> float:
+def change_rate(settings: Settings, request: RateRequest) -> float:
     """Apply a request to the learner's current rate, remember it, return the new rate
     (for PiperTts.set_rate). "Speak normally" goes back to following the level."""
     level = settings.tutor.level

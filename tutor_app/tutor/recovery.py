@@ -12,11 +12,17 @@ Which calls are unfinished:
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from tutor_app.core.protocols import CallEndEngine, MemoryStore
+from tutor_app.tutor import call_end
+from tutor_app.tutor.call_end import CallEndJob
 from tutor_app.tutor.lifecycle import CallOutcome, process_call
+
+if TYPE_CHECKING:
+    from tutor_app.memory.storage.models import CallRecord
 
 log = logging.getLogger(__name__)
 
@@ -60,18 +66,19 @@ def abandoned(live_dir: Path, session_id: str) -> bool:
 
 @dataclass
 class Recovery:
-    """The background run of `recover`; `close()` waits for it (a command's exit must not
-    cut an extraction off half-way: it would only be redone next time)."""
+    """The background run of `recover` (a job of the call-end runner); `close()` waits for
+    it (a command's exit must not cut an extraction off half-way: it would only be redone
+    next time)."""
 
-    thread: threading.Thread | None = None
+    job: CallEndJob[None] | None = None
     outcomes: list[CallOutcome] = field(default_factory=list)
 
     def close(self) -> None:
-        if self.thread is not None:
-            self.thread.join()
+        if self.job is not None:
+            self.job.join()
 
 
-def unfinished(memory, live_dir: Path, exclude: str | None = None) -> list:
+def unfinished(memory: MemoryStore, live_dir: Path, exclude: str | None = None) -> list[CallRecord]:
     """The calls `recover` would finish, oldest first."""
     out = []
     for call in memory.calls():
@@ -83,7 +90,7 @@ def unfinished(memory, live_dir: Path, exclude: str | None = None) -> list:
     return out
 
 
-def recover(engine, live_dir: Path, exclude: str | None = None) -> list[CallOutcome]:
+def recover(engine: CallEndEngine, live_dir: Path, exclude: str | None = None) -> list[CallOutcome]:
     """Finish every unfinished call of the engine's profile now (synchronously)."""
     done = []
     for call in unfinished(engine.services.memory, live_dir, exclude):
@@ -101,22 +108,19 @@ def recover(engine, live_dir: Path, exclude: str | None = None) -> list[CallOutc
     return done
 
 
-def start_recovery(engine, live_dir: Path, exclude: str | None = None) -> Recovery:
-    """`recover` on a background thread (non-daemon: finished before the process exits)."""
+def start_recovery(engine: CallEndEngine, live_dir: Path, exclude: str | None = None) -> Recovery:
+    """`recover` on the call-end runner (tutor/call_end.py: finished before the process
+    exits; a failure is logged there and the next start retries)."""
     recovery = Recovery()
 
     def work() -> None:
-        try:
-            recovery.outcomes.extend(recover(engine, live_dir, exclude))
-        except Exception:  # noqa: BLE001 - a background failure is logged; the next start retries
-            log.exception("recovery of unfinished calls failed")
+        recovery.outcomes.extend(recover(engine, live_dir, exclude))
 
-    recovery.thread = threading.Thread(target=work, name="recover-calls", daemon=False)
-    recovery.thread.start()
+    recovery.job = call_end.submit("recover-calls", work)
     return recovery
 
 
-def _last_activity(engine, call) -> float:
+def _last_activity(engine: CallEndEngine, call: CallRecord) -> float:
     """A call that died while live ended at its last message (not at this restart)."""
     messages = engine.services.memory.session_messages(call.session_id)
     if messages:

@@ -1,6 +1,6 @@
 """One object per tutor turn: the single interruption path of a live call.
 
-Every stage of a turn asks the same `TutorTurn`: the engine thread (streaming the model,
+Every stage of a turn asks the same `TutorTurn`: the turns thread (streaming the model,
 deciding when to store the learner's words), the TTS/playback thread (whether to keep
 synthesising, whether it may start playing), the player's notifier (which sentence
 started), and the audio thread, which sends the only interruption there is:

@@ -1,4 +1,4 @@
-"""The only door between the widgets and the call engine.
+"""The only door between the widgets and the live call.
 
 `CallBridge` wraps a plain-Python *call backend* (the real one is
 `tutor_app.tutor.call_controller.CallController`) with this duck-typed interface:
@@ -8,12 +8,12 @@
     set_muted(muted: bool) -> None
     end_call() -> None                  # then CallEnded, later ReportReady (background)
 
-Events reach `sink` on engine threads; the bridge re-emits each one as Qt signals that
-are delivered on the GUI thread (queued), so widgets never touch engine threads.
+Events reach `sink` on the call's threads; the bridge re-emits each one as Qt signals that
+are delivered on the GUI thread (queued), so widgets never touch the call's threads.
 
 The backend's methods may block (building it, warming models up, opening the
 microphone), so the bridge never calls them on the GUI thread: building, warm-up and
-`start_call` run in order on one "engine setup" thread (a call started during warm-up
+`start_call` run in order on one "call setup" thread (a call started during warm-up
 simply waits for it); `send_text` runs on its own thread (a typed turn may block until
 the reply is done); `set_muted` / `end_call` on a third, so ending is never stuck behind
 a turn. Requests made while the call is still starting are held until it has started.
@@ -58,7 +58,7 @@ class CallBridge(QObject):
     callStarted = Signal(str)  # session id
     callFailed = Signal(str)  # start_call raised: one line
 
-    _incoming = Signal(object)  # emitted on engine threads only
+    _incoming = Signal(object)  # emitted on the call's threads only
 
     def __init__(self, backend: CallBackend | None = None, parent: QObject | None = None,
                  factory: Callable[[], CallBackend] | None = None) -> None:
@@ -84,7 +84,7 @@ class CallBridge(QObject):
         """The backend, built on first use. Call only on the setup thread (run_setup)."""
         if self._backend is None:
             if self._factory is None:
-                raise RuntimeError("the call engine is not available in this build")
+                raise RuntimeError("live calls are not available in this build")
             self._backend = self._factory()
         return self._backend
 
@@ -93,7 +93,7 @@ class CallBridge(QObject):
         return self._closed
 
     def run_setup(self, fn: Callable[[], Any]) -> Future | None:
-        """Run `fn` on the engine setup thread, in order with start_call (warm-up)."""
+        """Run `fn` on the call setup thread, in order with start_call (warm-up)."""
         if self._closed:
             return None
         return self._setup.submit(fn)
@@ -101,7 +101,7 @@ class CallBridge(QObject):
     # -- requests (GUI thread) -------------------------------------------------------
     def start_call(self, off_record: bool = False) -> None:
         if not self.available:
-            self.callFailed.emit("the call engine is not available in this build")
+            self.callFailed.emit("live calls are not available in this build")
             return
         if self.in_call:
             return

@@ -11,12 +11,14 @@ from PySide6.QtWidgets import (QButtonGroup, QFrame, QHBoxLayout, QLabel, QMainW
                                QStackedWidget, QToolButton, QVBoxLayout, QWidget)
 
 from tutor_app.errors import error_text
+from tutor_app.settings import memory_on
 from tutor_app.startup import WarmResult, run_startup, warm_service
 from tutor_app.ui.banner import Banner, BannerAction
 from tutor_app.ui.bridge import CallBridge
 from tutor_app.ui.call_view import CallView
 from tutor_app.ui.report_view import HistoryView
 from tutor_app.ui.services import UiServices
+from tutor_app.ui.settings_watch import SettingsWatch
 from tutor_app.ui.theme import icon
 from tutor_app.ui.workers import run_task
 
@@ -41,6 +43,9 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(860, 580)
         self._pages: dict[str, QWidget] = {}
         self._build()
+        # A change made anywhere (a panel, the Settings window, a speed asked for in a call) shows here.
+        self.settings_watch = SettingsWatch(services.settings_store, self)
+        self.settings_watch.changed.connect(self._update_profile_label)
         if warm_up:
             QTimer.singleShot(0, self.start_background_work)
 
@@ -171,7 +176,6 @@ class MainWindow(QMainWindow):
 
         panel = MemoryPanel(self.services)
         panel.profileChanged.connect(self._profile_changed)
-        panel.pausedChanged.connect(lambda _paused: self._update_profile_label())
         return panel
 
     def _make_practice(self) -> QWidget:
@@ -191,8 +195,7 @@ class MainWindow(QMainWindow):
         from tutor_app.ui.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self.services, self)
-        dialog.exec()
-        self._update_profile_label()
+        dialog.exec()  # what it saved reaches the label through settings_watch
 
     def show_problem(self, kind: str, message: str) -> None:
         action = None
@@ -225,9 +228,9 @@ class MainWindow(QMainWindow):
 
     def _update_profile_label(self) -> None:
         s = self.services.settings
-        paused = "" if s.memory.enabled else " · memory paused"
-        self.profile_label.setText(f"Profile: {s.profile}{paused}")
-        self.call_view.set_memory_paused(not s.memory.enabled)
+        paused = not memory_on(s)
+        self.profile_label.setText(f"Profile: {s.profile}{' · memory paused' if paused else ''}")
+        self.call_view.set_memory_paused(paused)
 
     # -- background -------------------------------------------------------------------
     def start_background_work(self) -> None:
@@ -289,6 +292,7 @@ class MainWindow(QMainWindow):
                  on_error=lambda e: log.info("no call history: %s", error_text(e)), context=self)
 
     def closeEvent(self, event) -> None:
+        self.settings_watch.close()
         self.bridge.close()
         super().closeEvent(event)
 

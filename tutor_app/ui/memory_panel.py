@@ -16,7 +16,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout,
                                QSplitter, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from tutor_app.errors import error_text
-from tutor_app.ui.memory_source import MemoryRow, ProfileEntry, snapshot
+from tutor_app.memory.storage.models import Memory
+from tutor_app.settings import memory_on
+from tutor_app.ui.memory_source import ProfileEntry, snapshot, source_text
 from tutor_app.ui.page import confirm, list_table, page_layout, short_date
 from tutor_app.ui.profile_card import ProfileCard
 from tutor_app.ui.services import UiServices
@@ -39,7 +41,7 @@ class MemoryPanel(QWidget):
         self.setObjectName("Page")
         self.services = services
         self.source = None
-        self.rows: list[MemoryRow] = []
+        self.rows: list[Memory] = []
         self.entries: list[ProfileEntry] = []
         self.hits: list[str] | None = None  # search result ids, None = no search
         self._build()
@@ -72,7 +74,7 @@ class MemoryPanel(QWidget):
         pause_row = QHBoxLayout()
         self.pause = QCheckBox("Pause memory: the tutor remembers nothing new until you turn this off")
         self.pause.setAccessibleName("Pause memory")
-        self.pause.setChecked(not self.services.settings.memory.enabled)
+        self.pause.setChecked(not memory_on(self.services.settings))
         self.pause.toggled.connect(self.set_paused)
         pause_row.addWidget(self.pause)
         pause_row.addStretch(1)
@@ -201,7 +203,7 @@ class MemoryPanel(QWidget):
         log.warning("memory panel: %s", exc)
         self._set_busy(False)
 
-    def _show_rows(self, shown: tuple[list[MemoryRow], list[ProfileEntry]]) -> None:
+    def _show_rows(self, shown: tuple[list[Memory], list[ProfileEntry]]) -> None:
         rows, self.entries = shown
         self.rows = list(rows)
         current = [r for r in self.rows if r.current]
@@ -220,7 +222,7 @@ class MemoryPanel(QWidget):
         self._set_busy(False)
         self.loaded.emit()
 
-    def _visible_rows(self) -> list[MemoryRow]:
+    def _visible_rows(self) -> list[Memory]:
         rows = self.rows if self.show_history.isChecked() else [r for r in self.rows if r.current]
         cat = self.category.currentText()
         if cat and cat != ALL:
@@ -238,7 +240,7 @@ class MemoryPanel(QWidget):
         muted = QColor(theme().colors["muted"])
         for i, r in enumerate(rows):
             text = r.text if r.current else f"{r.text}  (replaced)"
-            cells = (text, r.category or "other", r.source_text, short_date(r.created_at), short_date(r.accessed_at))
+            cells = (text, r.category or "other", source_text(r.source), short_date(r.created_at), short_date(r.accessed_at))
             for c, value in enumerate(cells):
                 item = QTableWidgetItem(value)
                 item.setData(Qt.ItemDataRole.UserRole, r.id)
@@ -354,22 +356,18 @@ class MemoryPanel(QWidget):
                  on_done=lambda n: self.status.setText(f"Exported {n} memories."), on_error=self._failed, context=self)
 
     def set_paused(self, paused: bool) -> None:
-        settings = self.services.settings
-        settings.memory.enabled = not paused
-        try:
-            settings.save()
-        except OSError as exc:
-            self.status.setText(f"Could not save: {exc}")
         self.status.setText("Memory paused." if paused else "Memory on.")
+        try:
+            self.services.settings_store.update(lambda s: setattr(s.memory, "enabled", not paused))
+        except OSError as exc:  # still paused for this run: only the file keeps the old value
+            self.status.setText(f"Could not save: {exc}")
         self.pausedChanged.emit(paused)
 
     def switch_profile(self, name: str) -> None:
         if not name or name == self.profile:
             return
-        settings = self.services.settings
-        settings.profile = name
         try:
-            settings.save()
+            self.services.settings_store.update(lambda s: setattr(s, "profile", name))
         except OSError as exc:
             self.status.setText(f"Could not save: {exc}")
         self.search.clear()

@@ -1,5 +1,5 @@
 """What the memory panel reads and changes, as a small interface over the memory store
-(tutor_app/memory/store.py). No Qt; every method may block (called from workers).
+(tutor_app/memory/storage/store.py). No Qt; every method may block (called from workers).
 
 `MemorySource` is the interface the panel is written against; `StoreMemorySource`
 adapts the real profile-scoped store, `InMemorySource` is a list-backed one for tests
@@ -15,44 +15,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
+from tutor_app.memory.profile.fields import FIELDS
+from tutor_app.memory.storage.models import Memory
+from tutor_app.memory.storage.schema import iso
+
 log = logging.getLogger(__name__)
 
 SOURCE_TEXT = {"gate": "said in call", "trigger": "you asked", "extraction": "after a call",
                "manual": "added by you", "import": "imported"}
-# Profile fields (MISSION 13) -> memory categories that fill them.
-PROFILE_FIELDS = (
-    ("Name", ("name",)), ("Occupation", ("occupation", "identity")), ("Interests", ("interest",)),
-    ("Goals", ("goal",)), ("Preferences", ("preference",)), ("Facts", ("fact", "project", "schedule",
-                                                                        "contact", "constraint")),
-)
-SINGLE_VALUE = ("Name", "Occupation")
 
 
-@dataclass
-class MemoryRow:
-    id: str
-    text: str
-    category: str = ""
-    source: str = "manual"
-    memory_type: str = "semantic"
-    importance: float = 0.5
-    created_at: datetime | None = None
-    accessed_at: datetime | None = None
-    superseded_by: str = ""  # non-empty: an older value, kept as history
-
-    @property
-    def current(self) -> bool:
-        return not self.superseded_by
-
-    @property
-    def source_text(self) -> str:
-        return SOURCE_TEXT.get(self.source, self.source or "unknown")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "text": self.text, "category": self.category, "source": self.source,
-                "memory_type": self.memory_type, "importance": self.importance,
-                "created_at": _iso(self.created_at), "accessed_at": _iso(self.accessed_at),
-                "superseded_by": self.superseded_by or None}
+def source_text(source: str) -> str:
+    """How a memory got there, in the panel's words."""
+    return SOURCE_TEXT.get(source, source or "unknown")
 
 
 @dataclass
@@ -65,7 +40,7 @@ class ProfileEntry:
 class MemorySource(Protocol):
     profile: str
 
-    def rows(self) -> list[MemoryRow]: ...  # every memory, older replaced values included
+    def rows(self) -> list[Memory]: ...  # every memory, older replaced values included
     def search(self, query: str) -> list[str]: ...  # ids, best first
     def delete(self, mem_id: str) -> None: ...
     def clear(self) -> int: ...
@@ -77,28 +52,29 @@ class MemorySource(Protocol):
     def export(self, path: Path) -> int: ...  # number of memories written
 
 
-def profile_entries(rows: list[MemoryRow]) -> list[ProfileEntry]:
+def profile_entries(rows: list[Memory]) -> list[ProfileEntry]:
     """The profile view: current values per field, replaced values as history."""
     out = []
-    for title, cats in PROFILE_FIELDS:
+    for fld in FIELDS:
+        cats = fld.panel_categories
         mine = sorted((r for r in rows if r.category in cats), key=lambda r: r.created_at or _EPOCH)
         current = [r.text for r in mine if r.current]
-        if title in SINGLE_VALUE:
+        if fld.single:
             current = current[-1:]
         history = [r.text for r in reversed(mine) if not r.current]
-        out.append(ProfileEntry(title, current, history))
+        out.append(ProfileEntry(fld.title, current, history))
     return out
 
 
-def snapshot(source) -> tuple[list[MemoryRow], list[ProfileEntry]]:
+def snapshot(source) -> tuple[list[Memory], list[ProfileEntry]]:
     """A source's rows and its profile view (its own, else built from the rows)."""
     rows = source.rows()
     entries = getattr(source, "profile_entries", None)
     return rows, entries() if callable(entries) else profile_entries(rows)
 
 
-def export_json(rows: list[MemoryRow], path: Path, profile: str) -> int:
-    data = {"profile": profile, "exported_at": _iso(datetime.now(timezone.utc)),
+def export_json(rows: list[Memory], path: Path, profile: str) -> int:
+    data = {"profile": profile, "exported_at": iso(datetime.now(timezone.utc)),
             "memories": [r.to_dict() for r in rows]}
     Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
     return len(rows)
@@ -107,13 +83,13 @@ def export_json(rows: list[MemoryRow], path: Path, profile: str) -> int:
 class InMemorySource:
     """A list of rows: for tests and as a stand-in before the store is ready."""
 
-    def __init__(self, rows: list[MemoryRow] | None = None, profile: str = "default",
+    def __init__(self, rows: list[Memory] | None = None, profile: str = "default",
                  profiles: list[str] | None = None) -> None:
         self.profile = profile
         self._rows = list(rows or [])
         self._profiles = list(profiles or [profile])
 
-    def rows(self) -> list[MemoryRow]:
+    def rows(self) -> list[Memory]:
         return list(self._rows)
 
     def search(self, query: str) -> list[str]:
@@ -151,7 +127,7 @@ class InMemorySource:
 
 
 class StoreMemorySource:
-    """The real store (memory/store.py ProfileMemory) for one profile."""
+    """The real store (memory/storage/store.py ProfileMemory) for one profile."""
 
     def __init__(self, store: Any, profiles_file: Path | None = None, opener=None,
                  extra_export=None) -> None:
@@ -176,9 +152,8 @@ class StoreMemorySource:
         return cls(store, app.paths.config_dir / "profiles.json", lambda name: _open_profile(app, base, name),
                    extra_export=practice)
 
-    def rows(self) -> list[MemoryRow]:
-        return [MemoryRow(m.id, m.text, m.category, m.source, m.memory_type, float(m.importance),
-                          m.created_at, m.accessed_at, m.superseded_by) for m in self._store.list()]
+    def rows(self) -> list[Memory]:
+        return list(self._store.list())
 
     def search(self, query: str) -> list[str]:
         """The store's ranked search (by meaning), then every memory that contains the
@@ -201,9 +176,8 @@ class StoreMemorySource:
             return profile_entries(self.rows())
         history = view.get("history") or {}
         out = []
-        for title, key in (("Name", "name"), ("Occupation", "occupation"), ("Interests", "interests"),
-                           ("Goals", "learning_goals"), ("Preferences", "preferences"),
-                           ("Facts", "mentioned_facts")):
+        for fld in FIELDS:
+            title, key = fld.title, fld.key
             value = view.get(key)
             values = [value] if isinstance(value, str) else [str(v) for v in (value or [])]
             values = [_TEMPLATE_PREFIX.sub("", v) for v in values]
@@ -214,7 +188,7 @@ class StoreMemorySource:
     def export(self, path: Path) -> int:
         """Everything of this profile: memories with history, transcripts, call reports."""
         try:
-            from tutor_app.memory.transfer import write_export
+            from tutor_app.memory.storage.transfer import write_export
         except ImportError:
             return export_json(self.rows(), path, self.profile)
         return write_export(self._store, Path(path), self._extra_export() if self._extra_export else None)
@@ -254,7 +228,7 @@ class StoreMemorySource:
 
 
 def _open_profile(app, base, profile: str):
-    from tutor_app.memory.store import open_store
+    from tutor_app.memory.storage.store import open_store
 
     if base is not None:
         return base.for_profile(profile)  # share the open database (one writer per process)
@@ -281,11 +255,3 @@ def _write_profiles(path: Path | None, names: set[str]) -> None:
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 # "Name: Minji" -> "Minji" under the Name heading (the merge step's memory templates).
 _TEMPLATE_PREFIX = re.compile(r"^(name|occupation|interest|learning goal|goal|preference)\s*:\s*", re.I)
-
-
-def _iso(dt: datetime | None) -> str | None:
-    if dt is None:
-        return None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")

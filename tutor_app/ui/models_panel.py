@@ -5,6 +5,7 @@ model suggested for this computer (ui/model_suggestion.py), installed and chosen
 from __future__ import annotations
 
 import logging
+from contextlib import suppress
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -193,8 +194,8 @@ class ModelsPanel(QWidget):
         """Make `name` the offline tutor model and save the settings (as the Settings window does)."""
         if self.installing is not None:
             return
-        settings = self.services.settings
-        before, settings.llm.local_model = settings.llm.local_model, name
+        store = self.services.settings_store
+        before = store.settings.llm.local_model
 
         def saved(_path: Any) -> None:
             self.notice = (f"Saved: the offline tutor uses {name} from now on "
@@ -203,13 +204,15 @@ class ModelsPanel(QWidget):
             self._update_suggestion()
 
         def failed(exc: BaseException) -> None:
-            settings.llm.local_model = before  # nothing half-changed: the setting stays as saved
+            with suppress(OSError):  # nothing half-changed: back to what the file still holds
+                store.update(lambda s: setattr(s.llm, "local_model", before))
             self.notice = f"{name} was not chosen: the settings could not be saved: {error_text(exc)}"
             self.summary.setText(self.notice)
             self._update_suggestion()
 
         self.suggestion.set_busy(True)
-        run_task(settings.save, on_done=saved, on_error=failed, context=self)
+        run_task(lambda: store.update(lambda s: setattr(s.llm, "local_model", name)),
+                 on_done=saved, on_error=failed, context=self)
 
     def _action_for(self, st: Any) -> QWidget:
         box = QWidget()

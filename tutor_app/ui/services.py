@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tutor_app.settings import Settings
+from tutor_app.settings_store import SettingsStore, store_for
 from tutor_app.startup import warm_service
 
 log = logging.getLogger(__name__)
@@ -106,6 +107,17 @@ def test_audio(input_name: str, output_name: str, progress: Callable[[int, int, 
     return "Done. Did you hear yourself? If not, pick another speaker."
 
 
+def play_preview(sd: Any, tts: Any, text: str, output_name: str) -> None:
+    """Speak `text` with `tts` on the speaker `output_name` names, picked as a call picks
+    it (speech/sound_devices.resolve_device: "" = the system default)."""
+    from tutor_app.speech.sound_devices import resolve_device
+
+    device = resolve_device(sd, output_name, "output")
+    audio = tts.synthesize_all(text)
+    sd.play(audio, tts.sample_rate, device=device)
+    sd.wait()
+
+
 @dataclass
 class UiServices:
     settings: Settings
@@ -120,10 +132,16 @@ class UiServices:
     install: Callable[..., Any] | None = None  # registry.install.install(registry, name, progress, cancel)
     compute: Callable[[], str] = lambda: ""  # "CPU (int8)" / "GPU (CUDA, float16)"
     recommend: Callable[[], Any] | None = None  # -> registry.recommend.Recommendation for this machine
-    tts_preview: Callable[[str], None] | None = None  # speak a sample with the chosen voice
+    # (text, voice, output device) -> speak a sample with the voice and speaker chosen in the dialog
+    tts_preview: Callable[[str, str, str], None] | None = None
     on_profile_changed: Callable[[str], None] = lambda name: None
     audio_devices: Callable[[], AudioDevices] = list_audio_devices
     audio_test: Callable[..., str] = test_audio  # (input, output, progress) -> verdict
+
+    @property
+    def settings_store(self) -> SettingsStore:
+        """Every change the windows make goes through it (saved once, seen everywhere)."""
+        return store_for(self.settings)
 
     @classmethod
     def from_app(cls, app) -> "UiServices":
@@ -161,13 +179,18 @@ class UiServices:
             choice = app.devices
             return f"{'GPU (CUDA)' if choice.device == 'cuda' else 'CPU'}, {choice.compute_type}"
 
-        def tts_preview(text: str) -> None:
-            import sounddevice as sd
+        def tts_preview(text: str, voice: str, output: str) -> None:
+            from dataclasses import replace
 
-            tts = app.tts
-            audio = tts.synthesize_all(text)
-            sd.play(audio, tts.sample_rate)
-            sd.wait()
+            from tutor_app.speech.sound_devices import load_sounddevice
+            from tutor_app.speech.tts import load_tts
+
+            settings = app.settings
+            if voice and voice != settings.speech.tts_voice:  # picked in the dialog, not saved yet
+                tts = load_tts(replace(settings, speech=replace(settings.speech, tts_voice=voice)), app.registry)
+            else:
+                tts = app.tts
+            play_preview(load_sounddevice(), tts, text, output)
 
         def on_profile_changed(name: str) -> None:
             # Rebinding the live services to another profile belongs to the composition

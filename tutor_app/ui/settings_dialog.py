@@ -1,9 +1,10 @@
 """Settings: tutor (accent, level, topic, speaking speed, thinking time), audio (devices, test, headset/speaker), tutor
 model (backend, model, API key in the OS keyring), speech (STT model/device, voice
-preview) and where the data lives. Saves through the one Settings object."""
+preview) and where the data lives. Saves through the settings store (settings_store.py)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QIcon
@@ -12,7 +13,7 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog, QDia
                                QVBoxLayout, QWidget)
 
 from tutor_app.errors import error_text
-from tutor_app.settings import ACCENTS, LEVELS
+from tutor_app.settings import ACCENTS, LEVELS, Settings, SpeechSettings
 from tutor_app.ui.pace_settings import PaceControls
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.workers import run_task
@@ -125,10 +126,8 @@ class SettingsDialog(QDialog):
         group = QButtonGroup(page)
         for button in (self.mode_auto, self.mode_headset, self.mode_speaker):
             group.addButton(button)
+            mode_box.addWidget(button)
         {"speaker": self.mode_speaker, "headset": self.mode_headset}.get(sp.audio_mode, self.mode_auto).setChecked(True)
-        mode_box.addWidget(self.mode_auto)
-        mode_box.addWidget(self.mode_headset)
-        mode_box.addWidget(self.mode_speaker)
         form.addRow("Mode", mode_box)
         return page
 
@@ -348,41 +347,49 @@ class SettingsDialog(QDialog):
             self.preview_button.setEnabled(True)
             self.voice_status.setText(text)
 
-        run_task(lambda: preview(PREVIEW_TEXT), on_done=lambda _r: finished(""),
+        voice = self.tts_voice.currentData() or self.settings.speech.tts_voice  # picked here, saved or not
+        output = self.output_device.currentData() or ""
+        run_task(lambda: preview(PREVIEW_TEXT, voice, output), on_done=lambda _r: finished(""),
                  on_error=lambda e: finished(f"Preview failed: {error_text(e)}"), context=self)
 
-    def apply(self) -> None:
-        """Copy the fields into the Settings object (no saving)."""
-        s = self.settings
-        s.tutor.accent = self.accent.currentData()
-        s.tutor.level = self.level.currentData()
-        topic = self.topic.currentText().strip().lower()
-        s.tutor.topic = topic or s.tutor.topic
-        s.speech.input_device = self.input_device.currentData() or ""
-        s.speech.output_device = self.output_device.currentData() or ""
-        s.speech.audio_mode = ("speaker" if self.mode_speaker.isChecked()
-                               else "headset" if self.mode_headset.isChecked() else "auto")
-        s.speech.barge_in = not self.mode_speaker.isChecked()
-        s.speech.stt_model = self.stt_model.currentData() or s.speech.stt_model
-        s.speech.stt_device = self.stt_device.currentData() or "auto"
-        s.speech.tts_voice = self.tts_voice.currentData() or s.speech.tts_voice
-        self.pace.apply(s.speech)
-        s.llm.backend = self.backend.currentData() or ""
-        s.llm.anthropic_model = self.claude_model.currentText().strip() or s.llm.anthropic_model
-        s.llm.local_model = self.local_model.currentData() or s.llm.local_model
-        s.llm.fallback_to_local = self.fallback.isChecked()
-        s.llm.local_server_url = self.server_url.text().strip()
-        s.llm.local_server_model = self.server_model.text().strip()
+    def changes(self) -> Callable[[Settings], None]:
+        """The fields as they are now, as a change for the settings store: read here on the
+        GUI thread, applied wherever the store is updated (a worker, after the key)."""
+        s, speaker, pace = self.settings, self.mode_speaker.isChecked(), SpeechSettings()
+        self.pace.apply(pace)
+        values = {
+            "tutor": {"accent": self.accent.currentData(), "level": self.level.currentData(),
+                      "topic": self.topic.currentText().strip().lower() or s.tutor.topic},
+            "speech": {"input_device": self.input_device.currentData() or "",
+                       "output_device": self.output_device.currentData() or "",
+                       "audio_mode": "speaker" if speaker else "headset" if self.mode_headset.isChecked() else "auto",
+                       "barge_in": not speaker, "stt_model": self.stt_model.currentData() or s.speech.stt_model,
+                       "stt_device": self.stt_device.currentData() or "auto",
+                       "tts_voice": self.tts_voice.currentData() or s.speech.tts_voice,
+                       "speaking_rate": pace.speaking_rate, "thinking_ms": pace.thinking_ms,
+                       "adapt_thinking": pace.adapt_thinking},
+            "llm": {"backend": self.backend.currentData() or "",
+                    "anthropic_model": self.claude_model.currentText().strip() or s.llm.anthropic_model,
+                    "local_model": self.local_model.currentData() or s.llm.local_model,
+                    "fallback_to_local": self.fallback.isChecked(), "local_server_url": self.server_url.text().strip(),
+                    "local_server_model": self.server_model.text().strip()}}
+
+        def change(target: Settings) -> None:
+            for section, fields in values.items():
+                for name, value in fields.items():
+                    setattr(getattr(target, section), name, value)
+
+        return change
 
     def save(self) -> None:
-        self.apply()
+        change = self.changes()
         key = self.key_edit.text().strip()
         self.save_button.setEnabled(False)
 
         def store() -> None:
             if key:
                 self.services.keys.set(key)  # may block on a keyring prompt: in a worker
-            self.settings.save()
+            self.services.settings_store.update(change)  # saved once, every window told
 
         def failed(exc: BaseException) -> None:
             self.save_button.setEnabled(True)

@@ -87,7 +87,7 @@ def run_task(fn: Callable[..., Any], *, on_done: Callable[[Any], None] | None = 
              context: QObject | None = None,
              executor: Callable[[Callable[[], None]], Any] | None = None) -> None:
     """Run `fn()` (or `fn(progress)` when on_progress is given) in the worker pool, or
-    through `executor(callable)` (e.g. the call bridge's engine setup thread)."""
+    through `executor(callable)` (e.g. the call bridge's call setup thread)."""
     dispatcher = _get_dispatcher()
     task_id = next(_ids)
     dispatcher.pending[task_id] = (on_done, on_error, on_progress, context)

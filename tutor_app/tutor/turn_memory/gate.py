@@ -9,10 +9,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tutor_app.core import types
-from tutor_app.core.types import EmotionScore
-
-STRONG_EMOTION = 0.6  # seed 001: GoEmotions baseline 0.5, raised to 0.6 for precision
+from tutor_app.core.types import EmotionScore, top_emotion
+from tutor_app.memory.retrieval.recall import STRONG_EMOTION  # the same bar brings such memories back
 
 _TRIGGER = re.compile(
     r"\b(?:please\s+)?(?:remember|memorize|memorise|don'?t\s+forget|do\s+not\s+forget|never\s+forget|"
@@ -52,11 +50,6 @@ class GateDecision:
         return "trigger" if self.reason == "trigger" else "gate"
 
 
-def top_emotion(emotions: Sequence[EmotionScore] | None) -> EmotionScore | None:
-    """Strongest label other than neutral, or None."""
-    return types.top_emotion(emotions, neutral_ok=False)
-
-
 def has_save_trigger(text: str) -> bool:
     return bool(_TRIGGER.search(text)) and not _RECALL_ASK.search(text)
 
@@ -82,7 +75,7 @@ def temp_memo(text: str) -> str:
 
 
 def decide(text: str, emotions: Sequence[EmotionScore] | None = None) -> GateDecision:
-    top = top_emotion(emotions)
+    top = top_emotion(emotions, neutral_ok=False)
     if not text or not text.strip():
         return GateDecision(False, "empty", top)
     memo = temp_memo(text)

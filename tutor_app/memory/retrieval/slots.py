@@ -15,14 +15,14 @@ from typing import cast
 class Slot:
     name: str
     bit: int
-    query: re.Pattern
+    query: re.Pattern[str]
     categories: frozenset[str]
-    text: re.Pattern
+    text: re.Pattern[str]
     specific: bool = False  # the noun asked about (group 1) must itself be in the memory
     defines: bool = True  # any memory of this kind answers ("my name"); False: it must also be on topic
 
 
-def _re(p: str) -> re.Pattern:
+def _re(p: str) -> re.Pattern[str]:
     return re.compile(p, re.IGNORECASE)
 
 

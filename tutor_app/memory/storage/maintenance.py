@@ -5,10 +5,10 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from tutor_app.errors import TutorError
-from tutor_app.memory.schema import utcnow
+from tutor_app.memory.storage.schema import utcnow
 
 if TYPE_CHECKING:
-    from tutor_app.memory.store import ProfileMemory
+    from tutor_app.memory.storage.store import ProfileMemory
 
 LOW_IMPORTANCE = 0.5  # seed 003: created_at < now - days AND importance < 0.5
 

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tutor_app.errors import TutorError
-from tutor_app.memory.schema import dump_meta, iso, utcnow
+from tutor_app.memory.storage.schema import dump_meta, iso, utcnow
 
 if TYPE_CHECKING:
-    from tutor_app.memory.store import ProfileMemory
+    from tutor_app.memory.storage.store import ProfileMemory
 
 EXPORT_FORMAT = "tutor-memory-export"
 IMPORT_KEYS = ("text", "created_at", "category", "memory_type", "importance", "session_id", "meta")

@@ -27,11 +27,11 @@ from operator import methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tutor_app.memory import schema as S
+from tutor_app.memory.storage import schema as S
 
 if TYPE_CHECKING:
-    from tutor_app.memory.models import Memory
-    from tutor_app.memory.ports import PurgeStore
+    from tutor_app.memory.storage.models import Memory, Message
+    from tutor_app.memory.storage.ports import PurgeStore
 
 log = logging.getLogger(__name__)
 
@@ -168,7 +168,7 @@ def exchanges_of(store: "PurgeStore", memories: Iterable["Memory"]) -> list[str]
     if not memories:
         return []
     rows = [m for m, _ in store.session_messages(None)]
-    by_session: dict[str, list] = {}
+    by_session: dict[str, list[Message]] = {}
     for msg in rows:
         by_session.setdefault(msg.session_id, []).append(msg)
     ids: list[str] = []
@@ -275,14 +275,14 @@ def _lit(ids: Iterable[str]) -> str:
     return ", ".join(S.sql_str(i) for i in ids)
 
 
-def _messages(store: "PurgeStore", ids: list[str]) -> list:
+def _messages(store: "PurgeStore", ids: list[str]) -> list[Message]:
     if not ids:
         return []
     wanted = set(ids)
     return [m for m, _ in store.session_messages(None) if m.id in wanted]
 
 
-def _scrub_reports(store: "PurgeStore", msgs: list) -> None:
+def _scrub_reports(store: "PurgeStore", msgs: list[Message]) -> None:
     """Call reports quote the learner (corrections): drop the quotes of deleted lines."""
     said = [_norm(m.text) for m in msgs if m.role == "user"]
     sessions = {m.session_id for m in msgs}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-SHORT_CHARS = 30  # seed 002: len < 30 counts as a follow-up hint
+from tutor_app.memory.retrieval.rewrite import FOLLOWUP_WORDING, SHORT_CHARS
 
 _RESET = re.compile(
     r"\b(?:new\s+topic|change\s+(?:the\s+)?(?:topic|subject)|(?:let'?s|can\s+we|could\s+we)\s+talk\s+about\s+"
@@ -15,13 +15,6 @@ _RESET = re.compile(
     r"different\s+topic|forget\s+(?:about\s+)?(?:that|it)|moving\s+on|start\s+over)\b|다른\s*(?:얘기|이야기|주제)|새\s*주제|주제\s*(?:를\s*)?바꾸",
     re.IGNORECASE,
 )
-_FOLLOWUP = re.compile(
-    r"^\s*(?:and|but|so|also|then|what\s+about|how\s+about|why|really|tell\s+me\s+more|more|what\s+else|"
-    r"which\s+one|is\s+(?:it|that|she|he)|was\s+(?:it|that)|did\s+(?:it|she|he|they))\b|"
-    r"\b(?:it|that|this|those|these|them|her|him|there|the\s+same)\b\s*\??\s*$|그거|그럼|그래서|더\s*알려",
-    re.IGNORECASE,
-)
-_PRONOUN = re.compile(r"\b(?:it|that|this|those|them|her|him|she|he|they|there)\b", re.IGNORECASE)
 
 
 class FollowupDecision(str):
@@ -50,12 +43,6 @@ def is_reset(question: str) -> bool:
     return bool(_RESET.search(question))
 
 
-def needs_context(question: str) -> bool:
-    """Too short or pronoun-led to stand alone as a search query."""
-    q = question.strip()
-    return bool(q) and (bool(_FOLLOWUP.search(q)) or (len(q) < SHORT_CHARS and bool(_PRONOUN.search(q))))
-
-
 def classify(question: str, previous: str | None, query_vector: Any = None, previous_vector: Any = None,
              threshold: float = 0.5, similarity: float | None = None) -> FollowupDecision:
     """Rules first; then the cosine of the two questions (given as `similarity`, or
@@ -72,7 +59,7 @@ def classify(question: str, previous: str | None, query_vector: Any = None, prev
     q = question.strip()
     if len(q) < SHORT_CHARS:
         return FollowupDecision("followup", "short")
-    if _FOLLOWUP.search(q):
+    if FOLLOWUP_WORDING.search(q):
         return FollowupDecision("followup", "followup_phrase")
     if similarity is None:
         return FollowupDecision("new", "dissimilar")

@@ -16,17 +16,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from tutor_app.errors import TutorError
-from tutor_app.memory import merge, purge, recall
-from tutor_app.memory import schema as S
-from tutor_app.memory.db import VERSION_MAX_AGE_S, MemoryDB
-from tutor_app.memory.index import IndexRow, ProfileIndex
-from tutor_app.memory.models import Memory, MemoryHit
-from tutor_app.memory.records import RecordsMixin, new_id
+from tutor_app.memory.profile.view import profile_view
+from tutor_app.memory.retrieval import recall
+from tutor_app.memory.storage import purge
+from tutor_app.memory.storage import schema as S
+from tutor_app.memory.storage.db import VERSION_MAX_AGE_S, MemoryDB
+from tutor_app.memory.storage.index import IndexRow, ProfileIndex
+from tutor_app.memory.storage.models import CallRecord, Memory, MemoryHit, Message
+from tutor_app.memory.storage.records import Records, new_id
 
 if TYPE_CHECKING:
     import numpy as np
 
     from tutor_app.core.types import EmotionScore
+    from tutor_app.memory.embedder import TextEmbedder
 
 log = logging.getLogger(__name__)
 
@@ -46,14 +49,16 @@ def _to_memory(row: dict[str, Any]) -> Memory:
     )
 
 
-class ProfileMemory(RecordsMixin):
-    """The memory of one profile (MemoryStore protocol); transcripts and calls: records.py."""
+class ProfileMemory:
+    """The memory of one profile (MemoryStore protocol); its transcripts and calls are
+    kept by records.py, which the methods at the end hand on to."""
 
     def __init__(self, db: MemoryDB, profile: str) -> None:
         self._db = db
         self.profile = S.check_profile(profile)
         self.embedder = db.embedder
         self._where = f"profile = {S.sql_str(self.profile)}"
+        self._records = Records(db, self.profile, self.embedder)
         self._pending_touch: dict[str, datetime] = {}
         self._touch_timer: threading.Timer | None = None
         self._closed = False
@@ -62,16 +67,9 @@ class ProfileMemory(RecordsMixin):
     def _and(self, clause: str) -> str:
         return f"{self._where} AND ({clause})"
 
-    def _rows(self, table: str, where: str | None = None, columns: list[str] | None = None) -> list[dict]:
-        clause = self._and(where) if where else self._where
-
-        def query(t):
-            q = t.search().where(clause)
-            if columns:
-                q = q.select(columns)
-            return q.limit(None).to_arrow().to_pylist()
-
-        return self._db.read(table, query)
+    def _rows(self, table: str, where: str | None = None,
+              columns: list[str] | None = None) -> list[dict[str, Any]]:
+        return self._db.rows(table, self._and(where) if where else self._where, columns)
 
     def _write(self, op: Callable[[], object], patch: Callable[[ProfileIndex], object] | None = None) -> None:
         """Run a write on the memories table and keep in-process indices in step."""
@@ -184,7 +182,7 @@ class ProfileMemory(RecordsMixin):
             vectors = self.embedder.embed([m.text for m in mems])
         vectors = np.asarray(vectors, dtype=np.float32).reshape(len(mems), self._db.dim)
         schema = self._db.tables[S.MEMORIES].schema
-        cols: dict[str, list] = {f.name: [] for f in schema}
+        cols: dict[str, Any] = {f.name: [] for f in schema}  # lists, then the vector array
         for m in mems:
             for key, value in (("id", m.id), ("profile", m.profile), ("text", m.text),
                                ("memory_type", m.memory_type), ("category", m.category),
@@ -238,7 +236,7 @@ class ProfileMemory(RecordsMixin):
     def delete(self, mem_id: str) -> Memory | None:
         """Delete one memory for real, with the exchange it came from (the learner's line
         and the tutor's reply), quotes of it in call reports and log lines, and every old
-        table version (memory/purge.py). An id that is hidden but not yet erased (an
+        table version (storage/purge.py). An id that is hidden but not yet erased (an
         interrupted deletion) is erased now; then None is returned."""
         found = self.get(mem_id)
         if found is None:
@@ -320,13 +318,20 @@ class ProfileMemory(RecordsMixin):
 
     def search(self, query: str, k: int = 5) -> builtins.list[MemoryHit]:  # `list` is a method here
         """Hybrid (dense + BM25) search over the calibrated threshold, best first."""
-        return recall.search(self, query, k=k)
+        return recall.search(self.index(), self.embedder, self.profile, query, k=k)
 
-    def recall(self, query: str, emotions: "Sequence[EmotionScore] | None" = None, **kwargs: Any):
-        return recall.recall(self, query, emotions=emotions, **kwargs)
+    def recall(self, query: str, emotions: "Sequence[EmotionScore] | None" = None, *, k: int = 3,
+               now: datetime | None = None, context: str = "", touch: bool = True,
+               query_vector: "np.ndarray | None" = None, gate: bool = True) -> recall.RecallResult:
+        """Memories for a turn (memory/retrieval/recall.py); `touch`: record that they were recalled."""
+        result = recall.recall(self.index(), self.embedder, self.profile, query, emotions=emotions, k=k, now=now,
+                               context=context, query_vector=query_vector, gate=gate)
+        if touch and result.hits:
+            self.touch([h.id for h in result.hits])
+        return result
 
     def profile_view(self) -> dict[str, Any]:
-        return merge.profile_view(self.list())
+        return profile_view(self.list())
 
     def profiles(self) -> builtins.list[str]:
         """Names of the profiles in this database (names only, never their data): for the
@@ -336,6 +341,27 @@ class ProfileMemory(RecordsMixin):
             rows = self._db.read(name, lambda t: t.search().select(["profile"]).limit(None).to_arrow())
             names.update(p for p in rows.column("profile").to_pylist() if p)
         return sorted(names | {self.profile}, key=str.lower)
+
+    # -- transcripts and calls (records.py) ---------------------------------------------
+    def add_message(self, session_id: str, role: str, text: str, emotion: str = "",
+                    created_at: datetime | None = None, embed: bool = True,
+                    emotion_score: float | None = None) -> Message:
+        return self._records.add_message(session_id, role, text, emotion, created_at, embed, emotion_score)
+
+    def session_messages(self, session_id: str | None,
+                         with_vectors: bool = False) -> builtins.list[tuple[Message, Any]]:
+        return self._records.session_messages(session_id, with_vectors)
+
+    def record_call(self, session_id: str, started_at: datetime, ended_at: datetime | None = None,
+                    extracted: bool = False, report: dict[str, Any] | None = None) -> CallRecord:
+        return self._records.record_call(session_id, started_at, ended_at, extracted, report)
+
+    def update_call(self, call_id: str, *, ended_at: datetime | None = None, report: dict[str, Any] | None = None,
+                    extracted: bool | None = None) -> None:
+        self._records.update_call(call_id, ended_at=ended_at, report=report, extracted=extracted)
+
+    def calls(self) -> builtins.list[CallRecord]:
+        return self._records.calls()
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
@@ -348,7 +374,7 @@ class ProfileMemory(RecordsMixin):
         self._closed = True
 
 
-def open_store(db_dir: Path, embedder, profile: str, footprints: Sequence[Any] = ()) -> ProfileMemory:
+def open_store(db_dir: Path, embedder: TextEmbedder, profile: str, footprints: Sequence[Any] = ()) -> ProfileMemory:
     """Open (or create) the memory database in `db_dir` and bind it to `profile`; a
     deletion an earlier run did not finish is finished first. `footprints`: the learner's
     text kept elsewhere (purge.Footprint), which every deletion reaches too."""

@@ -2,7 +2,7 @@
 
 learner text + emotions -> gate (store / temp memo) -> transcript line -> follow-up or
 reset -> recall (+ carried memories) -> short-term memory -> selective history.
-The engine builds the prompt from the returned `TurnMemory` with memory.formatting.
+The engine builds the prompt from the returned `TurnMemory` with turn_memory.formatting.
 """
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tutor_app.core.types import top_emotion
 from tutor_app.errors import TutorError
-from tutor_app.memory import formatting, gate
-from tutor_app.memory.followup import FollowupDecision, classify_with
-from tutor_app.memory.history import SelectiveHistory, selective_history
-from tutor_app.memory.models import Memory, MemoryHit
-from tutor_app.memory.stm import ShortTermStore
+from tutor_app.memory.storage.models import Memory, MemoryHit
+from tutor_app.tutor.turn_memory import formatting, gate
+from tutor_app.tutor.turn_memory.followup import FollowupDecision, classify_with
+from tutor_app.tutor.turn_memory.history import SelectiveHistory, selective_history
+from tutor_app.tutor.turn_memory.stm import ShortTermStore
 
 if TYPE_CHECKING:
     from tutor_app.core.protocols import MemoryStore
@@ -54,7 +55,7 @@ def _importance(decision: gate.GateDecision) -> float:
     return round(min(1.0, 0.5 + 0.5 * score), 3)  # 0.6 -> 0.8, 1.0 -> 1.0
 
 
-class SessionMemory:
+class MemoryFlow:
     def __init__(self, store: "MemoryStore", settings: Any = None, stm: ShortTermStore | None = None) -> None:
         self.store = store
         self.top_k = int(getattr(settings, "recall_top_k", 3))
@@ -107,7 +108,7 @@ class SessionMemory:
                 except TutorError as exc:  # e.g. a whole speech is too long to be one memory
                     log.info("not stored as a memory: %s", exc)
             if not off_record:
-                top = gate.top_emotion(emotions)
+                top = top_emotion(emotions, neutral_ok=False)
                 self.store.add_message(session_id, "user", text, emotion=top.label if top else "",
                                        emotion_score=top.score if top else None)
             st.set_recalled(hits)

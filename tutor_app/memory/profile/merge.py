@@ -14,23 +14,17 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
 from tutor_app.errors import TutorError
-from tutor_app.memory.models import Memory
-from tutor_app.memory.schema import MAX_TEXT_BYTES
+from tutor_app.memory.profile.fields import BY_CATEGORY, BY_KEY, FIELDS, ProfileField
+from tutor_app.memory.profile.view import value_of
+from tutor_app.memory.storage.models import Memory
+from tutor_app.memory.storage.schema import MAX_TEXT_BYTES
 
 if TYPE_CHECKING:
-    from tutor_app.memory.ports import MergeStore
+    from tutor_app.memory.storage.ports import MergeStore
 
 log = logging.getLogger(__name__)
 
-SINGLE_FIELDS = {"name": "name", "occupation": "occupation"}
-LIST_FIELDS = {"interests": "interest", "learning_goals": "goal", "preferences": "preference",
-               "mentioned_facts": "fact"}
-FIELD_OF_CATEGORY = {**{v: k for k, v in SINGLE_FIELDS.items()}, **{v: k for k, v in LIST_FIELDS.items()}}
-TEMPLATES = {"name": "Name: {}", "occupation": "Occupation: {}", "interests": "Interest: {}",
-             "learning_goals": "Learning goal: {}", "preferences": "Preference: {}", "mentioned_facts": "{}"}
 NEAR_DUPLICATE = 0.78  # MiniLM: travel/traveling 0.94, AI/artificial intelligence 0.79, coffee/tea 0.62
-IMPORTANCE = {"name": 0.9, "occupation": 0.8, "interests": 0.7, "learning_goals": 0.8, "preferences": 0.7,
-              "mentioned_facts": 0.6}
 _SPLIT = re.compile(r"\s*[,;\n]\s*|\s+and\s+")
 
 
@@ -87,7 +81,7 @@ def _unwrap(text: str) -> str:
 
 
 def _norm(s: str) -> str:
-    from tutor_app.memory.lexical import stem
+    from tutor_app.memory.retrieval.lexical import stem
 
     return " ".join(stem(w) for w in re.findall(r"\w+", s.lower()))
 
@@ -100,12 +94,13 @@ def merge_extracted(store: "MergeStore", extracted: Any, session_id: str = "") -
     if not isinstance(extracted, dict):
         result.ignored.append("extraction is not a JSON object")
         return result
-    current = [m for m in store.list(include_superseded=False) if m.category in FIELD_OF_CATEGORY]
+    current = [m for m in store.list(include_superseded=False) if m.category in BY_CATEGORY]
     for key in extracted:
-        if key not in SINGLE_FIELDS and key not in LIST_FIELDS:
+        if key not in BY_KEY:
             result.ignored.append(str(key))
 
-    for fld, cat in SINGLE_FIELDS.items():
+    for spec in (f for f in FIELDS if f.single):
+        fld, cat = spec.key, spec.category
         vals = _values(extracted.get(fld), single=True)
         if not vals:
             continue
@@ -113,20 +108,21 @@ def merge_extracted(store: "MergeStore", extracted: Any, session_id: str = "") -
         existing = [m for m in current if m.category == cat]
         existing.sort(key=lambda m: cast(datetime, m.created_at))  # stored memories always have one
         latest = existing[-1] if existing else None
-        if latest is not None and _norm(_value_of(latest)) == _norm(value):
+        if latest is not None and _norm(value_of(latest)) == _norm(value):
             result.unchanged.append(f"{fld}: {value}")
             continue
-        new = _add(store, fld, cat, value, session_id, result)
+        new = _add(store, spec, value, session_id, result)
         if new is not None:
             for old in existing:  # every older current value becomes history of the new one
                 store.supersede(old.id, new.id)
                 result.superseded.append((old.id, new.id))
 
-    for fld, cat in LIST_FIELDS.items():
+    for spec in (f for f in FIELDS if not f.single):
+        fld, cat = spec.key, spec.category
         vals = _values(extracted.get(fld), single=False)
         if not vals:
             continue
-        known = [_value_of(m) for m in current if m.category == cat]
+        known = [value_of(m) for m in current if m.category == cat]
         known_vecs = store.embedder.embed(known) if known else None
         new_vecs = store.embedder.embed(vals)
         accepted: list[int] = []
@@ -141,47 +137,17 @@ def merge_extracted(store: "MergeStore", extracted: Any, session_id: str = "") -
                 result.unchanged.append(f"{fld}: {value}")
                 continue
             accepted.append(i)
-            _add(store, fld, cat, value, session_id, result)
+            _add(store, spec, value, session_id, result)
     return result
 
 
-def _add(store: "MergeStore", fld: str, cat: str, value: str, session_id: str, result: MergeResult) -> Memory | None:
+def _add(store: "MergeStore", spec: ProfileField, value: str, session_id: str, result: MergeResult) -> Memory | None:
     try:
-        mem = store.add(TEMPLATES[fld].format(value), category=cat, memory_type="semantic",
-                        importance=IMPORTANCE[fld], source="extraction", session_id=session_id,
-                        meta={"field": fld, "value": value})
+        mem = store.add(spec.template.format(value), category=spec.category, memory_type="semantic",
+                        importance=spec.importance, source="extraction", session_id=session_id,
+                        meta={"field": spec.key, "value": value})
     except TutorError as exc:
-        result.ignored.append(f"{fld}: {exc}")
+        result.ignored.append(f"{spec.key}: {exc}")
         return None
     result.added.append(mem)
     return mem
-
-
-def _value_of(m: Memory) -> str:
-    v = m.meta.get("value") if isinstance(m.meta, dict) else None
-    return v if isinstance(v, str) and v else m.text
-
-
-def profile_view(memories: list[Memory]) -> dict[str, Any]:
-    """Memories grouped as the learner profile (seed 000 fields), newest value wins;
-    older single values are listed under `history`, other memories under `other`."""
-    view: dict[str, Any] = {"name": None, "occupation": None, "interests": [], "learning_goals": [],
-                            "preferences": [], "mentioned_facts": [], "history": {"name": [], "occupation": []},
-                            "other": []}
-    ordered = sorted(memories, key=lambda m: cast(datetime, m.created_at))  # stored: always set
-    for m in ordered:
-        fld = FIELD_OF_CATEGORY.get(m.category)
-        value = _value_of(m)
-        if fld in SINGLE_FIELDS:
-            if m.current:
-                if view[fld] is not None:
-                    view["history"][fld].append(view[fld])
-                view[fld] = value
-            else:
-                view["history"][fld].append(value)
-        elif fld in LIST_FIELDS:
-            if m.current and value not in view[fld]:
-                view[fld].append(value)
-        elif m.current:
-            view["other"].append(m.text)
-    return view

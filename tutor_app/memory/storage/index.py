@@ -12,8 +12,8 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from tutor_app.memory.lexical import Bm25
-from tutor_app.memory.slots import row_tags
+from tutor_app.memory.retrieval.lexical import Bm25
+from tutor_app.memory.retrieval.slots import row_tags
 
 if TYPE_CHECKING:
     import numpy as np

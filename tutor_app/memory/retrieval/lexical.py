@@ -10,10 +10,13 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
+
+    Postings = tuple[np.ndarray, np.ndarray]  # (rows, term frequencies)
 
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 STOPWORDS = frozenset("""
@@ -108,7 +111,7 @@ class Bm25:
 
     def __init__(self) -> None:
         self._post: dict[str, list[tuple[int, int]]] = defaultdict(list)
-        self._arrays: dict[str, tuple] = {}
+        self._arrays: dict[str, Postings] = {}
         self._lengths: list[int] = []
         self._total = 0
 
@@ -128,7 +131,7 @@ class Bm25:
         self._lengths.append(len(toks))
         self._total += len(toks)
 
-    def postings(self, term: str):
+    def postings(self, term: str) -> Postings | None:
         """(rows, term frequencies) of a term as arrays, or None when no row has it."""
         import numpy as np
 
@@ -172,7 +175,7 @@ class Bm25:
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5)) if n else 0.0
 
 
-def coverage(index: Bm25, query_terms: list) -> "np.ndarray | None":
+def coverage(index: Bm25, query_terms: Sequence[str | Sequence[str]]) -> "np.ndarray | None":
     """Per row, the share of the query's idf mass that the row contains (0..1).
     A term is a token or a group of alternatives (query_groups). Terms unknown to the
     index count against every row (the thing asked about is not in memory), which is

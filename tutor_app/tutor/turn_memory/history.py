@@ -7,7 +7,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tutor_app.memory.models import Message
+from tutor_app.memory.storage.models import Message
 
 if TYPE_CHECKING:
     from tutor_app.core.protocols import MemoryStore

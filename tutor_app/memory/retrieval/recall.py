@@ -13,16 +13,19 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from tutor_app.memory import lexical, slots, timeref
-from tutor_app.memory.gate import STRONG_EMOTION, top_emotion
-from tutor_app.memory.models import Memory, MemoryHit
-from tutor_app.memory.schema import load_meta, utcnow
+from tutor_app.core.types import top_emotion
+from tutor_app.memory.profile.fields import SINGLE_CATEGORIES
+from tutor_app.memory.retrieval import lexical, slots, timeref
+from tutor_app.memory.retrieval.rewrite import rewrite
+from tutor_app.memory.storage.models import Memory, MemoryHit
+from tutor_app.memory.storage.schema import load_meta, utcnow
 
 if TYPE_CHECKING:
     import numpy as np
 
     from tutor_app.core.types import EmotionScore
-    from tutor_app.memory.ports import RecallStore
+    from tutor_app.memory.embedder import TextEmbedder
+    from tutor_app.memory.storage.index import ProfileIndex
 
 # CALIBRATION (all-MiniLM-L6-v2): `tutor-app bench memory --calibrate` grid-searches
 # DENSE_THRESHOLD, COS_MIN, Z_MIN and MARGIN_MIN on the tuning splits ("calibration" +
@@ -41,9 +44,9 @@ LEXICAL_WEIGHT = 0.35    # relevance = cosine + weight * lexical coverage (+ tim
 TIME_BONUS = 0.10        # a memory from the time the question points at
 SLOT_BONUS = 0.25        # a slot question ranks its slot's memories first
 ABSENT_FOCUS_COS = 0.5   # "my dog" and no memory mentions a dog: only near-paraphrases count
+STRONG_EMOTION = 0.6     # seed 001 (GoEmotions 0.5, raised for precision); the gate uses it too
 EMOTION_BONUS = 0.05
 DUPLICATE_COSINE = 0.92  # two hits this close say the same thing: keep the newer
-SINGLE_VALUE = frozenset({"name", "occupation"})  # newer wins within these categories
 CANDIDATES = 48
 
 
@@ -66,8 +69,16 @@ class _Scored:
     reason: str
 
 
-def _relevance(idx, query: str, qvec, now: datetime):
-    """(index, cosine, relevance, lexical coverage, time window) for every row."""
+@dataclass
+class _Relevance:
+    """Per index row: the cosine, the relevance (cosine + lexical + time) and the lexical coverage."""
+
+    cos: "np.ndarray"
+    rel: "np.ndarray"
+    cov: "np.ndarray | None"
+
+
+def _relevance(idx: "ProfileIndex", query: str, qvec: "np.ndarray", now: datetime) -> _Relevance:
     import numpy as np
 
     cos = idx.dense(qvec)
@@ -80,15 +91,17 @@ def _relevance(idx, query: str, qvec, now: datetime):
         rel += TIME_BONUS * ((idx.created >= win[0]) & (idx.created < win[1])).astype(np.float32)
     if len(idx):
         rel[~idx.current] = -np.inf  # superseded values are history, not answers
-    return idx, cos, rel, cov, win
+    return _Relevance(cos, rel, cov)
 
 
-def _semantic(idx, cos, rel, cov, win, limit: int, reason: str = "semantic", gate: bool = True) -> list[_Scored]:
+def _semantic(idx: "ProfileIndex", r: _Relevance, limit: int, reason: str = "semantic",
+              gate: bool = True) -> list[_Scored]:
     """Candidates that pass the calibrated acceptance rule: relevance over the absolute
     threshold, or a cosine over COS_MIN that stands out from the profile's other
     memories for this question (an outlier, not just the best of a weak lot)."""
     import numpy as np
 
+    cos, rel, cov = r.cos, r.rel, r.cov
     n = len(idx)
     if n == 0:
         return []
@@ -97,74 +110,83 @@ def _semantic(idx, cos, rel, cov, win, limit: int, reason: str = "semantic", gat
     top = top[np.argsort(-rel[top])]
     finite = rel[np.isfinite(rel)]
     use_z = len(finite) >= MIN_ROWS_FOR_Z
+    mu = sd = sixth = 0.0
     if use_z:
         mu, sd = float(finite.mean()), float(finite.std()) or 1.0
         sixth = float(rel[top[5]]) if len(top) > 5 and np.isfinite(rel[top[5]]) else mu
     out = []
-    for i in top:
-        i = int(i)
-        r = float(rel[i])
-        if not np.isfinite(r):
+    for row in top:
+        i = int(row)
+        score = float(rel[i])
+        if not np.isfinite(score):
             continue
         c = float(cos[i])
-        ok = (r >= DENSE_THRESHOLD and c >= LOW_THRESHOLD) or not gate
+        ok = (score >= DENSE_THRESHOLD and c >= LOW_THRESHOLD) or not gate
         if not ok and use_z and c >= COS_MIN:
-            ok = (r - mu) / sd >= Z_MIN and r - sixth >= MARGIN_MIN
+            ok = (score - mu) / sd >= Z_MIN and score - sixth >= MARGIN_MIN
         if ok:
             v = float(cov[i]) if cov is not None else 0.0
-            out.append(_Scored(i, r, c, "lexical" if v >= LEXICAL_MIN and c < DENSE_THRESHOLD else reason))
+            out.append(_Scored(i, score, c, "lexical" if v >= LEXICAL_MIN and c < DENSE_THRESHOLD else reason))
         if len(out) >= limit:
             break
     return out
 
 
-def search(store: "RecallStore", query: str, k: int = 5, now: datetime | None = None) -> list[MemoryHit]:
+def search(idx: "ProfileIndex", embedder: "TextEmbedder", profile: str, query: str, k: int = 5,
+           now: datetime | None = None) -> list[MemoryHit]:
     """Hybrid search only (no slots/emotion); what `memory search` shows."""
     if not query.strip():
         return []
-    qvec = store.embedder.embed_one(query)
-    idx = store.index()
+    qvec = embedder.embed_one(query)
     with idx.lock:
-        idx, cos, rel, cov, win = _relevance(idx, query, qvec, now or utcnow())
-        found = _rank(idx, _semantic(idx, cos, rel, cov, win, limit=max(k * 3, k)))[:k]
-        return _hits(store, idx, found)
+        found = _rank(idx, _semantic(idx, _relevance(idx, query, qvec, now or utcnow()), limit=max(k * 3, k)))[:k]
+        return _hits(profile, idx, found)
 
 
-def recall(store: "RecallStore", query: str, emotions: "Sequence[EmotionScore] | None" = None,
-           k: int = 3, now: datetime | None = None, context: str = "", touch: bool = True,
-           query_vector: "np.ndarray | None" = None, gate: bool = True) -> RecallResult:
-    """Memories for this turn. `context` (e.g. the previous learner question) is used to
-    rewrite short follow-ups ("what about her?") into a fuller query. `gate=False`
-    skips the acceptance threshold (ranking only; for evaluation)."""
+def recall(idx: "ProfileIndex", embedder: "TextEmbedder", profile: str, query: str,
+           emotions: "Sequence[EmotionScore] | None" = None, k: int = 3, now: datetime | None = None,
+           context: str = "", query_vector: "np.ndarray | None" = None, gate: bool = True) -> RecallResult:
+    """Memories for this turn from the profile's index. `context` (e.g. the previous
+    learner question) is used to rewrite short follow-ups ("what about her?") into a
+    fuller query. `gate=False` skips the acceptance threshold (ranking only; for
+    evaluation). The caller records the access times of the hits."""
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     if not query.strip():
         return RecallResult([], None, timings)
     now = now or utcnow()
-    rewritten = _rewrite(query, context)
-    qvec = query_vector if query_vector is not None and rewritten == query else store.embedder.embed_one(rewritten)
+    rewritten = rewrite(query, context)
+    qvec = query_vector if query_vector is not None and rewritten == query else embedder.embed_one(rewritten)
     rest = slots.remember_ask(query)  # "do you remember X?" -> also search for X alone
-    rest_vec = store.embedder.embed_one(rest) if rest and rest != query else None
+    rest_vec = embedder.embed_one(rest) if rest and rest != query else None
     timings["embed"] = (time.perf_counter() - t0) * 1000
-    t1 = time.perf_counter()
-    idx = store.index()
     with idx.lock:  # embedding is done: the lock covers only the ms of numpy work
-        return _recall_locked(store, idx, query, rewritten, qvec, rest, rest_vec, emotions, k, now, gate,
-                              touch, timings, t0, t1)
+        t1 = time.perf_counter()
+        cands = _candidates(idx, query, rewritten, qvec, rest, rest_vec, emotions, k, now, gate)
+        timings["search"] = (time.perf_counter() - t1) * 1000
+        t2 = time.perf_counter()
+        hits = _hits(profile, idx, _rank(idx, cands)[:k])
+    timings["merge"] = (time.perf_counter() - t2) * 1000
+    timings["total"] = (time.perf_counter() - t0) * 1000
+    return RecallResult(hits, qvec, timings)
 
 
-def _recall_locked(store, idx, query, rewritten, qvec, rest, rest_vec, emotions, k, now, gate, touch,
-                   timings, t0, t1) -> RecallResult:
+def _candidates(idx: "ProfileIndex", query: str, rewritten: str, qvec: "np.ndarray", rest: str,
+                rest_vec: "np.ndarray | None", emotions: "Sequence[EmotionScore] | None", k: int,
+                now: datetime, gate: bool) -> list[_Scored]:
+    """Every reason a memory may answer: semantic, named people, fact slots, "do you
+    remember", shared strong emotion."""
     import numpy as np
 
-    idx, cos, rel, cov, win = _relevance(idx, rewritten, qvec, now)
+    relevance = _relevance(idx, rewritten, qvec, now)
+    cos, rel = relevance.cos, relevance.rel
     asked = slots.query_slots_nouns(query)
     nouns = [n.lower() for _, n in asked if n]
     # "my dog" when no memory mentions a dog: the answer is not in memory, so only a
     # very close paraphrase may still count (seed 001: say "I don't know", don't guess).
     absent = bool(nouns) and not any(idx.lexical.postings(alt) is not None
                                      for n in nouns for g in lexical.query_groups(n) for alt in g)
-    cands: list[_Scored] = _semantic(idx, cos, rel, cov, win, limit=CANDIDATES, gate=gate)
+    cands: list[_Scored] = _semantic(idx, relevance, limit=CANDIDATES, gate=gate)
     if absent and gate:
         cands = [c for c in cands if c.cosine >= ABSENT_FOCUS_COS]
     # "my sister" -> the sister's name from an earlier memory ("my sister Jiwon"), so
@@ -196,31 +218,21 @@ def _recall_locked(store, idx, query, rewritten, qvec, rest, rest_vec, emotions,
                 cands.append(_Scored(i, float(rel[i]) + SLOT_BONUS, float(cos[i]), f"slot:{slot.name}"))
     # "Do you remember ...?": a fact lookup, lower bar but still on topic.
     if rest_vec is not None:
-        _, c2, r2, v2, w2 = _relevance(idx, rest, rest_vec, now)
-        for s in _semantic(idx, c2, r2, v2, w2, limit=k, reason="remember"):
-            cands.append(s)
+        cands += _semantic(idx, _relevance(idx, rest, rest_vec, now), limit=k, reason="remember")
     # Emotion recall: a strong feeling brings back memories with the same feeling.
-    top = top_emotion(emotions)
+    top = top_emotion(emotions, neutral_ok=False)
     if top is not None and top.score >= STRONG_EMOTION and len(idx):
         rows = [i for i in idx.rows_with_emotion(top.label) if idx.current[i]]
         rows.sort(key=lambda i: (float(rel[i]), float(idx.created[i])), reverse=True)
         for i in rows[:2]:
             cands.append(_Scored(i, float(rel[i]) + EMOTION_BONUS, float(cos[i]), f"emotion:{top.label}"))
-    timings["search"] = (time.perf_counter() - t1) * 1000
-    t2 = time.perf_counter()
-    ranked = _rank(idx, cands)[:k]
-    hits = _hits(store, idx, ranked)
-    if touch and hits:
-        store.touch([h.id for h in hits])
-    timings["merge"] = (time.perf_counter() - t2) * 1000
-    timings["total"] = (time.perf_counter() - t0) * 1000
-    return RecallResult(hits, qvec, timings)
+    return cands
 
 
 _NAMED = r"(?:my\s+{n}\s+(?:is\s+(?:called\s+|named\s+)?)?([A-Z][\w-]+)|([A-Z][\w-]+),?\s+my\s+{n}\b|{n}\s+(?:called|named)\s+([A-Z][\w-]+))"
 
 
-def _names_for(idx, nouns: list[str]) -> list[str]:
+def _names_for(idx: "ProfileIndex", nouns: list[str]) -> list[str]:
     """Names the learner gave for "my sister", "my cat"... in memories that mention them."""
     import re
 
@@ -238,16 +250,7 @@ def _names_for(idx, nouns: list[str]) -> list[str]:
     return names[:3]
 
 
-def _rewrite(query: str, context: str) -> str:
-    """Short, pronoun-led follow-ups borrow the previous question's words."""
-    if not context:
-        return query
-    from tutor_app.memory.followup import needs_context
-
-    return f"{context} {query}" if needs_context(query) else query
-
-
-def _rank(idx, cands: list[_Scored]) -> list[_Scored]:
+def _rank(idx: "ProfileIndex", cands: list[_Scored]) -> list[_Scored]:
     """Best reason per memory; relevance first, then newer, then more important;
     near-duplicates and older values of single-value facts dropped (newer wins)."""
     best: dict[int, _Scored] = {}
@@ -266,7 +269,7 @@ def _rank(idx, cands: list[_Scored]) -> list[_Scored]:
             orow = idx.rows[other.row]
             same_text = " ".join(row.text.lower().split()) == " ".join(orow.text.lower().split())
             near = idx.has_vec[s.row] and idx.has_vec[other.row] and float(vecs[s.row] @ vecs[other.row]) >= DUPLICATE_COSINE
-            same_slot = row.category in SINGLE_VALUE and row.category == orow.category
+            same_slot = row.category in SINGLE_CATEGORIES and row.category == orow.category
             if same_text or near or same_slot:
                 dup = True
                 if idx.created[s.row] > idx.created[other.row]:  # newer wins, keeps the better rank
@@ -277,14 +280,14 @@ def _rank(idx, cands: list[_Scored]) -> list[_Scored]:
     return kept
 
 
-def _hits(store: "RecallStore", idx, scored: list[_Scored]) -> list[MemoryHit]:
+def _hits(profile: str, idx: "ProfileIndex", scored: list[_Scored]) -> list[MemoryHit]:
     """Built from the index (no table read on the turn's path)."""
     from datetime import timezone
 
     out = []
     for s in scored:
         r = idx.rows[s.row]
-        mem = Memory(id=r.id, profile=store.profile, text=r.text, memory_type=r.memory_type, category=r.category,
+        mem = Memory(id=r.id, profile=profile, text=r.text, memory_type=r.memory_type, category=r.category,
                      emotion_label=r.emotion_label, emotion_score=r.emotion_score, importance=r.importance,
                      source=r.source, session_id=r.session_id, meta=load_meta(r.meta),
                      created_at=datetime.fromtimestamp(r.created, timezone.utc),

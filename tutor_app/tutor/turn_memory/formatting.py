@@ -10,6 +10,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from tutor_app.memory.profile.fields import FIELDS
+
 MAX_CHARS = 400  # per memory in a prompt
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u2028\u2029]")
 
@@ -43,16 +45,16 @@ def format_memories(items: Iterable[Any], tag: str = "learner_memories", preambl
 
 
 def format_profile(view: dict[str, Any]) -> str:
-    """The grouped profile (merge.profile_view) as quoted lines, seed 000 style."""
+    """The grouped profile (memory/profile/view.py) as quoted lines, seed 000 style."""
     rows: list[str] = []
-    for key, label in (("name", "Name"), ("occupation", "Occupation")):
-        if view.get(key):
-            rows.append(f"- {label}: {quote(str(view[key]))}")
-    for key, label in (("interests", "Interests"), ("learning_goals", "Learning goals"),
-                       ("preferences", "Preferences"), ("mentioned_facts", "Other facts")):
-        vals: Sequence[str] = view.get(key) or []
+    for fld in FIELDS:
+        if fld.single:
+            if view.get(fld.key):
+                rows.append(f"- {fld.prompt_label}: {quote(str(view[fld.key]))}")
+            continue
+        vals: Sequence[str] = view.get(fld.key) or []
         if vals:
-            rows.append(f"- {label}: " + ", ".join(quote(v) for v in vals))
+            rows.append(f"- {fld.prompt_label}: " + ", ".join(quote(v) for v in vals))
     if not rows:
         return ""
     return "<learner_profile>\n" + PREAMBLE + "\n" + "\n".join(rows) + "\n</learner_profile>"

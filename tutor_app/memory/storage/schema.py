@@ -23,11 +23,6 @@ TABLES = (MEMORIES, MESSAGES, CALLS)
 
 MEMORY_TYPES = ("semantic", "episodic", "procedural")
 SOURCES = ("gate", "trigger", "extraction", "manual", "import")
-# Free-form, but these are the ones the app itself writes and groups (MISSION 21).
-CATEGORIES = (
-    "name", "occupation", "identity", "preference", "interest", "goal", "constraint",
-    "project", "contact", "schedule", "emotion", "fact", "",
-)
 
 MAX_TEXT_BYTES = 8 * 1024  # a memory is a sentence or a short paragraph, not a document
 MAX_MESSAGE_BYTES = 256 * 1024  # a transcript line is kept in full, even a 5,000-word turn

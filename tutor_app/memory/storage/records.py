@@ -1,21 +1,22 @@
 """Transcript lines (the messages table) and call records (the calls table) of one
-profile: the part of `ProfileMemory` (store.py) that is not memories."""
+profile: the part of `ProfileMemory` (store.py) that is not memories; it hands these
+calls on to a `Records` of its profile."""
 from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from tutor_app.errors import TutorError
-from tutor_app.memory import schema as S
-from tutor_app.memory.models import CallRecord, Message
+from tutor_app.memory.storage import schema as S
+from tutor_app.memory.storage.models import CallRecord, Message
 
 if TYPE_CHECKING:
-    from tutor_app.memory.db import MemoryDB
+    from tutor_app.memory.embedder import TextEmbedder
+    from tutor_app.memory.storage.db import MemoryDB
 
-log = logging.getLogger("tutor_app.memory.store")
+log = logging.getLogger("tutor_app.memory.storage.store")
 
 
 def new_id() -> str:
@@ -38,15 +39,18 @@ def parse_emotion_column(value: str) -> tuple[str, float | None]:
         return value, None
 
 
-class RecordsMixin:
-    """Needs `_db`, `profile`, `embedder`, `_and()` and `_rows()` from ProfileMemory."""
+class Records:
+    """The messages and calls of one profile: every read and write carries it."""
 
-    # Declared for the type checker only (no values: ProfileMemory sets them).
-    _db: MemoryDB
-    profile: str
-    embedder: Any
-    _and: Callable[[str], str]
-    _rows: Callable[..., list[dict]]
+    def __init__(self, db: MemoryDB, profile: str, embedder: TextEmbedder) -> None:
+        self._db = db
+        self.profile = profile
+        self.embedder = embedder
+        self._where = f"profile = {S.sql_str(profile)}"
+
+    def _rows(self, table: str, where: str | None = None,
+              columns: list[str] | None = None) -> list[dict[str, Any]]:
+        return self._db.rows(table, f"{self._where} AND ({where})" if where else self._where, columns)
 
     # -- messages (transcript, selective history) --------------------------------------
     def add_message(self, session_id: str, role: str, text: str, emotion: str = "",
@@ -108,7 +112,7 @@ class RecordsMixin:
         if extracted is not None:
             values["extracted"] = bool(extracted)
         if values:
-            self._db.update(S.CALLS, self._and(f"id = {S.sql_str(call_id)}"), values)
+            self._db.update(S.CALLS, f"{self._where} AND (id = {S.sql_str(call_id)})", values)
 
     def calls(self) -> list[CallRecord]:
         import json

@@ -1,43 +1,29 @@
-"""What the modules below the store need of it, each as a small Protocol.
+"""What the modules around the store need of it, each as a small Protocol.
 
-`store.ProfileMemory` uses recall.py, merge.py and purge.py; they take the store as a
-parameter typed with one of these, so they never import store.py back (no cycle).
-Each protocol lists exactly what its module calls; `ProfileMemory` satisfies all three.
+Profile merge (profile/merge.py) and deletion (storage/purge.py) take the store as a
+parameter typed with one of these, so they never import store.py back (no cycle);
+retrieval takes only the index and an embedder (embedder.TextEmbedder). Each protocol lists exactly what
+its module calls; `ProfileMemory` satisfies them.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from tutor_app.memory.db import MemoryDB
-    from tutor_app.memory.index import ProfileIndex
-    from tutor_app.memory.models import CallRecord, Memory, Message
-
-
-class TextEmbedder(Protocol):
-    """memory/embedder.py `SentenceEmbedder` (or a test fake)."""
-
-    def embed(self, texts: Sequence[str]) -> "np.ndarray": ...
-    def embed_one(self, text: str) -> "np.ndarray": ...
-
-
-class RecallStore(Protocol):
-    """recall.py: the profile's search index, its embedder, access times."""
-
-    profile: str
-    embedder: TextEmbedder
-
-    def index(self) -> "ProfileIndex": ...
-    def touch(self, ids: Iterable[str]) -> None: ...
+    from tutor_app.memory.embedder import TextEmbedder
+    from tutor_app.memory.storage.db import MemoryDB
+    from tutor_app.memory.storage.index import ProfileIndex
+    from tutor_app.memory.storage.models import CallRecord, Memory, Message
 
 
 class MergeStore(Protocol):
     """merge.py: the current memories, adding one, keeping an old value as history."""
 
-    embedder: TextEmbedder
+    @property  # read-only: a store typed with a richer embedder (core.protocols.Embedder) fits
+    def embedder(self) -> TextEmbedder: ...
 
     def add(self, text: str, *, category: str = "", memory_type: str = "semantic", importance: float = 0.5,
             source: str = "manual", session_id: str = "", meta: dict[str, Any] | None = None) -> "Memory": ...

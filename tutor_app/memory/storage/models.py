@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tutor_app.memory.schema import iso
+from tutor_app.memory.storage.schema import iso
 
 
 @dataclass

@@ -1,0 +1,44 @@
+"""`Speaker.audible` while the speaker closes: the stop marker `close()` queues is no
+sentence (it once broke the audio thread's check with a TypeError)."""
+from __future__ import annotations
+
+import threading
+
+from tests.unit.call_fakes import FakeSd, FakeTts
+from tutor_app.speech.audio_io import Player
+from tutor_app.tutor.call_speaker import Speaker
+from tutor_app.tutor.tutor_turn import TurnControl
+
+
+class HeldTts(FakeTts):
+    """Synthesis that waits inside `synthesize` until released."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def synthesize(self, text: str):
+        self.entered.set()
+        assert self.release.wait(10)
+        yield from super().synthesize(text)
+
+
+def test_audible_skips_the_stop_marker_of_close():
+    tts = HeldTts()
+    control = TurnControl()
+    player = Player(FakeSd(), None, 16000)
+    speaker = Speaker(tts, player, control, on_start=lambda turn, text, t: None)
+    player.listen(speaker.started, control.notify)
+    player.start()
+    try:
+        first = control.begin()
+        speaker.say(first, "One two three.")
+        assert tts.entered.wait(10)  # the TTS thread is busy with `first`
+        speaker._queue.put(None)  # what close() queues first
+        second = control.begin()  # committed, not the one being synthesised
+        assert speaker.audible(second) is False
+    finally:
+        tts.release.set()
+        speaker.close()
+        player.close()
