@@ -26,6 +26,7 @@ from tutor_app.speech.bias import transcribe_with
 from tutor_app.tutor.prompts import PromptInputs, RecalledItem, build_prompt
 from tutor_app.tutor.report import TurnRecord
 from tutor_app.tutor.turn import Generated, StageClock, TurnResult, problem_kind
+from tutor_app.tutor.turn_memory.history import RECENT
 
 if TYPE_CHECKING:
     from tutor_app.memory.storage.purge import PurgeResult
@@ -41,7 +42,6 @@ SORRY_OFFLINE = "Sorry, I lost my connection to the tutor model for a moment. Co
 SORRY_EMPTY = "Sorry, I didn't catch that. Could you say it again?"
 SORRY_KEY = "Sorry, I can't reach the tutor model: the API key was not accepted. Please check it in Settings."
 SWITCHED = "My connection is slow, so I'll answer offline for now."
-RECENT_WINDOW = 10
 MAX_SENTENCES = 5  # the prompt asks for 1-3; a rambling model is cut here
 
 
@@ -277,7 +277,7 @@ class Conversation:
         """(recent window, relevant older turns). The store already holds this turn's
         learner line: it is the current message, not history."""
         if not self.memory_on:
-            return self._transcript[-RECENT_WINDOW:], []
+            return self._transcript[-RECENT:], []  # the same window as the stored history
         recent = [ChatMessage(m.role, m.text) for m in history.recent]
         if recent and recent[-1].role == "user" and recent[-1].content == text:
             recent.pop()

@@ -2,8 +2,7 @@
 (tutor_app/memory/storage/store.py). No Qt; every method may block (called from workers).
 
 `MemorySource` is the interface the panel is written against; `StoreMemorySource`
-adapts the real profile-scoped store, `InMemorySource` is a list-backed one for tests
-and for showing the panel before a store exists.
+adapts the real profile-scoped store.
 """
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ from typing import Any, Protocol
 
 from tutor_app.memory.profile.fields import FIELDS
 from tutor_app.memory.storage.models import Memory
-from tutor_app.memory.storage.schema import iso
 
 log = logging.getLogger(__name__)
 
@@ -71,59 +69,6 @@ def snapshot(source) -> tuple[list[Memory], list[ProfileEntry]]:
     rows = source.rows()
     entries = getattr(source, "profile_entries", None)
     return rows, entries() if callable(entries) else profile_entries(rows)
-
-
-def export_json(rows: list[Memory], path: Path, profile: str) -> int:
-    data = {"profile": profile, "exported_at": iso(datetime.now(timezone.utc)),
-            "memories": [r.to_dict() for r in rows]}
-    Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
-    return len(rows)
-
-
-class InMemorySource:
-    """A list of rows: for tests and as a stand-in before the store is ready."""
-
-    def __init__(self, rows: list[Memory] | None = None, profile: str = "default",
-                 profiles: list[str] | None = None) -> None:
-        self.profile = profile
-        self._rows = list(rows or [])
-        self._profiles = list(profiles or [profile])
-
-    def rows(self) -> list[Memory]:
-        return list(self._rows)
-
-    def search(self, query: str) -> list[str]:
-        words = [w for w in query.lower().split() if w]
-        return [r.id for r in self._rows if all(w in r.text.lower() for w in words)]
-
-    def delete(self, mem_id: str) -> None:
-        self._rows = [r for r in self._rows if r.id != mem_id]
-
-    def clear(self) -> int:
-        n, self._rows = len(self._rows), []
-        return n
-
-    def update(self, mem_id: str, text: str) -> str:
-        for r in self._rows:
-            if r.id == mem_id:
-                r.text = text
-        return mem_id
-
-    def profiles(self) -> list[str]:
-        return list(self._profiles)
-
-    def profile_entries(self) -> list[ProfileEntry]:
-        return profile_entries(self._rows)
-
-    def export(self, path: Path) -> int:
-        return export_json(self._rows, path, self.profile)
-
-    def add_profile(self, name: str) -> None:
-        if name not in self._profiles:
-            self._profiles.append(name)
-
-    def delete_profile(self, name: str) -> None:
-        self._profiles = [p for p in self._profiles if p != name]
 
 
 class StoreMemorySource:
@@ -187,10 +132,8 @@ class StoreMemorySource:
 
     def export(self, path: Path) -> int:
         """Everything of this profile: memories with history, transcripts, call reports."""
-        try:
-            from tutor_app.memory.storage.transfer import write_export
-        except ImportError:
-            return export_json(self.rows(), path, self.profile)
+        from tutor_app.memory.storage.transfer import write_export
+
         return write_export(self._store, Path(path), self._extra_export() if self._extra_export else None)
 
     def delete(self, mem_id: str) -> None:
