@@ -148,9 +148,8 @@ def test_a_call_without_the_canceller_falls_back_to_gated_mode_and_says_so(monke
 @pytest.mark.parametrize("rate,new_rate,gap_s", [
     (48000, 48000, 0.15), (48000, 48000, 0.3),  # underruns (PortAudio flags the next block)
     (22050, 16000, 0.2),  # the speaker changed: a new Player at another rate
-    pytest.param(48000, 44100, 0.05, marks=pytest.mark.xfail(strict=False, reason=(
-        "known gap (issue 11): a new output stream that starts while the old one's last "
-        "blocks are still to be heard resets the reference, so those ~200 ms leak (18 dB)")))])
+    # ... and the new stream starts while the old one's last blocks are still to be heard
+    (48000, 44100, 0.05)])
 def test_the_reference_stays_aligned_through_underruns_and_a_new_output_stream(rate, new_rate, gap_s):
     near, cleaned, _, resumed = _play(rate, new_rate, gap_s)
     assert _erle(near, cleaned, 1.5, 3.0) >= 20

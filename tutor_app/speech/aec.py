@@ -139,6 +139,9 @@ class EchoCanceller:
         self.tap = tap or FarEndTap()
         self._far = np.zeros(int(HISTORY_S * RATE), dtype=np.float32)  # ring over far counts
         self._far_line = _Timeline()
+        # The stream a new one replaced: its last blocks may still be heard after the new
+        # stream starts (a speaker switch mid-sentence), so they stay a reference.
+        self._prev: tuple[_Timeline, NDArray[np.float32]] | None = None
         self._near_line = _Timeline()
         self._near_pending = np.zeros(0, dtype=np.float32)
         self._resampler: StreamResampler | None = None
@@ -206,8 +209,10 @@ class EchoCanceller:
                 rate = entry[1]
                 self._far_rate = rate
                 self._resampler = StreamResampler(rate, RATE) if rate != RATE else None
+                if self._far_line.count > 0:
+                    self._prev = (self._far_line, self._far)
+                    self._far = np.zeros_like(self._far)
                 self._far_line = _Timeline(immediate=self._far_line.count > 0)
-                self._far[:] = 0
                 continue
             block, t, underflow = entry
             start_count = self._far_line.count
@@ -217,13 +222,26 @@ class EchoCanceller:
             self._far[idx] = samples
 
     def _far_for(self, near_count: int) -> NDArray[np.float32]:
-        """The far-end frame played `shift_ms` after near sample `near_count` was captured."""
-        near0, far0 = self._near_line.origin(), self._far_line.origin()
-        if near0 is None or far0 is None:
-            return np.zeros(FRAME, dtype=np.float32)
-        t = near0 + near_count / RATE + self.options.shift_ms / 1000
-        start = int(round((t - far0) * RATE))
-        newest = self._far_line.count
-        if start + FRAME > newest or start < newest - len(self._far) + FRAME:
-            return np.zeros(FRAME, dtype=np.float32)  # not played (yet), or too long ago
-        return self._far[(start + np.arange(FRAME)) % len(self._far)]
+        """The far-end frame played `shift_ms` after near sample `near_count` was captured:
+        from the current output stream, else from the one it replaced."""
+        near0 = self._near_line.origin()
+        if near0 is not None:
+            t = near0 + near_count / RATE + self.options.shift_ms / 1000
+            for line, ring in ((self._far_line, self._far), *([self._prev] if self._prev else [])):
+                frame = _frame_at(line, ring, t)
+                if frame is not None:
+                    return frame
+        return np.zeros(FRAME, dtype=np.float32)
+
+
+def _frame_at(line: _Timeline, ring: NDArray[np.float32], t: float) -> NDArray[np.float32] | None:
+    """The frame of `line` that plays at time `t`, or None when that stream played nothing
+    then (not yet, before it started, or longer ago than the ring holds)."""
+    origin = line.origin()
+    if origin is None:
+        return None
+    start = int(round((t - origin) * RATE))
+    newest = line.count
+    if start < 0 or start + FRAME > newest or start < newest - len(ring) + FRAME:
+        return None
+    return ring[(start + np.arange(FRAME)) % len(ring)]
