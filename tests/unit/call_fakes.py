@@ -170,6 +170,7 @@ class FakeSession:
         self.turns: list[TurnRecord] = []
         self.ended = False
         self.texts: list[str] = []
+        self.fallback: str | None = None  # the local model answered instead, for this reason
 
     def turn(self, text, on_sentence=None, cancel=None, speech_seconds=None, clock=None,
              on_emotion=None, spoken=None, transcript=None):
@@ -191,6 +192,9 @@ class FakeSession:
         if spoken:
             reply = spoken(reply)
         self.turns.append(TurnRecord(time.time(), text, reply, speech_seconds))
+        if self.fallback:  # as tutor/engine.py reports a reply of the local fallback model
+            return TurnResult(text, reply, problem="fallback", fallback=self.fallback,
+                              error=f"offline: local tutor ({self.fallback})")
         return TurnResult(text, reply, timings_ms=dict(clock.timings) if clock else {},
                           error=self.error, problem=self._problem(sentences))
 

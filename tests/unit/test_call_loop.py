@@ -285,6 +285,15 @@ def test_a_rejected_api_key_is_an_api_key_problem_not_a_lost_connection(calls):
     assert [p.kind for p in model_problems] == ["api-key"] and "Settings" in model_problems[0].message
 
 
+def test_a_reply_of_the_local_fallback_is_a_notice_with_its_reason(calls):
+    call = calls(sd=FakeSd(inputs=False, outputs=False))
+    call.session.fallback = "no first token in 4 s"
+    call.ctl.send_text("Hello")
+    assert call.rec.wait_kind(ev.TutorTurnDone)[0].reply == " ".join(REPLY)
+    model_problems = [p for p in call.rec.of(ev.Problem) if p.kind not in ("no-microphone", "no-speaker")]
+    assert [(p.kind, p.message) for p in model_problems] == [("offline", "local tutor (no first token in 4 s)")]
+
+
 def test_a_failing_turn_is_answered_and_closed(calls):
     call = calls(sd=FakeSd(inputs=False, outputs=False), error="raise")
     call.ctl.send_text("Hello")

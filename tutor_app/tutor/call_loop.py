@@ -334,7 +334,7 @@ class CallLoop:
         shown = result.reply
         if result.problem == "fallback":
             # Answered in full by the local fallback model: a notice, not a failure.
-            self._emit(ev.Problem("offline", (result.error or "").removeprefix("offline:").strip()))
+            self._emit(ev.Problem("offline", f"local tutor ({result.fallback})"))
         elif result.problem == "api-key":
             self._emit(ev.Problem("api-key", "The tutor model did not accept the API key: check it in Settings."))
         elif result.error:

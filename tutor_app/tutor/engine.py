@@ -245,7 +245,7 @@ class Conversation:
             recalled=[h.to_dict() for h in flow.recalled],
             stored=[flow.stored.id] if flow.stored is not None else [], guardrail=decision.kind,
             timings_ms=clock.timings, interrupted=gen.interrupted or handle.cancelled, error=gen.error,
-            backend=gen.backend, problem=gen.problem,
+            backend=gen.backend, problem=gen.problem, fallback=gen.fallback,
         )
 
     def _retracted(self, text: str, clock: StageClock) -> TurnResult:
@@ -330,7 +330,7 @@ class Conversation:
             fallback = getattr(model, "last_fallback_reason", None)
             if fallback:
                 # Answered by the local model: a notice, not a failure.
-                out.error, out.problem = f"offline: local tutor ({fallback})", "fallback"
+                out.fallback, out.problem, out.error = str(fallback), "fallback", f"offline: local tutor ({fallback})"
         except TutorError as exc:
             log.warning("tutor model failed: %s", type(exc).__name__)
             out.error = str(exc)

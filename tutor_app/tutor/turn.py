@@ -53,6 +53,7 @@ class TurnResult:
     error: str | None = None  # one line when the tutor model failed this turn
     backend: str = ""
     problem: str | None = None  # None or one of PROBLEMS: how the tutor model fared this turn
+    fallback: str | None = None  # why the local model answered instead ("fallback" problem)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -79,6 +80,7 @@ class Generated:
     interrupted: bool = False
     error: str | None = None  # one line for the learner / CLI
     problem: str | None = None  # one of PROBLEMS
+    fallback: str | None = None  # why the local model answered ("fallback")
     backend: str = ""
     apology: bool = False  # `text` is the app's apology, not a tutor reply
     notice: str = ""  # said before the reply (the switch to the local model), never stored
