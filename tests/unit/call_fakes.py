@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from tutor_app.bench.common import EventLog
 from tutor_app.core.types import EmotionScore
 from tutor_app.tutor.report import TurnRecord
 from tutor_app.tutor.turn import TurnResult
@@ -157,6 +158,20 @@ class FakeTts:
             yield part
 
 
+class HeldTts(FakeTts):
+    """Synthesis that waits inside `synthesize` until the test releases it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def synthesize(self, text: str):
+        self.entered.set()
+        assert self.release.wait(10)
+        yield from super().synthesize(text)
+
+
 class FakeSession:
     """Conversation's turn() contract: sentences out one by one, stop on cancel, let
     `spoken` decide what is recorded."""
@@ -218,25 +233,12 @@ class FakeEngine:
         return self.session
 
 
-class Recorder:
-    """A call event sink that tests can wait on."""
-
-    def __init__(self) -> None:
-        self.events: list = []
-        self._cond = threading.Condition()
-
-    def __call__(self, event) -> None:
-        with self._cond:
-            self.events.append(event)
-            self._cond.notify_all()
-
-    def of(self, kind) -> list:
-        with self._cond:
-            return [e for e in self.events if isinstance(e, kind)]
+class Recorder(EventLog):
+    """A call event sink that tests can wait on (the benchmarks' event log, with the
+    waits tests use)."""
 
     def wait_for(self, predicate, timeout: float = 10.0) -> bool:
-        with self._cond:
-            return self._cond.wait_for(lambda: predicate(self), timeout)
+        return self.wait(lambda: predicate(self), timeout)
 
     def wait_kind(self, kind, count: int = 1, timeout: float = 10.0):
         if not self.wait_for(lambda r: len(r.of(kind)) >= count, timeout):

@@ -2,26 +2,10 @@
 sentence (it once broke the audio thread's check with a TypeError)."""
 from __future__ import annotations
 
-import threading
-
-from tests.unit.call_fakes import FakeSd, FakeTts
+from tests.unit.call_fakes import FakeSd, HeldTts
 from tutor_app.speech.audio_io import Player
 from tutor_app.tutor.call_speaker import Speaker
 from tutor_app.tutor.tutor_turn import TurnControl
-
-
-class HeldTts(FakeTts):
-    """Synthesis that waits inside `synthesize` until released."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.entered = threading.Event()
-        self.release = threading.Event()
-
-    def synthesize(self, text: str):
-        self.entered.set()
-        assert self.release.wait(10)
-        yield from super().synthesize(text)
 
 
 def test_audible_skips_the_stop_marker_of_close():

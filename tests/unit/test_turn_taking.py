@@ -9,9 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.unit.call_fakes import FakeStt
+from tests.unit.call_fakes import FakeStt, HeldTts
 from tests.unit.test_call_loop import REPLY, Call
-from tests.unit.test_tutor_turn import GatedTts
 from tutor_app.tutor import events as ev
 from tutor_app.tutor.turn_taking import TurnTakingOptions, is_backchannel
 
@@ -156,7 +155,7 @@ def test_a_likely_turn_the_learner_goes_on_with_stays_one_turn(calls):
 
 def test_a_late_speculation_is_retracted_when_the_learner_goes_on_before_its_audio(calls):
     judge = ScriptedJudge(LIKELY, COMPLETE)
-    tts = GatedTts()
+    tts = HeldTts()
     call = calls(judge=judge, tts=tts, turns=TurnTakingOptions(thinking_ms=2000),
                  stt=FakeStt("I went to the park.", "I went to the park with my sister"))
     steps = Steps(call)
@@ -179,7 +178,7 @@ def test_a_late_speculation_is_retracted_when_the_learner_goes_on_before_its_aud
 
 def test_a_speculative_turn_the_learner_talks_on_through_leaves_no_trace(calls):
     judge = ScriptedJudge(COMPLETE)
-    tts = GatedTts()
+    tts = HeldTts()
     call = calls(judge=judge, tts=tts, stt=FakeStt("I went to", "I went to the park"))
     steps = Steps(call)
     steps.push(0.0, 15)

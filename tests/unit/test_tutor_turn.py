@@ -8,26 +8,12 @@ import threading
 import numpy as np
 import pytest
 
-from tests.unit.call_fakes import FakeSd, FakeTts
+from tests.unit.call_fakes import FakeSd, FakeTts, HeldTts
 from tutor_app.speech.audio_io import Player
 from tutor_app.tutor.call_speaker import Speaker
 from tutor_app.tutor.tutor_turn import BARGE_IN, RESUMED, SUPERSEDED, TurnControl
 
 REPLY = ["One two three.", "Four five six.", "Seven eight nine."]  # 3000 samples each
-
-
-class GatedTts(FakeTts):
-    """Synthesis that waits inside `synthesize` until the test lets it go on."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.entered = threading.Event()
-        self.release = threading.Event()
-
-    def synthesize(self, text: str):
-        self.entered.set()
-        self.release.wait()
-        yield from super().synthesize(text)
 
 
 class Rig:
@@ -94,7 +80,7 @@ def test_barge_in_during_the_last_sentence_keeps_what_was_heard(rig):
 
 
 def test_barge_in_during_synthesis_plays_nothing_of_that_sentence(rig):
-    tts = GatedTts()
+    tts = HeldTts()
     r = rig(tts=tts)
     turn = r.control.begin()
     r.speaker.say(turn, REPLY[0])
@@ -151,7 +137,7 @@ def test_a_new_turn_supersedes_a_live_one(rig):
 
 
 def test_a_speculative_turn_retracted_before_its_first_sample_leaves_nothing(rig):
-    tts = GatedTts()
+    tts = HeldTts()
     r = rig(tts=tts)
     shown: list[int] = []
     turn = r.control.begin(speculative=True, on_commit=lambda t: shown.append(t.gen))
