@@ -59,8 +59,6 @@ def test_the_tutor_never_hears_itself(speaker_app, fake_anthropic, learner_wav, 
     assert all(d.reply == REPLY for d in done)
 
 
-@pytest.mark.xfail(strict=False, reason="known gap (issue 11): the learner's first words under double talk are "
-                   "suppressed by AEC3, WER 21 points above the clean clip (goal: within 10)")
 def test_talking_over_the_tutor_stops_it_and_is_heard(speaker_app, fake_anthropic, learner_wav):
     fake_anthropic.push(Reply(LONG_REPLY, token_delay=0.02), Reply("Of course, go ahead."))
     first = learner_wav("Hello, I had a job interview today.", "first.wav")

@@ -86,13 +86,6 @@ def signal_path(app, reply) -> dict:
     tap = FarEndTap()
     aec = EchoCanceller.load(AecOptions(), tap)
     raw: list = []
-    process = aec.process
-
-    def keep_raw(samples, t):
-        raw.append(np.asarray(samples, dtype=np.float32).copy())
-        return process(samples, t)
-
-    aec.process = keep_raw  # type: ignore[method-assign] - the bench reads what went in
     cleaned: list = []
     capture = Capture(sd, None, echo=aec)
     capture.start()
@@ -104,7 +97,8 @@ def signal_path(app, reply) -> dict:
         while time.monotonic() < end:
             item = capture.read(0.1)
             if item is not None:
-                cleaned.append(item[0])
+                cleaned.append(item.samples)
+                raw.append(item.raw)
     finally:
         player.close()
         capture.stop()

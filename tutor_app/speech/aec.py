@@ -130,6 +130,18 @@ class _Timeline:
         return self._origin
 
 
+@dataclass(frozen=True)
+class Cancelled:
+    """One block through the canceller: `cleaned` is AEC3's output (its suppressor removes
+    the echo and, during double talk, part of the learner's voice with it: what tells
+    whether the learner speaks); `raw` and `far` are its input, the microphone and the far
+    end paired with each sample (what speech/double_talk.py recovers the learner's words from)."""
+
+    cleaned: NDArray[np.float32]
+    raw: NDArray[np.float32]
+    far: NDArray[np.float32]
+
+
 class EchoCanceller:
     """Cleans 16 kHz microphone samples of what `tap` says the speaker played."""
 
@@ -179,6 +191,10 @@ class EchoCanceller:
     def process(self, samples: np.ndarray, t_capture: float) -> NDArray[np.float32]:
         """16 kHz microphone samples whose first one was captured at `t_capture`
         (perf_counter) -> cleaned samples (whole 10 ms frames; the rest waits for the next call)."""
+        return self.process_block(samples, t_capture).cleaned
+
+    def process_block(self, samples: np.ndarray, t_capture: float) -> Cancelled:
+        """`process`, with the microphone and far-end samples the cleaned ones came from."""
         started = time.process_time()
         self._take_far()
         samples = np.asarray(samples, dtype=np.float32).reshape(-1)
@@ -188,9 +204,11 @@ class EchoCanceller:
         self._near_pending = data[n_frames * FRAME:]
         first = self._near_line.count - len(samples) - (len(data) - len(samples))  # count of data[0]
         out = np.empty(n_frames * FRAME, dtype=np.float32)
+        fars = np.empty(n_frames * FRAME, dtype=np.float32)
         for k in range(n_frames):
             near = data[k * FRAME:(k + 1) * FRAME]
             far = self._far_for(first + k * FRAME)
+            fars[k * FRAME:(k + 1) * FRAME] = far
             cleaned = np.asarray(self._apm.process(near, far), dtype=np.float32).reshape(-1)
             out[k * FRAME:(k + 1) * FRAME] = cleaned
             if float(np.mean(far * far)) > 1e-4:
@@ -198,7 +216,7 @@ class EchoCanceller:
                 self._energy[1] += float(np.mean(cleaned * cleaned))
         self.frames += n_frames
         self.cpu_s += time.process_time() - started
-        return out
+        return Cancelled(out, data[:n_frames * FRAME].copy(), fars)
 
     # -- far end ---------------------------------------------------------------------------
     def _take_far(self) -> None:

@@ -25,7 +25,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:  # numpy itself is imported where it is used
     import numpy as np
@@ -39,8 +39,17 @@ PLAY_BLOCK_S = 0.025  # output block: bounds how long a clear() takes to be hear
 
 
 # What the streams need of speech/aec.py (which imports this module: no import back).
+class EchoBlock(Protocol):
+    @property
+    def cleaned(self) -> NDArray[np.float32]: ...
+    @property
+    def raw(self) -> NDArray[np.float32]: ...
+    @property
+    def far(self) -> NDArray[np.float32]: ...
+
+
 class EchoProcessor(Protocol):
-    def process(self, samples: NDArray[np.float32], t_capture: float) -> NDArray[np.float32]: ...
+    def process_block(self, samples: NDArray[np.float32], t_capture: float) -> EchoBlock: ...
 
 
 class FarTap(Protocol):
@@ -50,6 +59,16 @@ class FarTap(Protocol):
 
 
 # -- capture ---------------------------------------------------------------------------
+class MicBlock(NamedTuple):
+    """What `Capture.read()` returns. With a canceller, `samples` are echo-cancelled and
+    `raw` / `far` are the microphone and the far end they came from (same length)."""
+
+    samples: NDArray[np.float32]
+    level: float
+    raw: NDArray[np.float32] | None = None
+    far: NDArray[np.float32] | None = None
+
+
 @dataclass
 class CaptureStats:
     blocks: int = 0
@@ -58,7 +77,7 @@ class CaptureStats:
 
 
 class Capture:
-    """Microphone blocks as (mono float32 16 kHz samples, rms level) through `read()`."""
+    """Microphone blocks (`MicBlock`: mono float32 16 kHz samples, rms level) through `read()`."""
 
     def __init__(self, sd: Any, device: int | None = None, rate: int = SAMPLE_RATE,
                  block: int = CAPTURE_BLOCK, max_blocks: int = 256, echo: EchoProcessor | None = None) -> None:
@@ -112,8 +131,8 @@ class Capture:
         except queue.Full:
             self.stats.dropped += 1
 
-    def read(self, timeout: float = 0.1) -> tuple[NDArray[np.float32], float] | None:
-        """(samples at 16 kHz, level) or None after `timeout` without a block."""
+    def read(self, timeout: float = 0.1) -> MicBlock | None:
+        """A block at 16 kHz, or None after `timeout` without one."""
         try:
             samples, level, t_callback = self._queue.get(timeout=timeout)
         except queue.Empty:
@@ -123,8 +142,9 @@ class Capture:
         if self._resampler is not None:
             samples = self._resampler.process(samples)
         if self.echo is not None:
-            samples = self.echo.process(samples, t_first)
-        return samples, level
+            block = self.echo.process_block(samples, t_first)
+            return MicBlock(block.cleaned, level, block.raw, block.far)
+        return MicBlock(samples, level)
 
     @property
     def active(self) -> bool:

@@ -19,6 +19,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tutor_app.speech.double_talk import remove_echo_linearly
 from tutor_app.speech.echo import EchoGate
 from tutor_app.speech.segmenter import FRAME_SAMPLES, SAMPLE_RATE, Segmenter
 from tutor_app.speech.segmenter import SpeechStarted as SegSpeechStarted
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LEVEL_SAMPLES = SAMPLE_RATE // 20  # MicLevel about 20 times a second
+ESTIMATE_S = 2.0  # speech over the tutor: seconds before it the echo path is fitted on (it drifts: shorter fits better)
 
 
 class ListenerPort(Protocol):
@@ -71,6 +73,9 @@ class Listener:
         self._segmenter = Segmenter(options.segmenter)
         self._echo = EchoGate(options.echo)
         self._frames: list[Any] = []  # frames since segmenter index `_base`
+        # (microphone, far end) of each of `_frames` when a canceller cleaned them, else None
+        self._refs: list[tuple[np.ndarray, np.ndarray] | None] = []
+        self._overlapped = False  # the current utterance began while the tutor was audible
         self._base = 0
         self._index = 0  # segmenter index of the next frame
         self._utt_start = 0
@@ -80,10 +85,11 @@ class Listener:
         self._spec: tuple[int, int, Any] | None = None  # (start, end, TutorTurn) of a speculation
         self._commit_frames = 0  # silence (frames) at which the speculation is committed
         self._overlap_voiced: int | None = None  # voiced frames of speech over the tutor (None: no overlap)
-        self._recent: deque[tuple[np.ndarray, float]] = deque(maxlen=self._echo.frames(options.echo.loud_min_ms
+        self._recent: deque[tuple[np.ndarray, float, Any]] = deque(maxlen=self._echo.frames(options.echo.loud_min_ms
                                                              + options.segmenter.preroll_ms) + 4)
         self._was_gated = False
         self._pending: Any = None
+        self._pending_ref: Any = None
         self._level_acc = 0.0
         self._level_n = 0
         self._frames_cond = threading.Condition()
@@ -94,20 +100,28 @@ class Listener:
         # learner went on), "backchannel".
         self.ends: dict[str, int] = {}
 
-    def feed(self, samples: np.ndarray) -> None:
-        """16 kHz mono float32 samples of any length."""
+    def feed(self, samples: np.ndarray, raw: np.ndarray | None = None, far: np.ndarray | None = None) -> None:
+        """16 kHz mono float32 samples of any length; `raw` / `far`: the microphone and far
+        end they were echo-cancelled from (same length), when a canceller runs."""
         import numpy as np
 
         pending = samples if self._pending is None else np.concatenate([self._pending, samples])
+        ref = None
+        if raw is not None and far is not None and (self._pending is None or self._pending_ref is not None):
+            ref = np.stack([raw, far]) if self._pending_ref is None else np.concatenate(
+                [self._pending_ref, np.stack([raw, far])], axis=1)
         while pending.size >= FRAME_SAMPLES:
             frame, pending = pending[:FRAME_SAMPLES], pending[FRAME_SAMPLES:]
-            self._frame(frame)
-        self._pending = pending
+            frame_ref = None
+            if ref is not None:
+                frame_ref, ref = (ref[0, :FRAME_SAMPLES], ref[1, :FRAME_SAMPLES]), ref[:, FRAME_SAMPLES:]
+            self._frame(frame, frame_ref)
+        self._pending, self._pending_ref = pending, ref
 
     def restart(self) -> None:
         """A new stream (the microphone came back): forget everything in flight."""
         self.vad.reset()
-        self._pending = None
+        self._pending = self._pending_ref = None
         self.reset()
 
     def reset(self) -> None:
@@ -115,6 +129,7 @@ class Listener:
         self._end_overlap()
         self._segmenter.reset()
         self._frames.clear()
+        self._refs.clear()
         self._base = 0
         self._index = 0
         self._check = None
@@ -124,7 +139,7 @@ class Listener:
             return self._frames_cond.wait_for(lambda: self.frames_seen >= n, timeout)
 
     # -- per frame -----------------------------------------------------------------------
-    def _frame(self, frame: np.ndarray) -> None:
+    def _frame(self, frame: np.ndarray, ref: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         import numpy as np
 
         rms = float(np.sqrt(np.mean(frame * frame)))
@@ -134,7 +149,7 @@ class Listener:
                 self.reset()
                 return
             probability = self.vad.probability(frame)
-            self._recent.append((frame, probability))
+            self._recent.append((frame, probability, ref))
             if not self._echo.full_duplex:
                 speaking = self.port.tutor_audible()
                 if not self._echo.listen(speaking):
@@ -145,7 +160,7 @@ class Listener:
                         self._gated_barge_in()
                     return
                 self._was_gated = False
-            self._segment(frame, probability)
+            self._segment(frame, probability, ref)
         finally:
             with self._frames_cond:
                 self.frames_seen += 1
@@ -167,11 +182,12 @@ class Listener:
         # The loud speech was gated so far: replay it (and its pre-roll) into turn-taking.
         recent = list(self._recent)
         self.reset()
-        for frame, probability in recent:
-            self._segment(frame, probability)
+        for frame, probability, ref in recent:
+            self._segment(frame, probability, ref)
 
-    def _segment(self, frame: np.ndarray, probability: float) -> None:
+    def _segment(self, frame: np.ndarray, probability: float, ref: tuple[np.ndarray, np.ndarray] | None) -> None:
         self._frames.append(frame)
+        self._refs.append(ref)
         index = self._index
         self._index += 1
         self._settle_speculation()
@@ -180,7 +196,8 @@ class Listener:
             if isinstance(event, SegSpeechStarted):
                 self._utt_start, self._last_speech, self._check = event.start_frame, event.frame, None
                 self.port.emit(ev.SpeechStarted())
-                if self.options.echo.barge_in and self._echo.full_duplex and self.port.tutor_audible():
+                self._overlapped = self._echo.full_duplex and self.port.tutor_audible()
+                if self.options.echo.barge_in and self._overlapped:
                     seg = self.options.segmenter
                     self._overlap_voiced = seg.frames(seg.min_speech_ms)  # the voice that confirmed it
                     self.port.duck(True)
@@ -218,7 +235,7 @@ class Listener:
             if self._inflight is not None and not self._inflight.done():
                 return  # a stale guess still decoding: never queue a second one before the real turn
             start, end = self._utt_start, self._last_speech + 1
-            self._inflight = self.port.transcribe_later(self._cut(start, end))
+            self._inflight = self.port.transcribe_later(self._words(start, end))
             self._check = _Check(start, end, self._inflight)
         check = self._check
         if check is None or check.decided:
@@ -231,7 +248,7 @@ class Listener:
                 self._settle_speculation()
             return
         if check.verdict is None and silence >= seg.frames(self.turns.check_ms):
-            check.verdict = self.port.judge_later(self._cut(check.start, check.end), check.transcript)
+            check.verdict = self.port.judge_later(self._words(check.start, check.end), check.transcript)
             if check.verdict is None and self._overlap_voiced is None:
                 check.decided = True  # no judge: the VAD-only rule ends the turn
                 return
@@ -267,7 +284,7 @@ class Listener:
         later (or at its first sample), retracted if the learner goes on before."""
         seg = self.options.segmenter
         eos = end_of_speech_time(time.perf_counter(), silence, seg.frame_ms)
-        turn = self.port.utterance(self._cut(check.start, check.end), eos, check.transcript, True)
+        turn = self.port.utterance(self._words(check.start, check.end), eos, check.transcript, True)
         self._spec = (check.start, check.end, turn)
         self._commit_frames = max(seg.frames(self.turns.commit_ms),
                                   silence + seg.frames(self.turns.commit_ms - self.turns.check_ms))
@@ -313,7 +330,7 @@ class Listener:
             spec[2].cancel(RESUMED)
         if self._overlap_voiced is not None:
             self._interrupt()
-        audio = self._cut(event.start_frame, event.end_frame)
+        audio = self._words(event.start_frame, event.end_frame)
         if not audio.size:
             return
         if check is not None and (check.start, check.end) == (event.start_frame, event.end_frame):
@@ -336,6 +353,24 @@ class Listener:
         b = max(a, end - self._base)
         return np.concatenate(self._frames[a:b]) if b > a else np.zeros(0, dtype=np.float32)
 
+    def _words(self, start: int, end: int) -> np.ndarray:
+        """The audio of frames [start, end) for STT, the judge and the emotion model: AEC3's
+        output, or - for speech that began over the tutor - the microphone with the echo
+        removed linearly (speech/double_talk.py: AEC3's suppressor would eat its first words).
+        The echo path is fitted on the span and up to `ESTIMATE_S` before it."""
+        import numpy as np
+
+        if not self._overlapped:
+            return self._cut(start, end)
+        a, b = max(0, start - self._base), max(0, end - self._base)
+        lo = max(0, a - round(ESTIMATE_S * SAMPLE_RATE / FRAME_SAMPLES))
+        refs = self._refs[lo:b]
+        if b <= a or any(r is None for r in refs):
+            return self._cut(start, end)
+        raw = np.concatenate([r[0] for r in refs if r is not None])
+        far = np.concatenate([r[1] for r in refs if r is not None])
+        return remove_echo_linearly(raw, far)[(a - lo) * FRAME_SAMPLES:]
+
     def _trim(self) -> None:
         """Idle: keep only what a new utterance could still start in (pre-roll, a blip
         that may grow into speech)."""
@@ -344,6 +379,7 @@ class Listener:
         extra = len(self._frames) - keep
         if extra > 0:
             del self._frames[:extra]
+            del self._refs[:extra]
             self._base += extra
 
 
