@@ -57,6 +57,7 @@ def test_the_tutor_never_hears_itself(speaker_app, fake_anthropic, learner_wav, 
     assert len(done) == replies and not any(d.interrupted for d in done), [d.reply for d in done]
     assert len(utterances) == replies, utterances  # every turn is the learner's, none the tutor's echo
     assert all(d.reply == REPLY for d in done)
+    assert not recorder.of(ev.Backchannel)  # nor kept its own voice as the learner's "mm-hm"
 
 
 def test_talking_over_the_tutor_stops_it_and_is_heard(speaker_app, fake_anthropic, learner_wav):
@@ -79,10 +80,8 @@ def test_talking_over_the_tutor_stops_it_and_is_heard(speaker_app, fake_anthropi
     assert wer_echo <= wer_clean + 0.10, (heard, clean)
 
 
-@pytest.mark.xfail(strict=False, reason="known gap (issue 11): an echo-cancelled 'mm-hm' is too short or soft to "
-                   "be confirmed as speech, so it does not stop the tutor but is not kept either")
 def test_a_backchannel_over_the_tutor_does_not_stop_it(speaker_app, fake_anthropic, learner_wav):
-    fake_anthropic.push(Reply(LONG_REPLY, token_delay=0.02))
+    fake_anthropic.default = Reply(LONG_REPLY, token_delay=0.02)  # a speculative request gets it too
     first = learner_wav("Hello, I had a job interview today.", "first.wav")
     mhm = learner_wav("Mm-hmm.", "mhm.wav")
     with Loopback(30, 0.0):
@@ -90,12 +89,17 @@ def test_a_backchannel_over_the_tutor_does_not_stop_it(speaker_app, fake_anthrop
         try:
             play_into_mic(first).wait(timeout=20)
             recorder.wait_kind(ev.TutorSentence, timeout=60)
-            play_into_mic(mhm).wait(timeout=20)
+            for _ in range(2):  # well into the reply, twice: the tutor alone around each
+                _quiet_after(controller, 1.0)
+                play_into_mic(mhm).wait(timeout=20)
             done = recorder.wait_kind(ev.TutorTurnDone, timeout=90)[0]
         finally:
             controller.end_call()
     assert not done.interrupted and done.reply == LONG_REPLY
-    assert recorder.of(ev.Backchannel), "the mm-hm was not heard"
+    kept = [b.text for b in recorder.of(ev.Backchannel)]
+    # Kept, in the transcript of the turn; tiny.en loses one now and then (bench echo counts them).
+    assert 1 <= len(kept) <= 2 and all("mm-hmm" in k.lower() for k in kept), kept
+    assert done.backchannels == tuple(kept)
     assert len([u for u in recorder.of(ev.UserUtterance) if u.text]) == 1
 
 

@@ -134,9 +134,11 @@ class FakeStt:
     def __init__(self, *texts: str) -> None:
         self.texts = list(texts) or ["hello there"]
         self.clips: list = []
+        self.biases: list = []  # what each call was told to expect
 
-    def transcribe(self, clip):
+    def transcribe(self, clip, bias=None):
         self.clips.append(clip)
+        self.biases.append(bias)
         text = self.texts.pop(0) if len(self.texts) > 1 else self.texts[0]
         return SimpleNamespace(text=text)
 

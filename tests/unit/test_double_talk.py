@@ -1,9 +1,11 @@
-"""The learner's words over the tutor: the microphone minus a linear estimate of the echo
-(speech/double_talk.py), and the Listener handing exactly that to STT for speech that
-began while the tutor was audible - AEC3's output otherwise."""
+"""The learner's voice over the tutor: the microphone minus a linear estimate of the echo
+(speech/double_talk.py), the Listener handing exactly that to STT for speech that began
+while the tutor was audible (AEC3's output otherwise), and short sounds the segmenter
+never confirms kept as backchannels when they are a second voice (tutor/call_overlap.py)."""
 from __future__ import annotations
 
 from concurrent.futures import Future
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -12,7 +14,9 @@ from tests.unit.call_fakes import FakeVad
 from tutor_app.speech.double_talk import remove_echo_linearly
 from tutor_app.speech.echo import SPEAKER, EchoOptions
 from tutor_app.tutor.call_listen import Listener
+from tutor_app.tutor.call_overlap import LinearCopy, ShortSpeech
 from tutor_app.tutor.loop_options import LoopOptions
+from tutor_app.tutor.turn_taking import backchannel_in, is_own_words
 
 RATE = 16000
 
@@ -85,7 +89,7 @@ class _Port:
     def duck(self, on: bool) -> None:
         pass
 
-    def transcribe_later(self, audio):
+    def transcribe_later(self, audio, expect=None):
         self.heard.append(audio)
         done: Future = Future()
         done.set_result(None)
@@ -99,6 +103,9 @@ class _Port:
 
     def backchannel(self, text: str) -> None:
         pass
+
+    def tutor_words(self) -> str:
+        return ""
 
 
 def _listen(speaking: bool) -> tuple[_Port, np.ndarray, np.ndarray]:
@@ -130,3 +137,115 @@ def test_speech_when_the_tutor_is_quiet_is_the_cancellers_output():
     port, learner, _ = _listen(speaking=False)
     assert port.heard
     assert float(np.max(np.abs(port.heard[-1]))) <= 0.11 * float(np.max(np.abs(learner)))
+
+
+# -- short sounds over the tutor: kept backchannels ---------------------------------------
+class _Transcripts(_Port):
+    """Whisper's seam: every clip 'says' `text`; records what it was told to expect."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+        self.expected: list = []
+        self.kept: list[str] = []
+
+    def transcribe_later(self, audio, expect=None):
+        self.heard.append(audio)
+        self.expected.append(expect)
+        done: Future = Future()
+        done.set_result(SimpleNamespace(text=self.text))
+        return done
+
+    def backchannel(self, text: str) -> None:
+        self.kept.append(text)
+
+
+def _short(text: str) -> tuple[ShortSpeech, _Transcripts]:
+    port = _Transcripts(text)
+    return ShortSpeech(LoopOptions(echo=EchoOptions(mode=SPEAKER)), port), port
+
+
+def _stretch(short: ShortSpeech, voiced: int, audible: bool = True, quiet: int = 60) -> list:
+    """Frames 0-9 quiet, `voiced` frames of voice, then quiet: the spans it hands back."""
+    probabilities = [0.0] * 10 + [0.9] * voiced + [0.0] * quiet
+    spans = [short.frame(i, p, audible) for i, p in enumerate(probabilities)]
+    return [(i, s) for i, s in enumerate(spans) if s is not None]
+
+
+def test_a_short_stretch_is_looked_at_a_second_after_it_ended():
+    short, _ = _short("Mm-hmm.")
+    found = _stretch(short, voiced=3)
+    # voice in frames 10-12: ended at frame 18 (6 frames of quiet: check_ms), looked at 31 frames (1 s) later
+    assert found == [(12 + 6 + 31, (10, 13))]
+
+
+def test_no_stretch_when_the_tutor_is_silent_or_the_voice_too_long():
+    short, _ = _short("Mm-hmm.")
+    assert _stretch(short, voiced=3, audible=False) == []
+    assert _stretch(short, voiced=40) == []  # 1.3 s: longer than any backchannel
+
+
+def test_real_speech_drops_a_waiting_stretch():
+    short, _ = _short("Mm-hmm.")
+    for i, p in enumerate([0.0] * 10 + [0.9] * 3 + [0.0] * 8):
+        short.frame(i, p, True)
+    short.reset()  # the segmenter confirmed speech: that path takes over
+    assert [short.frame(i, 0.0, True) for i in range(21, 80)] == [None] * 59
+
+
+def _copy(learner_level: float) -> tuple[LinearCopy, int, int]:
+    """3 s of the tutor's echo with a 0.3 s sound at 1.5 s, through the linear removal."""
+    far = _speechlike(7, 3.0)
+    near = np.zeros_like(far)
+    near[24000:28800] = learner_level * _speechlike(8, 0.3)
+    raw = _room(far) + near
+    return LinearCopy(remove_echo_linearly(raw, far), raw, far, 0), 24000, 28800
+
+
+def test_a_second_voice_is_transcribed_expecting_a_backchannel_and_kept():
+    short, port = _short("In the Mm-hmm.")
+    copy, start, end = _copy(1.0)
+    short.check(copy, start, end, pad=4608)
+    short.poll()
+    assert port.kept == ["Mm-hmm"]
+    assert port.expected[0].terms[0] == "Mm-hmm"
+    assert port.heard[0].size == end + 4608 - (start - 512)
+
+
+def test_a_leak_of_the_echo_alone_is_not_transcribed():
+    short, port = _short("Mm-hmm.")
+    copy, start, end = _copy(0.0)  # nothing but the tutor in the stretch
+    short.check(copy, start, end, pad=4608)
+    short.poll()
+    assert port.heard == [] and port.kept == []
+
+
+def test_words_that_are_not_a_backchannel_are_not_kept():
+    short, port = _short("I think we should talk about it")
+    copy, start, end = _copy(1.0)
+    short.check(copy, start, end, pad=4608)
+    short.poll()
+    assert len(port.heard) == 1 and port.kept == []
+
+
+@pytest.mark.parametrize(("text", "kept"), [("Mm-hmm.", "Mm-hmm"), ("In the Mm-hmm.", "Mm-hmm"),
+                                            ("Yeah, okay.", "Yeah okay"), ("In a month.", ""),
+                                            ("I think that is right", ""), ("", ""),
+                                            ("Oh, I see.", "Oh I see"), ("Yeah, but wait", ""), ("Okay, sorry", "")])
+def test_backchannel_words_in_a_short_transcript(text, kept):
+    assert backchannel_in(text) == kept
+
+
+def test_one_sound_heard_as_two_stretches_is_looked_at_once():
+    short, _ = _short("Mm-hmm.")
+    probabilities = [0.0] * 10 + [0.9] * 3 + [0.0] * 7 + [0.9] * 2 + [0.0] * 60
+    spans = [s for s in (short.frame(i, p, True) for i, p in enumerate(probabilities)) if s is not None]
+    assert spans == [(10, 22)]
+
+
+@pytest.mark.parametrize(("heard", "own"), [("So well done for gold.", True), ("well done", True),
+                                            ("Sorry, can I ask you something?", False), ("done", False),
+                                            ("Wait, what did you say about the job?", False)])
+def test_the_tutors_own_words_heard_back(heard, own):
+    said = "Interviews can be stressful, so well done for going. First, tell me which company it was."
+    assert is_own_words(heard, said) is own

@@ -71,3 +71,43 @@ def echo_path(far: NDArray[np.float64], mic: NDArray[np.float64], o: DoubleTalkO
 
 def _fft_size(n: int) -> int:
     return 1 << max(1, int(np.ceil(np.log2(max(n, 2)))))
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    block: int = 512  # 32 ms
+    margin_db: float = 6.0  # a block whose echo was removed this much less than usual holds a second voice
+    default_removal_db: float = 12.0  # the usual removal when the tutor alone hardly played
+    echo_blocks: int = 8  # the far end of the last 256 ms can still be heard in a block
+    min_far_rms: float = 0.01
+    floor: float = 0.05  # what is left of a block of echo alone (-26 dB)
+
+
+def keep_second_voice(raw: npt.ArrayLike, residual: npt.ArrayLike, far: npt.ArrayLike,
+                      options: GateOptions | None = None) -> NDArray[np.float32]:
+    """The linear residual with the blocks that hold only the tutor's echo turned down.
+    A block holds a second voice when the linear removal took `margin_db` less off it than
+    it usually does (the 75th percentile over blocks where the tutor played); blocks where
+    the tutor played nothing are kept. Without this, Whisper made the tutor's residual
+    words of a short "mm-hmm" ("So well done for gold.")."""
+    o = options or GateOptions()
+    mic = np.asarray(raw, dtype=np.float64).reshape(-1)
+    res = np.asarray(residual, dtype=np.float64).reshape(-1)
+    ref = np.asarray(far, dtype=np.float64).reshape(-1)
+    n = mic.size // o.block
+    if n == 0:
+        return res.astype(np.float32)
+
+    def levels(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.asarray(np.sqrt(np.mean(x[:n * o.block].reshape(n, o.block) ** 2, axis=1)) + 1e-9)
+
+    removal = 20 * np.log10(levels(mic) / levels(res))
+    far_level = levels(ref)
+    heard = np.array([far_level[max(0, i - o.echo_blocks):i + 1].max() >= o.min_far_rms for i in range(n)])
+    usual = float(np.percentile(removal[heard], 75)) if heard.sum() >= 4 else o.default_removal_db
+    voice = ~heard | (removal < usual - o.margin_db)
+    voice = voice | np.roll(voice, 1) | np.roll(voice, -1)  # a block either side: word edges
+    gain = np.repeat(np.where(voice, 1.0, o.floor), o.block)
+    out = res.copy()
+    out[:n * o.block] *= gain
+    return out.astype(np.float32)

@@ -19,13 +19,15 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tutor_app.speech.double_talk import remove_echo_linearly
 from tutor_app.speech.echo import EchoGate
 from tutor_app.speech.segmenter import FRAME_SAMPLES, SAMPLE_RATE, Segmenter
 from tutor_app.speech.segmenter import SpeechStarted as SegSpeechStarted
 from tutor_app.speech.segmenter import UtteranceEnded
 from tutor_app.tutor import events as ev
-from tutor_app.tutor.turn_taking import TurnTakingOptions, end_of_speech_time, is_backchannel
+from tutor_app.tutor.call_overlap import EXPECT, ShortSpeech
+from tutor_app.tutor.mic_frames import MicFrames
+from tutor_app.tutor.turn_taking import (BACKCHANNEL, INTERRUPTION, TurnTakingOptions, backchannel_in,
+                                         end_of_speech_time, over_the_tutor)
 from tutor_app.tutor.tutor_turn import RESUMED
 
 if TYPE_CHECKING:
@@ -34,7 +36,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LEVEL_SAMPLES = SAMPLE_RATE // 20  # MicLevel about 20 times a second
-ESTIMATE_S = 2.0  # speech over the tutor: seconds before it the echo path is fitted on (it drifts: shorter fits better)
 
 
 class ListenerPort(Protocol):
@@ -44,10 +45,11 @@ class ListenerPort(Protocol):
     def tutor_audible(self) -> bool: ...
     def interrupt(self) -> None: ...
     def duck(self, on: bool) -> None: ...
-    def transcribe_later(self, audio: Any) -> Any: ...
+    def transcribe_later(self, audio: Any, expect: Any = None) -> Any: ...
     def judge_later(self, audio: Any, transcript: Any) -> Any | None: ...
     def utterance(self, audio: Any, eos: float, transcript: Any, speculative: bool) -> Any: ...
     def backchannel(self, text: str) -> None: ...
+    def tutor_words(self) -> str: ...
 
 
 @dataclass
@@ -72,11 +74,9 @@ class Listener:
         self.muted = False
         self._segmenter = Segmenter(options.segmenter)
         self._echo = EchoGate(options.echo)
-        self._frames: list[Any] = []  # frames since segmenter index `_base`
-        # (microphone, far end) of each of `_frames` when a canceller cleaned them, else None
-        self._refs: list[tuple[np.ndarray, np.ndarray] | None] = []
+        self._mic = MicFrames()  # recent frames by segmenter index (and the canceller's input)
         self._overlapped = False  # the current utterance began while the tutor was audible
-        self._base = 0
+        self._short = ShortSpeech(options, port)  # voice over the tutor too short to confirm
         self._index = 0  # segmenter index of the next frame
         self._utt_start = 0
         self._last_speech = 0
@@ -85,11 +85,11 @@ class Listener:
         self._spec: tuple[int, int, Any] | None = None  # (start, end, TutorTurn) of a speculation
         self._commit_frames = 0  # silence (frames) at which the speculation is committed
         self._overlap_voiced: int | None = None  # voiced frames of speech over the tutor (None: no overlap)
+        self._overlap_words: Any = None  # Future of its words so far, asked once at `interrupt_ms`
+        self._overlap_asked = False
         self._recent: deque[tuple[np.ndarray, float, Any]] = deque(maxlen=self._echo.frames(options.echo.loud_min_ms
                                                              + options.segmenter.preroll_ms) + 4)
         self._was_gated = False
-        self._pending: Any = None
-        self._pending_ref: Any = None
         self._level_acc = 0.0
         self._level_n = 0
         self._frames_cond = threading.Condition()
@@ -97,40 +97,26 @@ class Listener:
         self.pauses_ms: list[float] = []  # the learner's within-turn pauses (thinking time)
         # How turns ended: "judge" (speculated on a complete verdict), "sentence" (a likely
         # one, at the sentence wait), "silence" (the segmenter's window), "retracted" (the
-        # learner went on), "backchannel".
+        # learner went on), "backchannel", "nothing" (short speech over the tutor that was neither).
         self.ends: dict[str, int] = {}
 
     def feed(self, samples: np.ndarray, raw: np.ndarray | None = None, far: np.ndarray | None = None) -> None:
         """16 kHz mono float32 samples of any length; `raw` / `far`: the microphone and far
         end they were echo-cancelled from (same length), when a canceller runs."""
-        import numpy as np
-
-        pending = samples if self._pending is None else np.concatenate([self._pending, samples])
-        ref = None
-        if raw is not None and far is not None and (self._pending is None or self._pending_ref is not None):
-            ref = np.stack([raw, far]) if self._pending_ref is None else np.concatenate(
-                [self._pending_ref, np.stack([raw, far])], axis=1)
-        while pending.size >= FRAME_SAMPLES:
-            frame, pending = pending[:FRAME_SAMPLES], pending[FRAME_SAMPLES:]
-            frame_ref = None
-            if ref is not None:
-                frame_ref, ref = (ref[0, :FRAME_SAMPLES], ref[1, :FRAME_SAMPLES]), ref[:, FRAME_SAMPLES:]
-            self._frame(frame, frame_ref)
-        self._pending, self._pending_ref = pending, ref
+        for frame, ref in self._mic.split(samples, raw, far):
+            self._frame(frame, ref)
 
     def restart(self) -> None:
         """A new stream (the microphone came back): forget everything in flight."""
         self.vad.reset()
-        self._pending = self._pending_ref = None
+        self._mic.drop_partial()
         self.reset()
-
     def reset(self) -> None:
         self._retract()
         self._end_overlap()
         self._segmenter.reset()
-        self._frames.clear()
-        self._refs.clear()
-        self._base = 0
+        self._short.reset()
+        self._mic.clear()
         self._index = 0
         self._check = None
 
@@ -186,8 +172,7 @@ class Listener:
             self._segment(frame, probability, ref)
 
     def _segment(self, frame: np.ndarray, probability: float, ref: tuple[np.ndarray, np.ndarray] | None) -> None:
-        self._frames.append(frame)
-        self._refs.append(ref)
+        self._mic.append(frame, ref)
         index = self._index
         self._index += 1
         self._settle_speculation()
@@ -195,7 +180,9 @@ class Listener:
         for event in self._segmenter.feed(probability):
             if isinstance(event, SegSpeechStarted):
                 self._utt_start, self._last_speech, self._check = event.start_frame, event.frame, None
+                self._overlap_words, self._overlap_asked = None, False
                 self.port.emit(ev.SpeechStarted())
+                self._short.reset()
                 self._overlapped = self._echo.full_duplex and self.port.tutor_audible()
                 if self.options.echo.barge_in and self._overlapped:
                     seg = self.options.segmenter
@@ -209,7 +196,9 @@ class Listener:
             else:
                 self._silent(index)
         if not self._segmenter.speaking:
+            self._short_speech(index, probability)
             self._trim()
+        self._short.poll()
 
     # -- inside an utterance ---------------------------------------------------------------
     def _voiced(self, index: int) -> None:
@@ -224,7 +213,17 @@ class Listener:
         self._check = None  # still talking: an earlier guess is stale
         if self._overlap_voiced is not None:
             self._overlap_voiced += 1
-            if self._overlap_voiced * self.options.segmenter.frame_ms >= self.turns.interrupt_ms:
+            voiced_ms = self._overlap_voiced * self.options.segmenter.frame_ms
+            if voiced_ms >= self.turns.backchannel_max_ms:
+                log.debug("speech over the tutor: %d voiced frames, an interruption", self._overlap_voiced)
+                self._interrupt()
+            elif voiced_ms >= self.turns.interrupt_ms and not self._overlap_asked:
+                self._overlap_asked = True
+                self._overlap_words = self.port.transcribe_later(self._words(self._utt_start, index + 1), EXPECT)
+        if self._overlap_words is not None and self._overlap_words.done():
+            words, self._overlap_words = _text(self._overlap_words), None
+            if self._overlap_voiced is not None and over_the_tutor(words, self.port.tutor_words()) == INTERRUPTION:
+                log.debug("speech over the tutor: %d words so far, an interruption", len(words.split()))
                 self._interrupt()
 
     def _silent(self, index: int) -> None:
@@ -235,7 +234,8 @@ class Listener:
             if self._inflight is not None and not self._inflight.done():
                 return  # a stale guess still decoding: never queue a second one before the real turn
             start, end = self._utt_start, self._last_speech + 1
-            self._inflight = self.port.transcribe_later(self._words(start, end))
+            short = self._overlapped and (end - start) * seg.frame_ms <= self.turns.backchannel_max_ms + seg.preroll_ms
+            self._inflight = self.port.transcribe_later(self._words(start, end), EXPECT if short else None)
             self._check = _Check(start, end, self._inflight)
         check = self._check
         if check is None or check.decided:
@@ -259,17 +259,9 @@ class Listener:
 
     def _decide(self, check: _Check, silence: int) -> None:
         check.decided = True
-        if self._overlap_voiced is not None:  # short speech over the tutor: backchannel or not?
-            text = _text(check.transcript)
-            voiced_ms = (check.end - self._utt_start) * self.options.segmenter.frame_ms
-            if is_backchannel(text) and voiced_ms <= self.turns.backchannel_max_ms + self.options.segmenter.preroll_ms:
-                self._end_overlap()
-                self._count("backchannel")
-                self.port.backchannel(text)
-                self._segmenter.end_now("backchannel")
-                self._check = None
-                return
-            self._interrupt()
+        if self._overlap_voiced is not None and not self._overlap_ended(_text(check.transcript)):
+            self._check = None
+            return
         verdict = _result(check.verdict)
         if verdict is None or not self.turns.speculate:
             return  # keep listening: the segmenter's long silence window ends it otherwise
@@ -314,6 +306,21 @@ class Listener:
         self.port.interrupt()
         self.port.duck(False)
 
+    def _overlap_ended(self, text: str) -> bool:
+        """Short speech over the tutor ended (`_voiced` interrupts at backchannel_max_ms of
+        voice): True when it was an interruption and is a turn, False when it is over."""
+        what = over_the_tutor(text, self.port.tutor_words())
+        log.debug("speech over the tutor ended: %d words, %s", len(text.split()), what)
+        if what == INTERRUPTION:
+            self._interrupt()
+            return True
+        self._end_overlap()
+        self._count(what)
+        if what == BACKCHANNEL:
+            self.port.backchannel(backchannel_in(text))
+        self._segmenter.end_now(what)
+        return False
+
     def _end_overlap(self) -> None:
         if self._overlap_voiced is not None:
             self._overlap_voiced = None
@@ -328,8 +335,10 @@ class Listener:
             return
         if spec is not None and spec[2] is not None:
             spec[2].cancel(RESUMED)
-        if self._overlap_voiced is not None:
-            self._interrupt()
+        if self._overlap_voiced is not None and not self._overlap_ended(
+                _text(check.transcript if check is not None else self.port.transcribe_later(
+                    self._words(event.start_frame, event.end_frame), EXPECT))):
+            return
         audio = self._words(event.start_frame, event.end_frame)
         if not audio.size:
             return
@@ -346,41 +355,25 @@ class Listener:
     def _count(self, how: str) -> None:
         self.ends[how] = self.ends.get(how, 0) + 1
 
-    def _cut(self, start: int, end: int) -> np.ndarray:
-        import numpy as np
-
-        a = max(0, start - self._base)
-        b = max(a, end - self._base)
-        return np.concatenate(self._frames[a:b]) if b > a else np.zeros(0, dtype=np.float32)
-
     def _words(self, start: int, end: int) -> np.ndarray:
-        """The audio of frames [start, end) for STT, the judge and the emotion model: AEC3's
-        output, or - for speech that began over the tutor - the microphone with the echo
-        removed linearly (speech/double_talk.py: AEC3's suppressor would eat its first words).
-        The echo path is fitted on the span and up to `ESTIMATE_S` before it."""
-        import numpy as np
+        return self._mic.words(start, end, over_tutor=self._overlapped)
 
-        if not self._overlapped:
-            return self._cut(start, end)
-        a, b = max(0, start - self._base), max(0, end - self._base)
-        lo = max(0, a - round(ESTIMATE_S * SAMPLE_RATE / FRAME_SAMPLES))
-        refs = self._refs[lo:b]
-        if b <= a or any(r is None for r in refs):
-            return self._cut(start, end)
-        raw = np.concatenate([r[0] for r in refs if r is not None])
-        far = np.concatenate([r[1] for r in refs if r is not None])
-        return remove_echo_linearly(raw, far)[(a - lo) * FRAME_SAMPLES:]
+    def _short_speech(self, index: int, probability: float) -> None:
+        """Voice over the tutor too short for the segmenter: maybe a backchannel (call_overlap.py)."""
+        span = self._short.frame(index, probability, self._echo.full_duplex and self.port.tutor_audible())
+        found = self._mic.linear(span[0], self._mic.end) if span else None  # the tutor alone after it too
+        if span and not found:
+            log.debug("short sound over the tutor: no echo reference to judge it by")
+        if span and found:
+            copy, start = found
+            pad = self.options.segmenter.frames(self.options.segmenter.preroll_ms) * FRAME_SAMPLES
+            self._short.check(copy, start, start + (span[1] - span[0]) * FRAME_SAMPLES, pad)
 
     def _trim(self) -> None:
         """Idle: keep only what a new utterance could still start in (pre-roll, a blip
-        that may grow into speech)."""
+        that may grow into speech) - and the seconds the echo path is fitted on."""
         o = self.options.segmenter
-        keep = o.frames(o.preroll_ms) + o.frames(o.silence_ms) + 4 * o.frames(o.min_speech_ms)
-        extra = len(self._frames) - keep
-        if extra > 0:
-            del self._frames[:extra]
-            del self._refs[:extra]
-            self._base += extra
+        self._mic.keep_last(o.frames(o.preroll_ms) + o.frames(o.silence_ms) + 4 * o.frames(o.min_speech_ms))
 
 
 def _result(future: Any) -> Any:

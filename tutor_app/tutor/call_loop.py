@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from tutor_app.speech.audio_io import Capture
+    from tutor_app.speech.bias import BiasList
     from tutor_app.speech.end_of_turn import Verdict
     from tutor_app.tutor.call_speaker import Speaker
     from tutor_app.tutor.engine import Conversation
@@ -115,6 +116,14 @@ class CallLoop:
     def tutor_audible(self) -> bool:
         return self.speaker.audible(self.control.current)
 
+    def tutor_words(self) -> str:
+        """What the current turn has said so far (its sentences, as written)."""
+        turn = self.control.current
+        if turn is None:
+            return ""
+        with self.control.lock:
+            return " ".join(s.text for s in turn.sentences)
+
     def interrupt(self) -> None:
         """The one interruption message: the current turn is cancelled, playback stops."""
         turn = self.control.interrupt(BARGE_IN)
@@ -128,15 +137,16 @@ class CallLoop:
         if set_gain is not None:
             set_gain(self.options.turns.duck_gain if on else 1.0)
 
-    def transcribe_later(self, audio: np.ndarray) -> Future[Transcript]:
-        """STT on its own thread (one at a time), so it can start before the turn ends."""
-        return self._pool("stt").submit(lambda: self._transcribe(AudioClip(audio, SAMPLE_RATE)))
+    def transcribe_later(self, audio: np.ndarray, expect: BiasList | None = None) -> Future[Transcript]:
+        """STT on its own thread (one at a time), so it can start before the turn ends.
+        `expect`: the words to expect instead of this call's names (a backchannel)."""
+        return self._pool("stt").submit(lambda: self._transcribe(AudioClip(audio, SAMPLE_RATE), expect))
 
-    def _transcribe(self, clip: AudioClip) -> Transcript:
+    def _transcribe(self, clip: AudioClip, expect: BiasList | None = None) -> Transcript:
         """STT with this call's bias list (the profile's names, read once per call)."""
         from tutor_app.speech.bias import transcribe_with
 
-        transcript: Transcript = transcribe_with(self.stt, clip, getattr(self.session, "stt_bias", None))
+        transcript: Transcript = transcribe_with(self.stt, clip, expect or getattr(self.session, "stt_bias", None))
         return transcript
 
     def judge_later(self, audio: np.ndarray, transcript: Future[Transcript]) -> Future[Verdict] | None:

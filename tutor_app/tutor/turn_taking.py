@@ -12,11 +12,16 @@ End of turn, two waits instead of one:
   `sentence_min_ms`), speculated like a complete one.
 - No judge (the model could not load): the VAD-only rule, `vad_silence_ms` of silence.
 
-Speech over the tutor (full duplex): the tutor's voice is ducked at once; it is a real
-interruption (playback stops, the rest is dropped) when it has `interrupt_ms` of voiced
-speech, or when it ends and its words are not a backchannel. A short "mm-hm", "yeah",
-"okay" (at most `backchannel_max_ms` of voice, words from BACKCHANNELS only) lets the tutor
-go on at full volume and is kept in the call's transcript.
+Speech over the tutor (full duplex): the tutor's voice is ducked at once (confirmed
+speech, `min_speech_ms`). At `interrupt_ms` of voice its words so far are transcribed
+(Whisper told to expect a backchannel); it is a real interruption (playback stops, the
+rest is dropped) when those words hold no backchannel, when it reaches
+`backchannel_max_ms` of voice, or when it ends and its words hold none. A short "mm-hm",
+"yeah", "okay" - at most three words, one of them from BACKCHANNELS (`backchannel_in`:
+Whisper sometimes puts a word of the tutor's residual echo before it) - lets the tutor go
+on at full volume and is kept in the turn's transcript. A price: a three-word "okay, wait,
+stop" over the tutor does not stop it (more words do). Shorter sounds the segmenter never
+confirms are handled by tutor/call_overlap.py.
 """
 from __future__ import annotations
 
@@ -29,6 +34,12 @@ BACKCHANNELS = frozenset("""
 mm mmm mhm mm-hm mm-hmm mmhm mmhmm hm hmm uh-huh uhhuh uh huh ah aha oh ooh wow yeah yea yep yup yes ya
 okay ok right sure cool nice great really i see alright all right got it good true exactly
 """.split()) | {"i see", "all right", "got it", "uh huh", "oh okay", "oh i see", "okay okay", "yeah yeah"}
+
+# Words that ask for the floor: with one of them a short utterance is never a backchannel.
+FLOOR_WORDS = frozenset("but wait stop sorry no what excuse hold hang question pardon actually sec".split())
+
+# How Whisper should spell the commonest ones when told to expect a backchannel.
+BACKCHANNEL_HINTS = ("Mm-hmm", "Uh-huh", "Yeah", "Okay", "Right")
 
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
 
@@ -43,14 +54,65 @@ def is_backchannel(text: str) -> bool:
     return phrase in BACKCHANNELS or all(w in BACKCHANNELS for w in words)
 
 
+def backchannel_in(text: str) -> str:
+    """The backchannel words of a transcript of at most three words ("Oh, I see" -> "Oh I
+    see", "In the Mm-hmm." -> "Mm-hmm"), or "". Lenient because Whisper, told to expect a
+    backchannel, sometimes puts a word of the tutor's residual echo before it; never for
+    words that ask for the floor ("Yeah, but wait", "Okay, sorry")."""
+    words = [w.strip(".,!?;:\"'") for w in (text or "").split()]
+    words = [w for w in words if w]
+    if not words or len(words) > 3 or any(w.lower() in FLOOR_WORDS for w in words):
+        return ""
+    if is_backchannel(text):
+        return " ".join(words)
+    return " ".join(w for w in words if w.lower() in BACKCHANNELS)
+
+
+def is_own_words(heard: str, said: str, share: float = 0.6) -> bool:
+    """True when most words heard over the tutor are words it has just said: a leak of its
+    own echo through the canceller (on the looped-back test sound card it came through as
+    "so well done for gold" of "so well done for going"), not the learner."""
+    heard_words = _WORD.findall((heard or "").lower())
+    said_words = set(_WORD.findall((said or "").lower()))
+    if len(heard_words) < 2 or not said_words:
+        return False
+    return sum(w in said_words for w in heard_words) >= share * len(heard_words)
+
+
+BACKCHANNEL, INTERRUPTION, NOTHING = "backchannel", "interruption", "nothing"
+
+
+def over_the_tutor(text: str, tutor_said: str) -> str:
+    """What short speech over the tutor (under `backchannel_max_ms` of voice) is, by its
+    words: an INTERRUPTION when it asks for the floor (FLOOR_WORDS) or has more than three
+    words; a BACKCHANNEL when it holds backchannel words (`backchannel_in`); else NOTHING -
+    no words, the tutor's own words leaking back (`is_own_words`), or a few words Whisper
+    made of a hum ("In a month." of a looped-back "mm-hmm"): not worth stopping the tutor
+    for, and the learner who meant it goes on talking (then its length decides)."""
+    words = _WORD.findall((text or "").lower())
+    if not words or is_own_words(text, tutor_said):
+        return NOTHING
+    if len(words) > 3 or any(w in FLOOR_WORDS for w in words):
+        return INTERRUPTION
+    return BACKCHANNEL if backchannel_in(text) else NOTHING
+
+
 @dataclass(frozen=True)
 class TurnTakingOptions:
     check_ms: int = 200  # silence after which the end-of-turn judge is asked
     thinking_ms: int = 2000  # longest wait through a pause the judge called unfinished
     commit_ms: int = 700  # a "complete" turn is committed after this much silence at the latest
     vad_silence_ms: int = 600  # the VAD-only rule (no judge)
-    interrupt_ms: int = 480  # voiced speech over the tutor that is surely not a backchannel
+    # Voice over the tutor after which its words so far decide: an interruption unless they
+    # are a backchannel (Whisper told to expect one). From `backchannel_max_ms` of voice it
+    # is an interruption whatever the words: a looped-back "Mm-hmm." has ~480 ms of voice.
+    interrupt_ms: int = 320
     backchannel_max_ms: int = 900  # longer than this is never a backchannel
+    # A stretch too short to confirm as speech over the tutor is still a backchannel
+    # candidate from this much voice on (tutor/call_overlap.py), when the linear echo
+    # removal takes this much less off it than off the tutor alone (a second voice).
+    backchannel_min_ms: int = 32
+    double_talk_db: float = 6.0
     duck_gain: float = 0.3  # the tutor's volume while the learner may be interrupting
     min_pause_ms: int = 250  # within-turn pauses shorter than this are not counted (word gaps)
     speculate: bool = True  # start the tutor's turn on a "complete" verdict before the wait ends

@@ -1,0 +1,94 @@
+"""The Listener's recent microphone frames, indexed as the segmenter counts them.
+
+Each 512-sample frame is what turn-taking heard (AEC3's output when a canceller runs) and,
+beside it, the canceller's input for it: the raw microphone and the far end it was paired
+with. Speech that began over the tutor is cut from those instead, with the echo removed
+linearly (tutor/call_overlap.py, speech/double_talk.py): AEC3's suppressor would eat the
+learner's first words.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tutor_app.speech.segmenter import FRAME_SAMPLES
+from tutor_app.tutor.call_overlap import LinearCopy, Ref, linear_copy
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+
+class MicFrames:
+    def __init__(self) -> None:
+        self._frames: list[np.ndarray] = []  # frames since segmenter index `_base`
+        self._refs: list[Ref | None] = []  # (microphone, far end) of each frame, or None
+        self._base = 0
+        self._pending: np.ndarray | None = None  # samples short of a frame
+        self._pending_ref: np.ndarray | None = None  # (2, n): their microphone and far end
+
+    def split(self, samples: np.ndarray, raw: np.ndarray | None,
+              far: np.ndarray | None) -> list[tuple[np.ndarray, Ref | None]]:
+        """Samples of any length (and the canceller's input for them) -> whole frames."""
+        pending = samples if self._pending is None else np.concatenate([self._pending, samples])
+        ref = None
+        if raw is not None and far is not None and (self._pending is None or self._pending_ref is not None):
+            pair = np.stack([raw, far])
+            ref = pair if self._pending_ref is None else np.concatenate([self._pending_ref, pair], axis=1)
+        out: list[tuple[np.ndarray, Ref | None]] = []
+        while pending.size >= FRAME_SAMPLES:
+            frame, pending = pending[:FRAME_SAMPLES], pending[FRAME_SAMPLES:]
+            frame_ref: Ref | None = None
+            if ref is not None:
+                frame_ref, ref = (ref[0, :FRAME_SAMPLES], ref[1, :FRAME_SAMPLES]), ref[:, FRAME_SAMPLES:]
+            out.append((frame, frame_ref))
+        self._pending, self._pending_ref = pending, ref
+        return out
+
+    def drop_partial(self) -> None:
+        """A new stream: samples short of a frame belong to the old one."""
+        self._pending = self._pending_ref = None
+
+    def append(self, frame: np.ndarray, ref: Ref | None) -> None:
+        self._frames.append(frame)
+        self._refs.append(ref)
+
+    def clear(self) -> None:
+        """Index 0 is the next frame appended (the segmenter was reset)."""
+        self._frames.clear()
+        self._refs.clear()
+        self._base = 0
+
+    @property
+    def end(self) -> int:
+        """Segmenter index one past the newest frame."""
+        return self._base + len(self._frames)
+
+    def cut(self, start: int, end: int) -> NDArray[np.float32]:
+        """What turn-taking heard in frames [start, end)."""
+        a, b = self._span(start, end)
+        return np.concatenate(self._frames[a:b]) if b > a else np.zeros(0, dtype=np.float32)
+
+    def linear(self, start: int, end: int) -> tuple[LinearCopy, int] | None:
+        """The echo-removed microphone of frames [start, end) fitted on them and the seconds
+        before: (the copy, sample of `start` in it); None without a canceller's input."""
+        a, b = self._span(start, end)
+        copy = linear_copy(self._refs, a, b)
+        return None if copy is None else (copy, (a - copy.first) * FRAME_SAMPLES)
+
+    def words(self, start: int, end: int, over_tutor: bool) -> NDArray[np.float32]:
+        """Frames [start, end) for STT, the judge and the emotion model: as heard, or for
+        speech that began over the tutor the linear copy."""
+        found = self.linear(start, end) if over_tutor else None
+        return self.cut(start, end) if found is None else found[0].voice()[found[1]:]
+
+    def keep_last(self, keep: int) -> None:
+        extra = len(self._frames) - keep
+        if extra > 0:
+            del self._frames[:extra]
+            del self._refs[:extra]
+            self._base += extra
+
+    def _span(self, start: int, end: int) -> tuple[int, int]:
+        a = max(0, start - self._base)
+        return a, max(a, end - self._base)
