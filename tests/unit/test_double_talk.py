@@ -16,7 +16,7 @@ from tutor_app.speech.echo import SPEAKER, EchoOptions
 from tutor_app.tutor.call_listen import Listener
 from tutor_app.tutor.call_overlap import LinearCopy, ShortSpeech
 from tutor_app.tutor.loop_options import LoopOptions
-from tutor_app.tutor.turn_taking import backchannel_in, is_own_words
+from tutor_app.tutor.turn_taking import BACKCHANNEL, INTERRUPTION, NOTHING, backchannel_in, is_own_words, over_the_tutor
 
 RATE = 16000
 
@@ -244,8 +244,18 @@ def test_one_sound_heard_as_two_stretches_is_looked_at_once():
 
 
 @pytest.mark.parametrize(("heard", "own"), [("So well done for gold.", True), ("well done", True),
-                                            ("Sorry, can I ask you something?", False), ("done", False),
+                                            ("Sorry, can I ask you something?", False), ("done", True),
+                                            ("wait", False),
                                             ("Wait, what did you say about the job?", False)])
 def test_the_tutors_own_words_heard_back(heard, own):
     said = "Interviews can be stressful, so well done for going. First, tell me which company it was."
     assert is_own_words(heard, said) is own
+
+
+@pytest.mark.parametrize(("heard", "what"), [
+    ("Mm-hmm.", BACKCHANNEL), ("Okay, Mm-hmm.", BACKCHANNEL), ("Mm-hmm. Mm-hmm. Mm-hmm.", BACKCHANNEL),
+    ("Wait.", INTERRUPTION), ("Sorry, can I", INTERRUPTION), ("Can I ask you something?", INTERRUPTION),
+    ("In a month.", NOTHING), ("", NOTHING), ("so well done for gold", NOTHING)])
+def test_what_short_speech_over_the_tutor_is(heard, what):
+    said = "Interviews can be stressful, so well done for going."
+    assert over_the_tutor(heard, said) == what

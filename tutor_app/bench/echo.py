@@ -132,8 +132,9 @@ def _calls(app, args) -> dict:
             controller, events, stamps = _start(app)
             try:
                 for n in range(1, args.replies + 1):
+                    count = len(events.of(ev.TutorTurnDone))
                     _play(learner)
-                    events.wait_kind(ev.TutorTurnDone, n + false_turns, timeout=120)
+                    events.wait_kind(ev.TutorTurnDone, count + 1, timeout=120)
                     controller.loop.wait_frames(controller.loop.frames_seen + 47, timeout=30)  # 1.5 s of room
                     done = events.of(ev.TutorTurnDone)
                     said = [u for u in events.of(ev.UserUtterance) if u.text]

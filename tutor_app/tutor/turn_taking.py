@@ -71,10 +71,12 @@ def backchannel_in(text: str) -> str:
 def is_own_words(heard: str, said: str, share: float = 0.6) -> bool:
     """True when most words heard over the tutor are words it has just said: a leak of its
     own echo through the canceller (on the looped-back test sound card it came through as
-    "so well done for gold" of "so well done for going"), not the learner."""
+    "so well done for gold" of "so well done for going"), not the learner. One word too: a
+    leaked "what" or "but" of the tutor's must not stop it (a learner's "wait" that the
+    tutor also said stops it at `backchannel_max_ms` of voice instead)."""
     heard_words = _WORD.findall((heard or "").lower())
     said_words = set(_WORD.findall((said or "").lower()))
-    if len(heard_words) < 2 or not said_words:
+    if not heard_words or not said_words:
         return False
     return sum(w in said_words for w in heard_words) >= share * len(heard_words)
 
