@@ -19,8 +19,8 @@ rest is dropped) when those words hold no backchannel, when it reaches
 `backchannel_max_ms` of voice, or when it ends and its words hold none. A short "mm-hm",
 "yeah", "okay" - at most three words, one of them from BACKCHANNELS (`backchannel_in`:
 Whisper sometimes puts a word of the tutor's residual echo before it) - lets the tutor go
-on at full volume and is kept in the turn's transcript. A price: a three-word "okay, wait,
-stop" over the tutor does not stop it (more words do). Shorter sounds the segmenter never
+on at full volume and is kept in the turn's transcript. A price: a three-word "okay, I'm
+lost" over the tutor does not stop it (more words, or a floor word, do). Shorter sounds the segmenter never
 confirms are handled by tutor/call_overlap.py.
 """
 from __future__ import annotations
