@@ -239,7 +239,9 @@ def test_a_sentence_over_the_tutor_interrupts_it(calls):
     call.queued(9000)
     call.out.pull(1000)
     call.rec.wait_kind(ev.TutorSentence)
-    steps.push(0.3, 20)  # 640 ms of speech: past the 480 ms interruption mark
+    steps.push(0.3, 11)  # 8 frames confirm it (ducked), at 10 (320 ms) its words so far go to STT
+    call.ctl.loop._pool("stt").submit(lambda: None).result()  # ... and are in
+    steps.push(0.3, 9)  # the next frame acts on them ("wait ...": an interruption)
     done = call.rec.wait_kind(ev.TutorTurnDone)[0]
     assert done.interrupted and done.reply == "One"
     steps.pause_until_judged(judge, 2)

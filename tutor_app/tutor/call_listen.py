@@ -195,6 +195,7 @@ class Listener:
                 self._voiced(index)
             else:
                 self._silent(index)
+            self._words_so_far()
         if not self._segmenter.speaking:
             self._short_speech(index, probability)
             self._trim()
@@ -220,6 +221,9 @@ class Listener:
             elif voiced_ms >= self.turns.interrupt_ms and not self._overlap_asked:
                 self._overlap_asked = True
                 self._overlap_words = self.port.transcribe_later(self._words(self._utt_start, index + 1), EXPECT)
+
+    def _words_so_far(self) -> None:
+        """Speech over the tutor: its words at `interrupt_ms` of voice are in (any frame)."""
         if self._overlap_words is not None and self._overlap_words.done():
             words, self._overlap_words = _text(self._overlap_words), None
             if self._overlap_voiced is not None and over_the_tutor(words, self.port.tutor_words()) == INTERRUPTION:
