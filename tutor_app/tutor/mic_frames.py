@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tutor_app.speech.double_talk import speech_onset
 from tutor_app.speech.segmenter import FRAME_SAMPLES
 from tutor_app.tutor.call_overlap import LinearCopy, Ref, linear_copy
 
@@ -78,9 +79,16 @@ class MicFrames:
 
     def words(self, start: int, end: int, over_tutor: bool) -> NDArray[np.float32]:
         """Frames [start, end) for STT, the judge and the emotion model: as heard, or for
-        speech that began over the tutor the linear copy."""
-        found = self.linear(start, end) if over_tutor else None
-        return self.cut(start, end) if found is None else found[0].voice()[found[1]:]
+        speech that began over the tutor the linear copy (its echo path fitted on every frame
+        there is: the tutor alone after the speech helps when it came right as a reply
+        began), from where the speech really began (AEC3 can hide a first word from the VAD)."""
+        found = self.linear(start, self.end) if over_tutor else None
+        if found is None:
+            return self.cut(start, end)
+        copy, at = found
+        a, b = self._span(start, end)
+        stop = at + (b - a) * FRAME_SAMPLES
+        return copy.voice()[speech_onset(copy.raw, copy.cleaned, copy.far, at, stop):stop]
 
     def keep_last(self, keep: int) -> None:
         extra = len(self._frames) - keep

@@ -31,9 +31,15 @@ from dataclasses import dataclass
 # Whole utterances that only say "I'm listening / go on". Agreement that answers a question
 # ("yes" after "Do you ...?") is still only a backchannel while the tutor is talking.
 BACKCHANNELS = frozenset("""
-mm mmm mhm mm-hm mm-hmm mmhm mmhmm hm hmm uh-huh uhhuh uh huh ah aha oh ooh wow yeah yea yep yup yes ya
-okay ok right sure cool nice great really i see alright all right got it good true exactly
-""".split()) | {"i see", "all right", "got it", "uh huh", "oh okay", "oh i see", "okay okay", "yeah yeah"}
+mm mmm mhm mm-hm mm-hmm mmhm mmhmm hm hmm uh-huh uhhuh ah aha oh ooh wow yeah yea yep yup yes ya
+okay ok right sure cool nice great really alright good true exactly
+""".split())
+# ... and phrases, whose words alone are not one ("I" of "Can I" is no backchannel).
+BACKCHANNEL_PHRASES = ("oh i see", "i see", "all right", "got it", "uh huh")
+
+# A backchannel that is only a hum, however Whisper spells it ("Mm-hmm", "m-m-hmm", "Hmm",
+# "uh-huh"): never the start of a sentence.
+_HUM = re.compile(r"[mh-]*m[mh-]*|uh-?huh")
 
 # Words that ask for the floor: with one of them a short utterance is never a backchannel.
 FLOOR_WORDS = frozenset("but wait stop sorry no what excuse hold hang question pardon actually sec".split())
@@ -50,8 +56,10 @@ def is_backchannel(text: str) -> bool:
     words = _WORD.findall((text or "").lower())
     if not words or len(words) > 3:
         return False
-    phrase = " ".join(words)
-    return phrase in BACKCHANNELS or all(w in BACKCHANNELS for w in words)
+    phrase = f" {' '.join(words)} "
+    for known in BACKCHANNEL_PHRASES:
+        phrase = phrase.replace(f" {known} ", " mm ")
+    return all(w in BACKCHANNELS or _HUM.fullmatch(w) for w in phrase.split())
 
 
 def backchannel_in(text: str) -> str:
@@ -65,7 +73,7 @@ def backchannel_in(text: str) -> str:
         return ""
     if is_backchannel(text):
         return " ".join(words)
-    return " ".join(w for w in words if w.lower() in BACKCHANNELS)
+    return " ".join(w for w in words if w.lower() in BACKCHANNELS or _HUM.fullmatch(w.lower()))
 
 
 def is_own_words(heard: str, said: str, share: float = 0.6) -> bool:
@@ -84,19 +92,40 @@ def is_own_words(heard: str, said: str, share: float = 0.6) -> bool:
 BACKCHANNEL, INTERRUPTION, NOTHING = "backchannel", "interruption", "nothing"
 
 
-def over_the_tutor(text: str, tutor_said: str) -> str:
-    """What short speech over the tutor (under `backchannel_max_ms` of voice) is, by its
-    words: an INTERRUPTION when it asks for the floor (FLOOR_WORDS) or has more than three
-    words; a BACKCHANNEL when it holds backchannel words (`backchannel_in`); else NOTHING -
-    no words, the tutor's own words leaking back (`is_own_words`), or a few words Whisper
-    made of a hum ("In a month." of a looped-back "mm-hmm"): not worth stopping the tutor
-    for, and the learner who meant it goes on talking (then its length decides)."""
+# More words than this per second of voice were not all said by the learner: Whisper made
+# some of the tutor's residual echo (the linear fit is short right as a reply begins):
+# "Mm-hmm. So, I'm gonna go for go. Mm-hmm." of two looped-back "mm-hmm"s.
+MAX_WORDS_PER_VOICED_S = 4.0
+
+
+def over_the_tutor(text: str, tutor_said: str, voiced_ms: float, so_far: bool = False) -> str:
+    """What short speech over the tutor (under `backchannel_max_ms` of voice, `voiced_ms`
+    of it heard) is, by its words: an INTERRUPTION when it asks for the floor (FLOOR_WORDS)
+    or, once it ended, has more than three words - unless they are more than that voice
+    can hold and hold a backchannel; a BACKCHANNEL when it holds backchannel words
+    (`backchannel_heard`); else NOTHING - no words, the tutor's own
+    words leaking back (`is_own_words`), or a few words Whisper made of a hum ("In a
+    month." of a looped-back "mm-hmm"): not worth stopping the tutor for, and the learner
+    who meant it goes on talking (then its length decides). Words `so_far` (at
+    `interrupt_ms` of voice: a word or two, more are the echo) interrupt only by a floor word."""
     words = _WORD.findall((text or "").lower())
     if not words or is_own_words(text, tutor_said):
         return NOTHING
-    if len(words) > 3 or any(w in FLOOR_WORDS for w in words):
+    if any(w in FLOOR_WORDS for w in words):
         return INTERRUPTION
-    return BACKCHANNEL if backchannel_in(text) else NOTHING
+    if backchannel_heard(text, voiced_ms):
+        return BACKCHANNEL
+    return INTERRUPTION if len(words) > 3 and not so_far else NOTHING
+
+
+def backchannel_heard(text: str, voiced_ms: float) -> str:
+    """The backchannel words in the transcript of short speech over the tutor: `backchannel_in`,
+    or its hums ("Mm-hmm") when it has more words than `voiced_ms` of voice can hold
+    (the rest are the tutor's echo; a real sentence may begin "Okay, ..." but not "Mm-hmm")."""
+    found = backchannel_in(text)
+    if found or len(text.split()) <= MAX_WORDS_PER_VOICED_S * voiced_ms / 1000:
+        return found
+    return " ".join(w for w in (w.strip(".,!?;:\"'") for w in text.split()) if _HUM.fullmatch(w.lower()))
 
 
 @dataclass(frozen=True)
