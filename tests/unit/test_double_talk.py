@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tests.unit.call_fakes import FakeVad
-from tutor_app.speech.double_talk import remove_echo_linearly
+from tutor_app.speech.double_talk import remove_echo_linearly, speech_onset
 from tutor_app.speech.echo import SPEAKER, EchoOptions
 from tutor_app.tutor.call_listen import Listener
 from tutor_app.tutor.call_overlap import LinearCopy, ShortSpeech
@@ -69,6 +69,43 @@ def test_a_short_span_still_gets_a_shorter_fit():
 def test_microphone_and_far_end_must_pair_up():
     with pytest.raises(ValueError, match="differ in length"):
         remove_echo_linearly(np.zeros(100), np.zeros(99))
+
+
+def _hidden_start(learner_at: list[tuple[float, float]], vad_at: float) -> tuple[int, int, int]:
+    """The tutor for 5 s, the learner over it in `learner_at` (seconds); the VAD found the
+    speech only at `vad_at` (AEC3 hid the rest) -> (where speech_onset puts it, where the
+    VAD did, where it began)."""
+    far = _speechlike(11, 5.0)
+    learner = np.zeros_like(far)
+    for a, b in learner_at:
+        voice = _speechlike(12, b - a)
+        learner[int(a * RATE):int(a * RATE) + voice.size] = voice
+    mic = _room(far) + learner
+    start = int(vad_at * RATE) // 512 * 512
+    onset = speech_onset(mic, remove_echo_linearly(mic, far), far, start, far.size)
+    return onset, start, int(learner_at[0][0] * RATE)
+
+
+def test_the_start_aec3_hid_is_found():
+    onset, _, truth = _hidden_start([(2.0, 2.3), (2.6, 5.0)], vad_at=3.0)  # "Sorry, | can I ask ..."
+    assert truth - 2 * 512 <= onset <= truth
+
+
+def test_no_start_before_the_vad_when_the_tutor_was_alone():
+    onset, start, _ = _hidden_start([(3.0, 5.0)], vad_at=3.0)
+    assert onset == start
+
+
+def test_a_word_after_a_long_gap_or_too_long_before_is_another_utterance():
+    onset, _, _ = _hidden_start([(1.8, 2.1), (2.8, 5.0)], vad_at=3.1)  # 700 ms of the tutor alone between
+    assert abs(onset - int(2.8 * RATE)) <= 2 * 512
+    onset, _, _ = _hidden_start([(1.0, 3.5)], vad_at=3.3)  # 2.3 s hidden: at most max_lead_ms are searched
+    assert onset >= int(3.3 * RATE) - int(1.5 * RATE) - 2 * 512
+
+
+def test_the_start_of_the_copy_bounds_the_search():
+    assert speech_onset(np.zeros(4096), np.zeros(4096), np.zeros(4096), 0) == 0
+    assert speech_onset(np.zeros(4096), np.zeros(4096), np.zeros(4096), 4096) == 4096  # nothing after it
 
 
 class _Port:

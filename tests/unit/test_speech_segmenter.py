@@ -98,3 +98,12 @@ def test_options_from_settings():
 def test_event_times_in_seconds():
     end = UtteranceEnded(10, 100)
     assert round(end.start_s(), 3) == 0.32 and round(end.end_s(), 3) == 3.2
+
+
+def test_hold_counts_the_silence_afresh():
+    seg = Segmenter(OPTS)
+    for p in [0.9] * 20 + [0.0] * 18:  # one frame short of the 19-frame silence window
+        assert not any(isinstance(e, UtteranceEnded) for e in seg.feed(p))
+    seg.hold()  # that silence was the echo hiding the voice
+    ends = [(i, e) for i in range(19) for e in seg.feed(0.0) if isinstance(e, UtteranceEnded)]
+    assert [(i, e.end_frame) for i, e in ends] == [(18, 20)]  # 19 frames after the hold; speech ended at 20

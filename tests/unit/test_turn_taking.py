@@ -257,3 +257,28 @@ def test_backchannel_words(text):
                                   "okay so I think", "No."])
 def test_not_backchannels(text):
     assert not is_backchannel(text)
+
+
+def test_speech_that_interrupts_at_its_end_goes_on_as_one_turn(calls):
+    """AEC3 hides a learner who talks on over the tutor: the silence that ended a short
+    stretch over it is no pause. Once its words interrupt, what follows is the same turn."""
+    judge = ScriptedJudge(COMPLETE)
+    stt = FakeStt("hello there", "sorry can I", "sorry can I ask you something")
+    call = calls(judge=judge, replies=[REPLY, ["Sure."]], stt=stt)
+    steps = Steps(call)
+    steps.push(0.0, 15)
+    steps.push(0.3, 16)
+    steps.pause_until_judged(judge, 1)
+    call.queued(9000)
+    call.out.pull(1000)
+    call.rec.wait_kind(ev.TutorSentence)
+    steps.push(0.3, 9)  # confirmed over the tutor (8 frames), short of the words check (10)
+    steps.push(0.0, CHECK)  # "silence": its words so far are asked for ...
+    call.ctl.loop._pool("stt").submit(lambda: None).result()  # ... and are in
+    steps.push(0.0, 1)  # acted on: "sorry" asks for the floor
+    assert call.rec.wait_kind(ev.TutorTurnDone)[0].interrupted
+    assert len(call.rec.of(ev.UserUtterance)) == 1  # no turn yet
+    steps.push(0.3, 12)  # the learner talks on, now heard
+    steps.pause_until_judged(judge, 3)  # (the judge was asked about the stretch too, and ignored)
+    assert judge.texts[2] == "sorry can I ask you something"
+    assert call.rec.wait_kind(ev.UserUtterance, 2)[1].text == "sorry can I ask you something"

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tutor_app.speech.echo import EchoGate
-from tutor_app.speech.segmenter import FRAME_SAMPLES, SAMPLE_RATE, Segmenter
+from tutor_app.speech.segmenter import SAMPLE_RATE, Segmenter
 from tutor_app.speech.segmenter import SpeechStarted as SegSpeechStarted
 from tutor_app.speech.segmenter import UtteranceEnded
 from tutor_app.tutor import events as ev
@@ -309,9 +309,8 @@ class Listener:
             self._count("retracted")
 
     def _interrupt(self) -> None:
-        """Speech over the tutor stops it. The silence heard so far does not end the turn:
-        AEC3 hides a learner who talks on over the tutor ("Sorry, can I ask you something"
-        then 600 ms of nothing); it is counted afresh from here, on a microphone free of echo."""
+        """Speech over the tutor stops it. The silence so far is no pause (AEC3 hid a learner
+        who talked on over the tutor): it is counted afresh from here, free of echo."""
         self._overlap_voiced = None
         self.port.interrupt()
         self.port.duck(False)
@@ -374,13 +373,8 @@ class Listener:
     def _short_speech(self, index: int, probability: float) -> None:
         """Voice over the tutor too short for the segmenter: maybe a backchannel (call_overlap.py)."""
         span = self._short.frame(index, probability, self._echo.full_duplex and self.port.tutor_audible())
-        found = self._mic.linear(span[0], self._mic.end) if span else None  # the tutor alone after it too
-        if span and not found:
-            log.debug("short sound over the tutor: no echo reference to judge it by")
-        if span and found:
-            copy, start = found
-            pad = self.options.segmenter.frames(self.options.segmenter.preroll_ms) * FRAME_SAMPLES
-            self._short.check(copy, start, start + (span[1] - span[0]) * FRAME_SAMPLES, pad)
+        if span:  # fitted on every frame there is: the tutor alone after it too
+            self._short.look(self._mic.linear(span[0], self._mic.end), span[1] - span[0])
 
     def _trim(self) -> None:
         """Idle: keep only what a new utterance could still start in (pre-roll, a blip

@@ -95,6 +95,7 @@ class ShortSpeech:
         self._max_frames = seg.frames(turns.backchannel_max_ms)
         self._gap = seg.frames(turns.check_ms)
         self._settle = seg.frames(SETTLE_MS)
+        self._pad = seg.frames(seg.preroll_ms) * FRAME_SAMPLES  # looked at past the stretch's end
         self._ended: list[tuple[int, int, int]] = []  # (start, end, frame to look at it)
         self._threshold = seg.low  # AEC3 leaves an "mm-hm" soft: the segmenter's lower threshold
         self._db = turns.double_talk_db
@@ -129,6 +130,15 @@ class ShortSpeech:
             if self._min_voiced <= s.voiced and s.last + 1 - s.start <= self._max_frames:
                 self._ended.append((s.start, s.last + 1, index + self._settle))
         return None if due is None else due[:2]
+
+    def look(self, found: tuple[LinearCopy, int] | None, frames: int) -> None:
+        """A stretch of `frames` frames is due (`frame`): `found` is the linear copy and the
+        sample of the stretch's start in it (MicFrames.linear), None without a canceller's input."""
+        if found is None:
+            log.debug("short sound over the tutor: no echo reference to judge it by")
+            return
+        copy, start = found
+        self.check(copy, start, start + frames * FRAME_SAMPLES, self._pad)
 
     def check(self, copy: LinearCopy, start: int, end: int, pad: int) -> None:
         """The stretch is samples [start, end) of `copy`. To STT (with `pad` samples after
