@@ -217,6 +217,16 @@ def test_a_short_stretch_is_looked_at_a_second_after_it_ended():
     assert found == [(12 + 6 + 31, (10, 13))]
 
 
+def test_a_stretch_judged_here_is_marked_as_judged():
+    short, _ = _short("Mm-hmm.")
+    _stretch(short, voiced=3)
+    assert short.judged_until == 13  # no utterance starts in it (Segmenter.forget_before)
+    short.reset()
+    assert short.judged_until == 0
+    _stretch(short, voiced=40)
+    assert short.judged_until == 0  # too long to be judged here: the segmenter's
+
+
 def test_no_stretch_when_the_tutor_is_silent_or_the_voice_too_long():
     short, _ = _short("Mm-hmm.")
     assert _stretch(short, voiced=3, audible=False) == []
@@ -293,7 +303,8 @@ def test_the_tutors_own_words_heard_back(heard, own):
 @pytest.mark.parametrize(("heard", "what"), [
     ("Mm-hmm.", BACKCHANNEL), ("Okay, Mm-hmm.", BACKCHANNEL), ("Mm-hmm. Mm-hmm. Mm-hmm.", BACKCHANNEL),
     ("Wait.", INTERRUPTION), ("Sorry, can I", INTERRUPTION), ("Can I ask you something?", INTERRUPTION),
-    ("In a month.", NOTHING), ("", NOTHING), ("so well done for gold", NOTHING)])
+    ("In a month.", NOTHING), ("", NOTHING), ("so well done for gold", NOTHING),
+    ("Okay, no more.", BACKCHANNEL)])  # Whisper's "no more" of an "mm-hmm": "no" asks for no floor
 def test_what_short_speech_over_the_tutor_is(heard, what):
     said = "Interviews can be stressful, so well done for going."
     assert over_the_tutor(heard, said, voiced_ms=800) == what
@@ -319,6 +330,6 @@ def test_more_words_than_the_voice_can_hold_are_the_echo(heard, voiced_ms, what,
 @pytest.mark.parametrize(("heard", "what"), [
     ("Wait", INTERRUPTION), ("Sorry, can I", INTERRUPTION),
     ("Can I ask you something?", NOTHING),  # at 320 ms of voice: more than a word or two is the echo
-    ("Give them a good", NOTHING), ("Mm-hmm.", BACKCHANNEL)])
+    ("Give them a good", NOTHING), ("Mm-hmm.", BACKCHANNEL), ("Okay, no more.", BACKCHANNEL)])
 def test_words_so_far_interrupt_only_by_a_floor_word(heard, what):
     assert over_the_tutor(heard, "Interviews can be stressful.", 320, so_far=True) == what

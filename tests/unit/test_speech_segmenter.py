@@ -107,3 +107,22 @@ def test_hold_counts_the_silence_afresh():
     seg.hold()  # that silence was the echo hiding the voice
     ends = [(i, e) for i in range(19) for e in seg.feed(0.0) if isinstance(e, UtteranceEnded)]
     assert [(i, e.end_frame) for i, e in ends] == [(18, 20)]  # 19 frames after the hold; speech ended at 20
+
+
+def test_a_short_sound_judged_on_its_own_starts_no_utterance():
+    """Over the tutor an "mm-hm" is too short to confirm and the echo's odd voiced frame
+    keeps it pending; once it is judged on its own, a second "mm-hm" starts afresh."""
+    seg = Segmenter(OPTS)
+    first = [0.9] * 5 + ([0.0] * 10 + [0.9]) * 2 + [0.0] * 7  # frames 0-4, echo blips at 15 and 26
+    assert not any(seg.feed(p) for p in first)  # pending: 7 speech frames, never 19 silent
+    seg.forget_before(5)
+    events = [(i, e) for i, p in enumerate([0.9] * 8, start=len(first)) for e in seg.feed(p)]
+    assert [(i, e.start_frame) for i, e in events] == [(41, 34 - 9)]  # its own 8 frames, its own pre-roll
+
+
+def test_forgetting_leaves_an_utterance_in_progress():
+    seg = Segmenter(OPTS)
+    seg.feed_many([0.9] * 10)
+    seg.forget_before(10)
+    assert seg.speaking
+    assert [e.start_frame for e in seg.feed_many([0.0] * 19)] == [0]

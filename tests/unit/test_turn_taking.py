@@ -282,3 +282,27 @@ def test_speech_that_interrupts_at_its_end_goes_on_as_one_turn(calls):
     steps.pause_until_judged(judge, 3)  # (the judge was asked about the stretch too, and ignored)
     assert judge.texts[2] == "sorry can I ask you something"
     assert call.rec.wait_kind(ev.UserUtterance, 2)[1].text == "sorry can I ask you something"
+
+
+def test_speech_over_the_tutor_begins_after_a_short_sound_judged_before_it(calls):
+    """An "mm-hm" too short to confirm, then the echo's odd voiced frame, then a second
+    "mm-hm": the second is its own utterance, not both and the echo between them."""
+    judge = ScriptedJudge(COMPLETE)
+    stt = FakeStt("hello there", "mm-hm")
+    call = calls(judge=judge, stt=stt)
+    steps = Steps(call)
+    steps.push(0.0, 15)
+    steps.push(0.3, 16)
+    steps.pause_until_judged(judge, 1)
+    call.queued(9000)
+    call.out.pull(1000)
+    call.rec.wait_kind(ev.TutorSentence)
+    steps.push(0.3, 5)  # a short sound: pending in the segmenter, a stretch for ShortSpeech
+    for _ in range(3):  # the echo's odd voiced frame: never the segmenter's 19 frames of silence
+        steps.push(0.0, 14)  # (nor ShortSpeech's 12 that make two stretches one sound)
+        steps.push(0.3, 1)
+    steps.push(0.3, 10)  # the second "mm-hm", confirmed
+    steps.pause_until_judged(judge, 2)
+    call.rec.wait_kind(ev.Backchannel)
+    over = [clip for clip, bias in zip(stt.clips, stt.biases) if bias is not None]
+    assert over and max(clip.samples.size for clip in over) <= (9 + 1 + 10) * 512  # pre-roll, a blip, its voice

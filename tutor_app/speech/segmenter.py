@@ -137,6 +137,14 @@ class Segmenter:
         utterance in progress ends `silence_ms` of silence from now at the earliest."""
         self._silent_run = 0
 
+    def forget_before(self, frame: int) -> None:
+        """Voice before `frame` starts no utterance (it was judged on its own: a short sound
+        over the tutor). A stretch in the making that began before it is dropped; an
+        utterance in progress stays."""
+        self._floor = max(self._floor, frame)
+        if self._state == "pending" and self._first_speech < frame:
+            self._state = "idle"
+
     def feed_many(self, probabilities: Iterable[float]) -> list[Event]:
         events: list[Event] = []
         for p in probabilities:

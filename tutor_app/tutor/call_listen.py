@@ -6,9 +6,8 @@ judge, speculation / commit / retraction, barge-in vs backchannel over the tutor
 learner's within-turn pauses. Everything it does to the rest of the call goes through
 `ListenerPort` (the CallLoop), so tests drive it with scripted frames and a fake port.
 
-Early STT: `early_stt_ms` into a silence that may end the turn, the utterance so far is
-sent to STT; if the turn ends there (same start and end frame), that transcript is used,
-so it is ready when the turn ends; if the learner goes on, the guess is dropped.
+Early STT: `early_stt_ms` into a silence that may end the turn, the utterance so far goes to
+STT; if the turn ends there (same start and end frame) that transcript is ready; else dropped.
 """
 from __future__ import annotations
 
@@ -373,6 +372,7 @@ class Listener:
     def _short_speech(self, index: int, probability: float) -> None:
         """Voice over the tutor too short for the segmenter: maybe a backchannel (call_overlap.py)."""
         span = self._short.frame(index, probability, self._echo.full_duplex and self.port.tutor_audible())
+        self._segmenter.forget_before(self._short.judged_until)  # a stretch judged there is no utterance's start
         if span:  # fitted on every frame there is: the tutor alone after it too
             self._short.look(self._mic.linear(span[0], self._mic.end), span[1] - span[0])
 

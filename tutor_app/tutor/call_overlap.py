@@ -102,11 +102,14 @@ class ShortSpeech:
         self._port = port
         self._stretch: _Stretch | None = None
         self._pending: list[Future[Any]] = []
+        # One past the last stretch judged here: it starts no utterance (Segmenter.forget_before).
+        self.judged_until = 0
 
     def reset(self) -> None:
         """Real speech started (or the stream did): stretches in the making or waiting go."""
         self._stretch = None
         self._ended.clear()
+        self.judged_until = 0
 
     def frame(self, index: int, probability: float, audible: bool) -> tuple[int, int] | None:
         """One frame while the segmenter is not in an utterance -> (start, end) of a short
@@ -129,6 +132,7 @@ class ShortSpeech:
                 s.start = self._ended.pop()[0]  # one "mm... hm" heard as two stretches: one sound
             if self._min_voiced <= s.voiced and s.last + 1 - s.start <= self._max_frames:
                 self._ended.append((s.start, s.last + 1, index + self._settle))
+                self.judged_until = s.last + 1
         return None if due is None else due[:2]
 
     def look(self, found: tuple[LinearCopy, int] | None, frames: int) -> None:

@@ -15,13 +15,14 @@ End of turn, two waits instead of one:
 Speech over the tutor (full duplex): the tutor's voice is ducked at once (confirmed
 speech, `min_speech_ms`). At `interrupt_ms` of voice its words so far are transcribed
 (Whisper told to expect a backchannel); it is a real interruption (playback stops, the
-rest is dropped) when those words hold no backchannel, when it reaches
-`backchannel_max_ms` of voice, or when it ends and its words hold none. A short "mm-hm",
-"yeah", "okay" - at most three words, one of them from BACKCHANNELS (`backchannel_in`:
-Whisper sometimes puts a word of the tutor's residual echo before it) - lets the tutor go
-on at full volume and is kept in the turn's transcript. A price: a three-word "okay, I'm
-lost" over the tutor does not stop it (more words, or a floor word, do). Shorter sounds the segmenter never
-confirms are handled by tutor/call_overlap.py.
+rest is dropped) when those words ask for the floor (FLOOR_WORDS), when it reaches
+`backchannel_max_ms` of voice, or when it ends with a floor word or more than three
+words (`over_the_tutor`). A short "mm-hm", "yeah", "okay" - at most three words, one of
+them from BACKCHANNELS (`backchannel_in`: Whisper sometimes puts a word of the tutor's
+residual echo before it), or a hum among more words than its voice can hold - lets the
+tutor go on at full volume and is kept in the turn's transcript. A price: a three-word
+"okay, I'm lost" over the tutor does not stop it (more words, or a floor word, do).
+Shorter sounds the segmenter never confirms are handled by tutor/call_overlap.py.
 """
 from __future__ import annotations
 
@@ -42,7 +43,9 @@ BACKCHANNEL_PHRASES = ("oh i see", "i see", "all right", "got it", "uh huh")
 _HUM = re.compile(r"[mh-]*m[mh-]*|uh-?huh")
 
 # Words that ask for the floor: with one of them a short utterance is never a backchannel.
-FLOOR_WORDS = frozenset("but wait stop sorry no what excuse hold hang question pardon actually sec".split())
+# Not "no": Whisper made "Okay, no more." of a looped-back "mm-hmm" (a learner's "No, ..."
+# that goes on stops the tutor by its length or its other words).
+FLOOR_WORDS = frozenset("but wait stop sorry what excuse hold hang question pardon actually sec".split())
 
 # How Whisper should spell the commonest ones when told to expect a backchannel.
 BACKCHANNEL_HINTS = ("Mm-hmm", "Uh-huh", "Yeah", "Okay", "Right")
