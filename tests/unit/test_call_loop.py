@@ -111,7 +111,10 @@ def test_barge_in_cuts_the_reply_to_what_was_played(calls):
     call.out.pull(3000)  # all of sentence 1
     call.out.pull(1000)  # the first third of sentence 2
     call.rec.wait_kind(ev.TutorSentence, 2)
-    call.say(frames=10)  # 320 ms over the tutor: a barge-in, then the learner stops
+    call.mic.push_frames(LOUD, 11)  # over the tutor: at 10 frames (320 ms) its words so far go to STT
+    call.processed(16 + SILENCE_FRAMES + 11)
+    call.ctl.loop._pool("stt").submit(lambda: None).result()  # ... and are in ("wait": a barge-in)
+    call.mic.push_frames(0.0, SILENCE_FRAMES)  # acted on at once; the learner stops (the silence counts from there)
     done = call.rec.wait_kind(ev.TutorTurnDone)[0]
     assert done.interrupted
     assert done.reply == "One two three. Four"

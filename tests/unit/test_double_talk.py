@@ -217,16 +217,6 @@ def test_a_short_stretch_is_looked_at_a_second_after_it_ended():
     assert found == [(12 + 6 + 31, (10, 13))]
 
 
-def test_a_stretch_judged_here_is_marked_as_judged():
-    short, _ = _short("Mm-hmm.")
-    _stretch(short, voiced=3)
-    assert short.judged_until == 13  # no utterance starts in it (Segmenter.forget_before)
-    short.reset()
-    assert short.judged_until == 0
-    _stretch(short, voiced=40)
-    assert short.judged_until == 0  # too long to be judged here: the segmenter's
-
-
 def test_no_stretch_when_the_tutor_is_silent_or_the_voice_too_long():
     short, _ = _short("Mm-hmm.")
     assert _stretch(short, voiced=3, audible=False) == []
@@ -253,27 +243,29 @@ def _copy(learner_level: float) -> tuple[LinearCopy, int, int]:
 def test_a_second_voice_is_transcribed_expecting_a_backchannel_and_kept():
     short, port = _short("In the Mm-hmm.")
     copy, start, end = _copy(1.0)
-    short.check(copy, start, end, pad=4608)
+    short.check(copy, start, end, pad=4608, until=57)
     short.poll()
     assert port.kept == ["Mm-hmm"]
     assert port.expected[0].terms[0] == "Mm-hmm"
     assert port.heard[0].size == end + 4608 - (start - 512)
+    assert short.kept_until == 57  # no utterance starts in it (Segmenter.forget_before)
 
 
 def test_a_leak_of_the_echo_alone_is_not_transcribed():
     short, port = _short("Mm-hmm.")
     copy, start, end = _copy(0.0)  # nothing but the tutor in the stretch
-    short.check(copy, start, end, pad=4608)
+    short.check(copy, start, end, pad=4608, until=57)
     short.poll()
-    assert port.heard == [] and port.kept == []
+    assert port.heard == [] and port.kept == [] and short.kept_until == 0
 
 
 def test_words_that_are_not_a_backchannel_are_not_kept():
     short, port = _short("I think we should talk about it")
     copy, start, end = _copy(1.0)
-    short.check(copy, start, end, pad=4608)
+    short.check(copy, start, end, pad=4608, until=57)
     short.poll()
     assert len(port.heard) == 1 and port.kept == []
+    assert short.kept_until == 0  # maybe a sentence's first words AEC3 hid: they stay its start
 
 
 @pytest.mark.parametrize(("text", "kept"), [("Mm-hmm.", "Mm-hmm"), ("In the Mm-hmm.", "Mm-hmm"),

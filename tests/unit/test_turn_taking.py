@@ -284,11 +284,12 @@ def test_speech_that_interrupts_at_its_end_goes_on_as_one_turn(calls):
     assert call.rec.wait_kind(ev.UserUtterance, 2)[1].text == "sorry can I ask you something"
 
 
-def test_speech_over_the_tutor_begins_after_a_short_sound_judged_before_it(calls):
-    """An "mm-hm" too short to confirm, then the echo's odd voiced frame, then a second
-    "mm-hm": the second is its own utterance, not both and the echo between them."""
+def test_a_short_sound_not_kept_stays_the_start_of_the_speech_after_it(calls):
+    """AEC3 can hide a sentence's first words as a short sound the segmenter never confirms
+    (the echo's odd voiced frame keeps it pending): unless it was kept as a backchannel it
+    stays the start of the speech confirmed after it, so its words are not lost."""
     judge = ScriptedJudge(COMPLETE)
-    stt = FakeStt("hello there", "mm-hm")
+    stt = FakeStt("hello there", "sorry can I ask you something")
     call = calls(judge=judge, stt=stt)
     steps = Steps(call)
     steps.push(0.0, 15)
@@ -301,8 +302,7 @@ def test_speech_over_the_tutor_begins_after_a_short_sound_judged_before_it(calls
     for _ in range(3):  # the echo's odd voiced frame: never the segmenter's 19 frames of silence
         steps.push(0.0, 14)  # (nor ShortSpeech's 12 that make two stretches one sound)
         steps.push(0.3, 1)
-    steps.push(0.3, 10)  # the second "mm-hm", confirmed
+    steps.push(0.3, 10)  # more voice: confirmed
     steps.pause_until_judged(judge, 2)
-    call.rec.wait_kind(ev.Backchannel)
     over = [clip for clip, bias in zip(stt.clips, stt.biases) if bias is not None]
-    assert over and max(clip.samples.size for clip in over) <= (9 + 1 + 10) * 512  # pre-roll, a blip, its voice
+    assert over and max(clip.samples.size for clip in over) >= (5 + 3 * 15 + 10) * 512

@@ -372,9 +372,9 @@ class Listener:
     def _short_speech(self, index: int, probability: float) -> None:
         """Voice over the tutor too short for the segmenter: maybe a backchannel (call_overlap.py)."""
         span = self._short.frame(index, probability, self._echo.full_duplex and self.port.tutor_audible())
-        self._segmenter.forget_before(self._short.judged_until)  # a stretch judged there is no utterance's start
+        self._segmenter.forget_before(self._short.kept_until)  # a kept backchannel starts no utterance
         if span:  # fitted on every frame there is: the tutor alone after it too
-            self._short.look(self._mic.linear(span[0], self._mic.end), span[1] - span[0])
+            self._short.look(self._mic.linear(span[0], self._mic.end), span)
 
     def _trim(self) -> None:
         """Idle: keep only what a new utterance could still start in (pre-roll, a blip

@@ -101,15 +101,17 @@ class ShortSpeech:
         self._db = turns.double_talk_db
         self._port = port
         self._stretch: _Stretch | None = None
-        self._pending: list[Future[Any]] = []
-        # One past the last stretch judged here: it starts no utterance (Segmenter.forget_before).
-        self.judged_until = 0
+        self._pending: list[tuple[Future[Any], int]] = []  # (its transcript, the stretch's end)
+        # One past the last stretch kept as a backchannel: it starts no utterance
+        # (Segmenter.forget_before). Not any stretch: AEC3 can hide a sentence's first words
+        # as short sounds, which belong to the speech the segmenter then confirms.
+        self.kept_until = 0
 
     def reset(self) -> None:
         """Real speech started (or the stream did): stretches in the making or waiting go."""
         self._stretch = None
         self._ended.clear()
-        self.judged_until = 0
+        self.kept_until = 0
 
     def frame(self, index: int, probability: float, audible: bool) -> tuple[int, int] | None:
         """One frame while the segmenter is not in an utterance -> (start, end) of a short
@@ -132,23 +134,22 @@ class ShortSpeech:
                 s.start = self._ended.pop()[0]  # one "mm... hm" heard as two stretches: one sound
             if self._min_voiced <= s.voiced and s.last + 1 - s.start <= self._max_frames:
                 self._ended.append((s.start, s.last + 1, index + self._settle))
-                self.judged_until = s.last + 1
         return None if due is None else due[:2]
 
-    def look(self, found: tuple[LinearCopy, int] | None, frames: int) -> None:
-        """A stretch of `frames` frames is due (`frame`): `found` is the linear copy and the
+    def look(self, found: tuple[LinearCopy, int] | None, span: tuple[int, int]) -> None:
+        """A stretch `span` (frames) is due (`frame`): `found` is the linear copy and the
         sample of the stretch's start in it (MicFrames.linear), None without a canceller's input."""
         if found is None:
             log.debug("short sound over the tutor: no echo reference to judge it by")
             return
         copy, start = found
-        self.check(copy, start, start + frames * FRAME_SAMPLES, self._pad)
+        self.check(copy, start, start + (span[1] - span[0]) * FRAME_SAMPLES, self._pad, span[1])
 
-    def check(self, copy: LinearCopy, start: int, end: int, pad: int) -> None:
-        """The stretch is samples [start, end) of `copy`. To STT (with `pad` samples after
-        it) when the echo removal passes a second voice through, compared with the 32 ms
-        blocks around it where the tutor alone played (at least `pad` away: the voice goes
-        on softer than the VAD hears)."""
+    def check(self, copy: LinearCopy, start: int, end: int, pad: int, until: int = 0) -> None:
+        """The stretch is samples [start, end) of `copy` (segmenter frames up to `until`). To
+        STT (with `pad` samples after it) when the echo removal passes a second voice through,
+        compared with the 32 ms blocks around it where the tutor alone played (at least `pad`
+        away: the voice goes on softer than the VAD hears)."""
         if end <= start:
             return
         blocks = [slice(k * FRAME_SAMPLES, (k + 1) * FRAME_SAMPLES)
@@ -167,12 +168,12 @@ class ShortSpeech:
         log.debug("short sound over the tutor: a second voice (%.1f dB removed vs %.1f around it)", removed, removed_alone)
         # From one frame before the stretch (its onset): Whisper made "In Mm-hmm." of more.
         clip = copy.voice()[max(0, start - FRAME_SAMPLES):end + pad]
-        self._pending.append(self._port.transcribe_later(clip, EXPECT))
+        self._pending.append((self._port.transcribe_later(clip, EXPECT), until))
 
     def poll(self) -> None:
         """Backchannels whose transcripts are in (the audio thread, each frame)."""
-        while self._pending and self._pending[0].done():
-            future = self._pending.pop(0)
+        while self._pending and self._pending[0][0].done():
+            future, until = self._pending.pop(0)
             try:
                 text = (getattr(future.result(), "text", "") or "").strip()
             except Exception as exc:  # noqa: BLE001 - a failed decode: nothing to keep
@@ -181,6 +182,7 @@ class ShortSpeech:
             words = backchannel_in(text)
             if words:
                 self._port.backchannel(words)
+                self.kept_until = max(self.kept_until, until)
             else:
                 log.debug("short sound over the tutor: not a backchannel (%d words)", len(text.split()))
 
