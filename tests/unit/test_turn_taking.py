@@ -289,7 +289,7 @@ def test_a_short_sound_not_kept_stays_the_start_of_the_speech_after_it(calls):
     (the echo's odd voiced frame keeps it pending): unless it was kept as a backchannel it
     stays the start of the speech confirmed after it, so its words are not lost."""
     judge = ScriptedJudge(COMPLETE)
-    stt = FakeStt("hello there", "sorry can I ask you something")
+    stt = FakeStt("hello there", "mm-hm mm-hm")
     call = calls(judge=judge, stt=stt)
     steps = Steps(call)
     steps.push(0.0, 15)
@@ -306,3 +306,5 @@ def test_a_short_sound_not_kept_stays_the_start_of_the_speech_after_it(calls):
     steps.pause_until_judged(judge, 2)
     over = [clip for clip, bias in zip(stt.clips, stt.biases) if bias is not None]
     assert over and max(clip.samples.size for clip in over) >= (5 + 3 * 15 + 10) * 512
+    # short of a sentence's voice, however long: Whisper expects a backchannel (two "mm-hmm"s)
+    assert len(stt.biases) > 2 and None not in stt.biases[1:]

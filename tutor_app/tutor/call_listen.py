@@ -239,8 +239,8 @@ class Listener:
             if self._inflight is not None and not self._inflight.done():
                 return  # a stale guess still decoding: never queue a second one before the real turn
             start, end = self._utt_start, self._last_speech + 1
-            short = self._overlapped and (end - start) * seg.frame_ms <= self.turns.backchannel_max_ms + seg.preroll_ms
-            self._inflight = self.port.transcribe_later(self._words(start, end), EXPECT if short else None)
+            expect = EXPECT if self._overlap_voiced is not None else None  # over the tutor: any span, if short of voice
+            self._inflight = self.port.transcribe_later(self._words(start, end), expect)
             self._check = _Check(start, end, self._inflight)
         check = self._check
         if check is None or check.decided:
