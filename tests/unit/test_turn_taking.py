@@ -51,6 +51,18 @@ class Steps:
         self.pushed += n
         self.call.processed(self.pushed)
 
+    def first_turn(self, judge: ScriptedJudge) -> None:
+        """Half a second of quiet, half a second of speech, and the pause it is judged in."""
+        self.push(0.0, 15)
+        self.push(0.3, 16)
+        self.pause_until_judged(judge, 1)
+
+    def tutor_speaking(self) -> None:
+        """The reply is synthesised and its first sentence is playing."""
+        self.call.queued(9000)
+        self.call.out.pull(1000)
+        self.call.rec.wait_kind(ev.TutorSentence)
+
     def pause_until_judged(self, judge: ScriptedJudge, calls: int) -> None:
         """Silence through the check, the judge's answer, then one more frame to act on it."""
         self.push(0.0, CHECK)
@@ -77,9 +89,7 @@ def test_a_complete_turn_is_answered_without_waiting_for_the_long_silence(calls)
     judge = ScriptedJudge(COMPLETE)
     call = calls(judge=judge)
     steps = Steps(call)
-    steps.push(0.0, 15)
-    steps.push(0.3, 16)
-    steps.pause_until_judged(judge, 1)  # 8 frames = 256 ms of silence, far below 1.5 s
+    steps.first_turn(judge)  # 8 frames = 256 ms of silence, far below 1.5 s
     done = call.rec.wait_kind(ev.UserUtterance)
     call.queued(9000)
     call.play_all()
@@ -95,9 +105,7 @@ def test_an_unfinished_turn_waits_through_a_thinking_pause_and_stays_one_turn(ca
     judge = ScriptedJudge(UNFINISHED, COMPLETE)
     call = calls(judge=judge, stt=FakeStt("next month I am planning to", "next month I am planning to visit"))
     steps = Steps(call)
-    steps.push(0.0, 15)
-    steps.push(0.3, 16)
-    steps.pause_until_judged(judge, 1)
+    steps.first_turn(judge)
     steps.push(0.0, 37 - CHECK - 1)  # a 1.2 s pause in all, shorter than the 1.5 s thinking time
     assert not call.rec.of(ev.UserUtterance) and not call.session.texts
     steps.push(0.3, 10)
@@ -112,9 +120,7 @@ def test_an_unfinished_turn_ends_at_the_thinking_time(calls):
     judge = ScriptedJudge(UNFINISHED)
     call = calls(judge=judge, turns=TurnTakingOptions(thinking_ms=1000))
     steps = Steps(call)
-    steps.push(0.0, 15)
-    steps.push(0.3, 16)
-    steps.pause_until_judged(judge, 1)
+    steps.first_turn(judge)
     assert not call.rec.of(ev.UserUtterance)
     steps.push(0.0, 31 - CHECK - 1)  # 1000 ms of silence in all
     assert call.rec.wait_kind(ev.UserUtterance)[0].text == "hello there"
@@ -124,9 +130,7 @@ def test_a_likely_turn_ends_at_the_sentence_wait_not_the_thinking_time(calls):
     judge = ScriptedJudge(LIKELY)
     call = calls(judge=judge, turns=TurnTakingOptions(thinking_ms=2000))  # sentence wait: 1000 ms
     steps = Steps(call)
-    steps.push(0.0, 15)
-    steps.push(0.3, 16)
-    steps.pause_until_judged(judge, 1)
+    steps.first_turn(judge)
     steps.push(0.0, 31 - CHECK - 2)  # 30 frames: 960 ms of silence
     assert not call.rec.of(ev.UserUtterance)
     steps.push(0.0, 2)  # 1024 ms: past the sentence wait, far from the 2 s thinking time
@@ -143,9 +147,7 @@ def test_a_likely_turn_the_learner_goes_on_with_stays_one_turn(calls):
     call = calls(judge=judge, turns=TurnTakingOptions(thinking_ms=2000),
                  stt=FakeStt("I went to the park.", "I went to the park with my sister"))
     steps = Steps(call)
-    steps.push(0.0, 15)
-    steps.push(0.3, 16)
-    steps.pause_until_judged(judge, 1)
+    steps.first_turn(judge)
     steps.push(0.0, 20)  # 0.9 s of thought, under the sentence wait
     steps.push(0.3, 10)
     steps.pause_until_judged(judge, 2)
@@ -159,9 +161,7 @@ def test_a_late_speculation_is_retracted_when_the_learner_goes_on_before_its_aud
     call = calls(judge=judge, tts=tts, turns=TurnTakingOptions(thinking_ms=2000),
                  stt=FakeStt("I went to the park.", "I went to the park with my sister"))
     steps = Steps(call)
-    steps.push(0.0, 15)
-    steps.push(0.3, 16)
-    steps.pause_until_judged(judge, 1)
+    steps.first_turn(judge)
     steps.push(0.0, 31 - CHECK)  # past the sentence wait: the tutor's turn starts
     assert tts.entered.wait(10)
     steps.push(0.0, 5)  # 160 ms more silence: not yet committed (that takes commit - check = 500 ms)
@@ -181,9 +181,7 @@ def test_a_speculative_turn_the_learner_talks_on_through_leaves_no_trace(calls):
     tts = HeldTts()
     call = calls(judge=judge, tts=tts, stt=FakeStt("I went to", "I went to the park"))
     steps = Steps(call)
-    steps.push(0.0, 15)
-    steps.push(0.3, 16)
-    steps.pause_until_judged(judge, 1)
+    steps.first_turn(judge)
     assert tts.entered.wait(10)  # the tutor's first sentence is being synthesised, not yet played
     steps.push(0.3, 10)  # the learner goes on
     tts.release.set()
@@ -213,12 +211,8 @@ def test_a_backchannel_over_the_tutor_does_not_stop_it_and_is_kept(calls):
     judge = ScriptedJudge(COMPLETE)
     call = calls(judge=judge, stt=FakeStt("tell me about your day", "mm-hm"))
     steps = Steps(call)
-    steps.push(0.0, 15)
-    steps.push(0.3, 16)
-    steps.pause_until_judged(judge, 1)
-    call.queued(9000)
-    call.out.pull(1000)
-    call.rec.wait_kind(ev.TutorSentence)
+    steps.first_turn(judge)
+    steps.tutor_speaking()
     steps.push(0.3, 10)  # 320 ms of "mm-hm" over the tutor
     steps.pause_until_judged(judge, 2)
     call.rec.wait_kind(ev.Backchannel)
@@ -233,12 +227,8 @@ def test_a_sentence_over_the_tutor_interrupts_it(calls):
     judge = ScriptedJudge(COMPLETE)
     call = calls(judge=judge, replies=[REPLY, ["Sure."]], stt=FakeStt("hello there", "wait I have a question"))
     steps = Steps(call)
-    steps.push(0.0, 15)
-    steps.push(0.3, 16)
-    steps.pause_until_judged(judge, 1)
-    call.queued(9000)
-    call.out.pull(1000)
-    call.rec.wait_kind(ev.TutorSentence)
+    steps.first_turn(judge)
+    steps.tutor_speaking()
     steps.push(0.3, 11)  # 8 frames confirm it (ducked), at 10 (320 ms) its words so far go to STT
     call.ctl.loop._pool("stt").submit(lambda: None).result()  # ... and are in
     steps.push(0.3, 9)  # the next frame acts on them ("wait ...": an interruption)
@@ -266,12 +256,8 @@ def test_speech_that_interrupts_at_its_end_goes_on_as_one_turn(calls):
     stt = FakeStt("hello there", "sorry can I", "sorry can I ask you something")
     call = calls(judge=judge, replies=[REPLY, ["Sure."]], stt=stt)
     steps = Steps(call)
-    steps.push(0.0, 15)
-    steps.push(0.3, 16)
-    steps.pause_until_judged(judge, 1)
-    call.queued(9000)
-    call.out.pull(1000)
-    call.rec.wait_kind(ev.TutorSentence)
+    steps.first_turn(judge)
+    steps.tutor_speaking()
     steps.push(0.3, 9)  # confirmed over the tutor (8 frames), short of the words check (10)
     steps.push(0.0, CHECK)  # "silence": its words so far are asked for ...
     call.ctl.loop._pool("stt").submit(lambda: None).result()  # ... and are in
@@ -292,12 +278,8 @@ def test_a_short_sound_not_kept_stays_the_start_of_the_speech_after_it(calls):
     stt = FakeStt("hello there", "mm-hm mm-hm")
     call = calls(judge=judge, stt=stt)
     steps = Steps(call)
-    steps.push(0.0, 15)
-    steps.push(0.3, 16)
-    steps.pause_until_judged(judge, 1)
-    call.queued(9000)
-    call.out.pull(1000)
-    call.rec.wait_kind(ev.TutorSentence)
+    steps.first_turn(judge)
+    steps.tutor_speaking()
     steps.push(0.3, 5)  # a short sound: pending in the segmenter, a stretch for ShortSpeech
     for _ in range(3):  # the echo's odd voiced frame: never the segmenter's 19 frames of silence
         steps.push(0.0, 14)  # (nor ShortSpeech's 12 that make two stretches one sound)

@@ -138,7 +138,7 @@ class Segmenter:
         self._silent_run = 0
 
     def forget_before(self, frame: int) -> None:
-        """Voice before `frame` starts no utterance (it was judged on its own: a short sound
+        """Voice before `frame` starts no utterance (it was kept on its own: a backchannel
         over the tutor). A stretch in the making that began before it is dropped; an
         utterance in progress stays."""
         self._floor = max(self._floor, frame)
