@@ -60,7 +60,9 @@ def test_barge_in_stops_playback_and_cuts_history(call_app, fake_anthropic, lear
                   "Then we can practise the hardest questions together, one by one, slowly. "
                   "Finally, I will give you some feedback on your answers and your pronunciation.")
     fake_anthropic.push(Reply(long_reply, token_delay=0.02), Reply("Of course, go ahead."))
-    first = learner_wav("Hello, I had a job interview today.", "first.wav")
+    # No comma in the first clip: a pause after "Hello," may start a speculative request that
+    # would take the long reply from the queue.
+    first = learner_wav("I had a job interview today.", "first.wav")
     second = learner_wav("Sorry, can I ask you something?", "second.wav")
     controller, recorder = start(call_app, off_record=False)  # the stored history is checked
     try:

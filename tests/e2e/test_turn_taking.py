@@ -105,8 +105,10 @@ def test_a_speculative_turn_the_learner_talks_on_through_leaves_no_trace(judged_
 
 def test_asking_for_slower_speech_slows_the_next_reply_and_is_kept(judged_app, fake_anthropic, learner_wav):
     reply = "Of course. We can take it step by step, one question at a time."
-    fake_anthropic.push(Reply(reply), Reply(reply))
-    first = learner_wav("Hello, I had a job interview today.", "first.wav")
+    # Every request gets the same reply: a speculative request (a pause after a comma) must
+    # not leave the next turn the server's default (CI once compared the reply with "Hello!").
+    fake_anthropic.default = Reply(reply)
+    first = learner_wav("I had a job interview today.", "first.wav")
     ask = learner_wav("Could you speak more slowly, please?", "slowly.wav")
     judged_app.settings.speech.speaking_rate = 0.0  # by level (intermediate: 1.0)
     judged_app.tts.set_rate(1.0)
