@@ -12,12 +12,15 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any
 
 from tutor_app.settings import Settings
 
 log = logging.getLogger(__name__)
 
 Subscriber = Callable[[Settings], None]
+Values = dict[str, dict[str, Any]]  # section ("speech") -> field ("speaking_rate") -> value
 
 
 class SettingsStore:
@@ -76,3 +79,25 @@ def store_for(settings: Settings) -> SettingsStore:
             store = SettingsStore(settings)
             settings.__dict__[_ATTRIBUTE] = store  # not a field: never compared, shown or saved
         return store
+
+
+class FormEdit:
+    """A settings window's edit: the sections as they were when it opened, so that saving
+    writes only the fields changed in the window. A value changed elsewhere while it was
+    open (a speaking rate asked for in a call, a model chosen on the Models page) is kept,
+    not put back to what the window showed."""
+
+    def __init__(self, settings: Settings, sections: tuple[str, ...] = ("tutor", "speech", "llm")) -> None:
+        self.opened: Values = {name: asdict(getattr(settings, name)) for name in sections}
+
+    def change(self, shown: Values) -> Callable[[Settings], None]:
+        """A change for SettingsStore.update: the fields of `shown` (the window's values
+        now) that differ from when it opened."""
+        edits = [(section, name, value) for section, fields in shown.items()
+                 for name, value in fields.items() if self.opened[section].get(name) != value]
+
+        def change(target: Settings) -> None:
+            for section, name, value in edits:
+                setattr(getattr(target, section), name, value)
+
+        return change

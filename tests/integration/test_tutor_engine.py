@@ -151,6 +151,29 @@ def test_off_the_record_call_stores_nothing(make_engine, fake_anthropic):
     assert memory.list() == [] and memory.session_messages("secret") == [] and memory.calls() == []
 
 
+def test_what_is_said_with_memory_paused_leaves_nothing_on_disk_not_even_in_the_report(
+        make_engine, fake_anthropic, data_dir):
+    engine = make_engine()
+    call = engine.start_call("p1")
+    fake_anthropic.push(Reply("Hiking is wonderful."), Reply("Quillsby sounds marvellous."),
+                        Reply("Where did you go?"))
+    fake_anthropic.default = Reply("No JSON here.")  # extraction and review fail: rules and heuristics run
+    call.turn("I like hiking in the mountains.")
+    engine.settings.memory.enabled = False  # "Pause memory" in the middle of the call
+    call.turn("My neighbour's name is Quillsby.")
+    engine.settings.memory.enabled = True
+    call.turn("I went hiking yesterday.")
+    call.end(background=False)
+    record = next(c for c in engine.services.memory.calls() if c.session_id == "p1")
+    assert record.report["turns"] == 2 and record.report["paused_turns"] == 1
+    assert record.report["review_source"] == "heuristic" and record.report["new_words"] == ["wonderful"]
+    engine.services.memory.close()
+    for path in data_dir.rglob("*"):
+        if path.is_file():
+            body = path.read_bytes()
+            assert b"Quillsby" not in body and b"marvellous" not in body, path.name
+
+
 def test_call_end_extracts_and_merges_in_the_background(make_engine, fake_anthropic):
     engine = make_engine()
     call = engine.start_call("x1")

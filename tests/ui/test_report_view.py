@@ -39,6 +39,15 @@ def test_empty_report_is_calm(qtbot):
     assert not view.grab().isNull()
 
 
+def test_turns_said_with_memory_paused_are_named_as_left_out(qtbot):
+    view = ReportView()
+    qtbot.addWidget(view)
+    view.set_report(dict(REPORT, turns=3, paused_turns=2))
+    assert view.subtitle.text().endswith("· 3 turns · 2 with memory paused, not in this report")
+    view.set_report(REPORT)  # an older report has no such field
+    assert "memory paused" not in view.subtitle.text()
+
+
 def test_history_lists_calls_newest_first_and_plots_progress(qtbot):
     view = HistoryView()
     qtbot.addWidget(view)

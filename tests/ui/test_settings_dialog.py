@@ -150,3 +150,17 @@ def test_a_rate_asked_for_in_a_call_is_shown_and_kept(qtbot, settings, fake_keyr
         dialog.save_button.click()
     again = Settings.load(AppPaths.resolve(settings.paths.data_dir))
     assert again.speech.speaking_rate == pytest.approx(0.65) and again.speech.thinking_ms == 2500
+
+
+def test_a_rate_asked_for_while_the_window_is_open_is_not_put_back(qtbot, settings, fake_keyring):
+    from tutor_app.tutor.rate import remember_rate
+
+    dialog = SettingsDialog(_services(settings))
+    qtbot.addWidget(dialog)
+    assert dialog.pace.speed.currentData() == 0.0
+    remember_rate(settings, 0.85)  # a call, meanwhile: "could you speak more slowly?"
+    _pick(dialog.level, "advanced")
+    with qtbot.waitSignal(dialog.accepted, timeout=3000):
+        dialog.save_button.click()
+    again = Settings.load(AppPaths.resolve(settings.paths.data_dir))
+    assert again.speech.speaking_rate == 0.85 and again.tutor.level == "advanced"

@@ -11,7 +11,7 @@ from tutor_app.paths import AppPaths
 from tutor_app.settings import Settings, memory_on
 from tutor_app.tutor.engine import Conversation
 from tutor_app.tutor.lifecycle import _practice
-from tutor_app.tutor.report import TurnRecord
+from tutor_app.tutor.report import TurnRecord, build_report
 
 
 class FakeMemory:
@@ -114,3 +114,15 @@ def test_off_the_record_ignores_the_setting(engine):
     assert not call.memory_on
     turns = [say(call, "I live in Busan")]
     assert engine.services.memory.lines == [] and end(call, turns) is None
+
+
+def test_the_report_leaves_out_what_was_said_while_paused():
+    kept = TurnRecord(10.0, "I like hiking", "Hiking is wonderful.", 2.0, "joy", 0.8)
+    paused = TurnRecord(20.0, "my neighbour Quillsby", "Quillsby sounds marvellous.", 3.0, "fear", 0.9,
+                        kept=False)
+    report = build_report("s5", 0.0, 60.0, [kept, paused]).to_dict()
+    assert report["turns"] == 1 and report["paused_turns"] == 1 and report["words"] == 3
+    assert report["speaking_seconds"] == 2.0
+    assert [p["label"] for p in report["emotion_timeline"]] == ["joy"]
+    assert report["new_words"] == ["wonderful"]  # not "marvellous": that reply answered a paused turn
+    assert "quillsby" not in str(report).lower() and "marvellous" not in str(report)

@@ -10,7 +10,7 @@ import pytest
 
 from tutor_app.paths import AppPaths
 from tutor_app.settings import Settings
-from tutor_app.settings_store import SettingsStore, store_for
+from tutor_app.settings_store import FormEdit, SettingsStore, store_for
 from tutor_app.tutor.rate import remember_rate
 
 
@@ -123,3 +123,20 @@ def test_changes_from_two_threads_are_both_kept(settings):
         t.join()
     data = on_disk(settings)["speech"]
     assert (data["thinking_ms"], data["silence_ms"]) == (1500, 900)
+
+
+def test_a_window_saves_only_what_was_changed_in_it(settings):
+    edit = FormEdit(settings)  # the Settings window opens
+    remember_rate(settings, 0.7)  # meanwhile, in a call: "could you speak much more slowly?"
+    shown = {"tutor": {"level": "advanced", "accent": settings.tutor.accent},  # level changed in the window
+             "speech": {"speaking_rate": 0.0}}  # the rate as the window showed it at opening
+    store_for(settings).update(edit.change(shown))
+    assert settings.tutor.level == "advanced" and settings.speech.speaking_rate == 0.7
+    assert on_disk(settings)["speech"]["speaking_rate"] == 0.7
+
+
+def test_a_value_changed_in_the_window_wins(settings):
+    edit = FormEdit(settings)
+    remember_rate(settings, 0.7)
+    store_for(settings).update(edit.change({"speech": {"speaking_rate": 1.15}}))  # picked "Faster" there
+    assert settings.speech.speaking_rate == 1.15 and on_disk(settings)["speech"]["speaking_rate"] == 1.15

@@ -14,6 +14,7 @@ import uuid
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from tutor_app.core.cancel import CancelToken, TurnHandle
@@ -199,11 +200,12 @@ class Conversation:
                 return self._retracted(text, clock)
             if spoken:
                 reply = spoken(reply)
-            self._record("", reply, scores, speech_seconds)
+            self._record("", reply, scores, speech_seconds, kept=self.memory_on)
             clock.since_start("total")
             return TurnResult(text, reply, top3, [], [], "crisis", clock.timings)
 
-        flow = self.engine.memory_flow.prepare(self.session_id, text, scores, off_record=not self.memory_on)
+        kept = self.memory_on  # decided once per turn: the line, and the report's count of it
+        flow = self.engine.memory_flow.prepare(self.session_id, text, scores, off_record=not kept)
         clock.timings.update({f"memory_{k}": round(v, 2) for k, v in flow.timings_ms.items()
                               if k != "memory_total"})
         clock.mark("memory")
@@ -224,7 +226,7 @@ class Conversation:
                 return True
             if not (handle.wait_committed() if block else handle.committed):
                 return False
-            if self._call_id is None and self.memory_on:
+            if self._call_id is None and kept:
                 self._ensure_call_record()
             flow.commit()
             return True
@@ -237,7 +239,7 @@ class Conversation:
         # An apology or notice is what the app said, not the tutor: shown and spoken, never
         # stored or sent back to the model as the tutor's words.
         tutor_words = "" if gen.apology else reply.removeprefix(gen.notice).strip()
-        self._record(text, tutor_words, scores, speech_seconds, transcript)
+        self._record(text, tutor_words, scores, speech_seconds, kept, transcript)
         clock.mark("persist")
         clock.since_start("total")
         return TurnResult(
@@ -354,23 +356,21 @@ class Conversation:
         out.text, out.interrupted = " ".join(delivered), handle.cancelled
         return out
 
-    def _record(self, text: str, reply: str, scores: list[EmotionScore],
-                speech_seconds: float | None, transcript: Any = None) -> None:
-        """`text` is "" for a turn that must not be kept (crisis). `transcript`: the timed
-        Transcript of a spoken turn (its fluency goes into the call report)."""
+    def _record(self, text: str, reply: str, scores: list[EmotionScore], speech_seconds: float | None,
+                kept: bool, transcript: Any = None) -> None:
+        """`text` is "" for a turn that must not be kept (crisis); `kept`: memory was on for it
+        (else the report leaves it out). `transcript`: the timed Transcript of a spoken turn."""
         from tutor_app.tutor.fluency import turn_fluency
 
         s = self.engine.services
         top = top_emotion(scores) or EmotionScore("neutral", 1.0)
         fluency = turn_fluency(transcript.segments, transcript.pauses) if transcript is not None and text else None
-        self.turns.append(TurnRecord(s.clock(), text, reply, speech_seconds, top.label, top.score, fluency))
+        self.turns.append(TurnRecord(s.clock(), text, reply, speech_seconds, top.label, top.score, fluency, kept))
         self._transcript += [ChatMessage("user", text or "(not recorded)"), ChatMessage("assistant", reply)]
         self.engine.memory_flow.on_tutor_reply(self.session_id, reply, off_record=not self.memory_on or not text)
 
     # -- persistence --------------------------------------------------------------------
     def _ensure_call_record(self) -> None:
-        from datetime import datetime, timezone
-
         if self._call_id is None:
             started = datetime.fromtimestamp(self.started_at, tz=timezone.utc)
             self._call_id = self.engine.services.memory.record_call(self.session_id, started).id

@@ -157,7 +157,7 @@ def _practice(engine: CallEndEngine, session_id: str, corrections: list[Correcti
 
 def _review(engine: CallEndEngine, messages: list[ChatMessage],
             turns: list[TurnRecord]) -> tuple[list[Correction], list[str] | None, str]:
-    learner = [t.user_text for t in turns if t.user_text]
+    learner = [t.user_text for t in turns if t.user_text and t.kept]  # not what was said while paused
     if len(messages) < 2 or not learner:
         return [], [], "none"
     try:

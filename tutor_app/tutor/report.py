@@ -24,6 +24,7 @@ class TurnRecord:
     emotion_label: str = "neutral"
     emotion_score: float = 0.0
     fluency: Any = None  # tutor/fluency.TurnFluency of a spoken turn (word timings), else None
+    kept: bool = True  # said while memory was on (settings.memory_on); the report leaves the rest out
 
 
 @dataclass
@@ -55,6 +56,8 @@ class CallReport:
     # Rate, runs, pause ratio and the words the recogniser was unsure of (tutor/fluency.py);
     # {} when no turn was spoken or the call was rebuilt without its word timings.
     fluency: dict[str, Any] = field(default_factory=dict)
+    # Turns said while memory was paused: counted here, nothing else of them is in the report.
+    paused_turns: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -85,6 +88,10 @@ def build_report(session_id: str, started_at: float, ended_at: float, turns: lis
                  corrections: list[Correction] | None = None,
                  new_words: list[str] | None = None, review_source: str = "none",
                  pauses_ms: list[float] | None = None) -> CallReport:
+    """The report of the turns said while memory was on (`TurnRecord.kept`); the others are
+    only counted: what the learner said with memory paused is not kept, not even as a word list."""
+    paused = sum(1 for t in turns if not t.kept)
+    turns = [t for t in turns if t.kept]
     words = sum(len(words_in(t.user_text)) for t in turns)
     measured = [t.speech_seconds for t in turns if t.speech_seconds is not None]
     estimated = len(measured) < len(turns)
@@ -104,7 +111,7 @@ def build_report(session_id: str, started_at: float, ended_at: float, turns: lis
         speaking_seconds=round(speaking, 1), speaking_estimated=estimated, words=words,
         words_per_minute=round(wpm, 1), corrections=list(corrections or []),
         new_words=list(new_words), emotion_timeline=timeline, review_source=review_source,
-        pauses=pause_stats(pauses_ms), fluency=call_fluency(t.fluency for t in turns),
+        pauses=pause_stats(pauses_ms), fluency=call_fluency(t.fluency for t in turns), paused_turns=paused,
     )
 
 

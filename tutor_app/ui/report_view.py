@@ -123,9 +123,10 @@ class ReportView(QWidget):
     def set_report(self, report: dict[str, Any]) -> None:
         self.report = dict(report or {})
         r = self.report
-        turns = int(r.get("turns") or 0)
+        turns, paused = int(r.get("turns") or 0), int(r.get("paused_turns") or 0)
         self.subtitle.setText(fmt_when(r.get("started_at"))
-                              + (f" · {turns} turn{'s' if turns != 1 else ''}" if turns else ""))
+                              + (f" · {turns} turn{'s' if turns != 1 else ''}" if turns else "")
+                              + (f" · {paused} with memory paused, not in this report" if paused else ""))
         self.duration.set(fmt_duration(r.get("duration_seconds", 0)))
         est = r.get("speaking_estimated")
         self.speaking.set(fmt_duration(r.get("speaking_seconds", 0)), "you spoke (min, est.)" if est else "you spoke (min)")

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog, QDia
 
 from tutor_app.errors import error_text
 from tutor_app.settings import ACCENTS, LEVELS, Settings, SpeechSettings
+from tutor_app.settings_store import FormEdit
 from tutor_app.ui.pace_settings import PaceControls
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.workers import run_task
@@ -55,6 +56,7 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.services = services
         self.settings = services.settings
+        self.edit = FormEdit(self.settings)  # saving writes only what was changed here
         self.setWindowTitle("Settings")
         self.setMinimumSize(620, 520)
         col = QVBoxLayout(self)
@@ -353,8 +355,8 @@ class SettingsDialog(QDialog):
                  on_error=lambda e: finished(f"Preview failed: {error_text(e)}"), context=self)
 
     def changes(self) -> Callable[[Settings], None]:
-        """The fields as they are now, as a change for the settings store: read here on the
-        GUI thread, applied wherever the store is updated (a worker, after the key)."""
+        """The fields changed here, as a change for the settings store: read here on the GUI
+        thread, applied wherever the store is updated (a worker, after the key)."""
         s, speaker, pace = self.settings, self.mode_speaker.isChecked(), SpeechSettings()
         self.pace.apply(pace)
         values = {
@@ -373,13 +375,7 @@ class SettingsDialog(QDialog):
                     "local_model": self.local_model.currentData() or s.llm.local_model,
                     "fallback_to_local": self.fallback.isChecked(), "local_server_url": self.server_url.text().strip(),
                     "local_server_model": self.server_model.text().strip()}}
-
-        def change(target: Settings) -> None:
-            for section, fields in values.items():
-                for name, value in fields.items():
-                    setattr(getattr(target, section), name, value)
-
-        return change
+        return self.edit.change(values)
 
     def save(self) -> None:
         change = self.changes()
