@@ -91,6 +91,29 @@ def test_the_start_aec3_hid_is_found():
     assert truth - 2 * 512 <= onset <= truth
 
 
+def _hidden_frames(learner_from: float, vad_at: float, with_reference: bool = True) -> int:
+    """MicFrames.hidden_before for the learner talking over the tutor from `learner_from`
+    (seconds), confirmed by the VAD from `vad_at`: frames as the Listener keeps them."""
+    from tutor_app.tutor.mic_frames import MicFrames
+
+    far = _speechlike(11, 5.0)
+    learner = np.zeros_like(far)
+    voice = _speechlike(12, 5.0 - learner_from)
+    learner[int(learner_from * RATE):int(learner_from * RATE) + voice.size] = voice
+    mic = _room(far) + learner
+    frames = MicFrames()
+    for k in range(far.size // 512):
+        block = slice(k * 512, (k + 1) * 512)
+        frames.append(mic[block], (mic[block], far[block]) if with_reference else None)
+    return frames.hidden_before(int(vad_at * RATE) // 512)
+
+
+def test_the_voice_aec3_hid_counts_toward_the_interruption():
+    assert abs(_hidden_frames(2.0, vad_at=3.0) - RATE // 512) <= 2  # a second of speech already
+    assert _hidden_frames(3.0, vad_at=3.0) == 0  # the tutor alone before the VAD's start
+    assert _hidden_frames(2.0, vad_at=3.0, with_reference=False) == 0  # no canceller: nothing to tell
+
+
 def test_no_start_before_the_vad_when_the_tutor_was_alone():
     onset, start, _ = _hidden_start([(3.0, 5.0)], vad_at=3.0)
     assert onset == start

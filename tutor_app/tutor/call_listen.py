@@ -184,8 +184,8 @@ class Listener:
                 self._short.reset()
                 self._overlapped = self._echo.full_duplex and self.port.tutor_audible()
                 if self.options.echo.barge_in and self._overlapped:
-                    seg = self.options.segmenter
-                    self._overlap_voiced = seg.frames(seg.min_speech_ms)  # the voice that confirmed it
+                    seg = self.options.segmenter  # the voice that confirmed it, and what AEC3 hid before it:
+                    self._overlap_voiced = seg.frames(seg.min_speech_ms) + self._mic.hidden_before(event.start_frame)
                     self.port.duck(True)
             elif isinstance(event, UtteranceEnded):
                 self._ended(event)

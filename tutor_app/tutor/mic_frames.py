@@ -77,6 +77,16 @@ class MicFrames:
         copy = linear_copy(self._refs, a, b)
         return None if copy is None else (copy, (a - copy.first) * FRAME_SAMPLES)
 
+    def hidden_before(self, start: int) -> int:
+        """Frames of speech over the tutor before `start` (the VAD's start) that AEC3's
+        suppressor hid (speech_onset; 0 without a canceller's input): the learner has been
+        talking that long already, so the interruption need not wait for that voice again."""
+        found = self.linear(start, self.end)
+        if found is None:
+            return 0
+        copy, at = found
+        return (at - speech_onset(copy.raw, copy.cleaned, copy.far, at, copy.raw.size)) // FRAME_SAMPLES
+
     def words(self, start: int, end: int, over_tutor: bool) -> NDArray[np.float32]:
         """Frames [start, end) for STT, the judge and the emotion model: as heard, or for
         speech that began over the tutor the linear copy (its echo path fitted on every frame
