@@ -8,7 +8,8 @@ looped back into the virtual microphone (bench/loopback.py) at 0 / -10 dB and 30
    microphone, and the canceller's CPU time in % of one core.
 2. Live calls in the default speaker mode on the 0 dB / 30 ms loopback, fake tutor model:
    residual-echo false turns (a learner turn or an interruption the learner did not make)
-   over N replies, and barge-in times: from the learner's first voiced sample (estimated as
+   over N replies (with `--stall-ms`: the sound server stopped that long about a second
+   into each reply - the fault behind a playback underrun), and barge-in times: from the learner's first voiced sample (estimated as
    the confirmed speech start minus the 250 ms of voice it takes to confirm) to the tutor's
    volume ducked and to playback stopped (the player cleared; PortAudio's output latency
    comes on top). Prints numbers next to the goals; asserts nothing.
@@ -32,6 +33,9 @@ BARGE = "Sorry, can I ask you something about the interview questions?"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replies", type=int, default=10, help="tutor replies for the false-turn count")
     parser.add_argument("--barge-ins", type=int, default=5, help="interruptions timed")
+    parser.add_argument("--stall-ms", type=int, default=0,
+                        help="stop the virtual sound card's server this long ~1 s into each counted reply "
+                             "(an audio-system stall: underruns, a shifted echo)")
     parser.add_argument("--json", action="store_true", help="also print one JSON summary line")
 
 
@@ -39,7 +43,7 @@ def run(args: argparse.Namespace, app) -> int:
     from tutor_app.bench.call import _environment_problem
     from tutor_app.errors import TutorError
 
-    problem = _environment_problem()
+    problem = _environment_problem() or ("--stall-ms must be 0 or more" if args.stall_ms < 0 else None)
     if problem:
         raise TutorError(f"bench echo: {problem}")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -53,11 +57,13 @@ def run(args: argparse.Namespace, app) -> int:
         print(f"{gain:+5.0f} dB {latency:4d} ms  {row['erle_db']:7.1f}   {row['vad_raw']:5d} -> {row['vad_clean']:<5d}"
               f"                  {row['cpu_pct']:.2f}")
     summary.update(_calls(app, args))
-    print(f"false turns: {summary['false_turns']} in {summary['replies']} replies "
+    stalled = f", a {args.stall_ms} ms stall of the sound server in each" if args.stall_ms > 0 else ""
+    print(f"false turns: {summary['false_turns']} in {summary['replies']} replies{stalled} "
           f"({summary['false_turns_per_100']:.1f} per 100; goal 0)")
-    print(f"barge-in, ms from the learner's first voiced sample: ducked p50 {summary['barge_in_duck_ms_p50']:.0f}, "
-          f"playback stopped p50 {summary['barge_in_stop_ms_p50']:.0f} / max {summary['barge_in_stop_ms_max']:.0f} "
-          f"({summary['barge_ins']} interruptions, {summary['barge_ins_missed']} missed)")
+    if args.barge_ins > 0:
+        print(f"barge-in, ms from the learner's first voiced sample: ducked p50 {summary['barge_in_duck_ms_p50']:.0f}, "
+              f"playback stopped p50 {summary['barge_in_stop_ms_p50']:.0f} / max {summary['barge_in_stop_ms_max']:.0f} "
+              f"({summary['barge_ins']} interruptions, {summary['barge_ins_missed']} missed)")
     print("goals: " + ", ".join(f"{k} {v}" for k, v in GOALS.items()))
     if args.json:
         print(json.dumps(summary))
@@ -125,6 +131,7 @@ def _calls(app, args) -> dict:
     app.settings.llm.backend = "anthropic"
     app.settings.llm.fallback_to_local = False
     false_turns, duck_ms, stop_ms, missed = 0, [], [], 0
+    stall = _Stall(args.stall_ms) if args.stall_ms > 0 else None
     with fakes.FakeAnthropicServer(timing=fakes.Timing.realistic(400, 40), default=fakes.Reply(TYPICAL_REPLY)) as server:
         os.environ["ANTHROPIC_BASE_URL"] = server.url
         os.environ["ANTHROPIC_API_KEY"] = fakes.FAKE_API_KEY
@@ -134,6 +141,10 @@ def _calls(app, args) -> dict:
                 for n in range(1, args.replies + 1):
                     count = len(events.of(ev.TutorTurnDone))
                     _play(learner)
+                    if stall is not None:
+                        events.wait_kind(ev.TutorSentence, len(events.of(ev.TutorSentence)) + 1, timeout=120)
+                        controller.loop.wait_frames(controller.loop.frames_seen + 31, timeout=30)  # ~1 s in
+                        stall()
                     events.wait_kind(ev.TutorTurnDone, count + 1, timeout=120)
                     controller.loop.wait_frames(controller.loop.frames_seen + 47, timeout=30)  # 1.5 s of room
                     done = events.of(ev.TutorTurnDone)
@@ -155,11 +166,38 @@ def _calls(app, args) -> dict:
             finally:
                 controller.end_call()
     replies = max(1, args.replies)
-    return {"replies": replies, "false_turns": false_turns, "false_turns_per_100": 100 * false_turns / replies,
+    return {"replies": replies, "stall_ms": args.stall_ms, "false_turns": false_turns, "false_turns_per_100": 100 * false_turns / replies,
             "barge_ins": len(stop_ms), "barge_ins_missed": missed,
             "barge_in_duck_ms_p50": statistics.median(duck_ms) if duck_ms else float("nan"),
             "barge_in_stop_ms_p50": statistics.median(stop_ms) if stop_ms else float("nan"),
             "barge_in_stop_ms_max": max(stop_ms) if stop_ms else float("nan")}
+
+
+class _Stall:
+    """Stops the virtual sound card's PulseAudio daemon (scripts/virtual-audio.sh writes its
+    pid) for `ms`: every stream stalls at once, as in an audio-system hiccup."""
+
+    def __init__(self, ms: int) -> None:
+        from pathlib import Path
+
+        from tutor_app.errors import TutorError
+
+        pid_file = Path(os.environ.get("XDG_RUNTIME_DIR", "")) / "pulse" / "pid"
+        try:
+            self.pid = int(pid_file.read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            raise TutorError(f"bench echo --stall-ms: no PulseAudio daemon pid in {pid_file} "
+                             "(start the virtual sound card with scripts/virtual-audio.sh)") from None
+        self.ms = ms
+
+    def __call__(self) -> None:
+        import signal
+
+        os.kill(self.pid, signal.SIGSTOP)
+        try:
+            time.sleep(self.ms / 1000)  # the fault's length (nothing to wait for: the server is stopped)
+        finally:
+            os.kill(self.pid, signal.SIGCONT)
 
 
 def _start(app):
