@@ -23,13 +23,14 @@ def _run(far_rate: int, echo_delay_s: float, learner: np.ndarray | None = None):
 
 
 def _play(rate: int, new_rate: int, gap_s: float, path_s: float = 0.05, change_s: float = 3.0,
-          seconds: float = 9.0, learner: np.ndarray | None = None):
+          seconds: float = 9.0, learner: np.ndarray | None = None, breaks: list[float] | None = None):
     """The far end played at `rate` (through the tap, as the output callback hands it over,
     stamped with when it plays) and its echo `path_s` later in the microphone, plus the
     learner. At `change_s` playback stalls for `gap_s` (an underrun: nothing is handed over
     meanwhile) and, when `new_rate` differs, goes on through a new output stream at that rate
     (a new Player). The player runs 250 ms ahead of the microphone. -> (near, cleaned,
-    canceller, physical time the far end resumed)."""
+    canceller, physical time the far end resumed); `breaks` gets the microphone times of the
+    blocks the canceller said its pairing broke in."""
     from scipy.signal import resample_poly
 
     far16 = _speechlike(seconds, 1)
@@ -60,7 +61,10 @@ def _play(rate: int, new_rate: int, gap_s: float, path_s: float = 0.05, change_s
             block, t, *flag = events[k]
             tap.started(block) if isinstance(block, int) else tap.push(block, t, *flag)
             k += 1
-        cleaned.append(canceller.process(near[i:i + 512], t_near))
+        block = canceller.process_block(near[i:i + 512], t_near)
+        cleaned.append(block.cleaned)
+        if block.broke and breaks is not None:
+            breaks.append(t_near)
     return near, np.concatenate(cleaned), canceller, resumed
 
 
@@ -156,6 +160,19 @@ def test_the_reference_stays_aligned_through_underruns_and_a_new_output_stream(r
     # Right after the stall / the new stream, not only once the canceller re-learned the path.
     assert _erle(near, cleaned, resumed + 0.1, resumed + 0.6) >= 20
     assert _erle(near, cleaned, resumed + 2.0, 8.9) >= 20
+
+
+@pytest.mark.parametrize("rate,new_rate,gap_s", [(48000, 48000, 0.0), (48000, 48000, 0.15), (22050, 16000, 0.2)])
+def test_a_break_in_the_far_end_is_reported_with_the_block_it_came_in(rate, new_rate, gap_s):
+    """What gates the rest of a reply after an audio stall (EchoGate.unsettle): reported as
+    the block after the break reaches the canceller (the player runs 250 ms ahead), never
+    without one."""
+    breaks: list[float] = []
+    _, _, _, resumed = _play(rate, new_rate, gap_s, breaks=breaks)
+    if gap_s == 0.0:
+        assert breaks == []
+    else:
+        assert breaks and resumed - 0.3 <= breaks[0] <= resumed, (breaks, resumed)
 
 
 def test_a_learner_talking_over_the_echo_comes_through(shared_data):

@@ -348,3 +348,77 @@ def test_more_words_than_the_voice_can_hold_are_the_echo(heard, voiced_ms, what,
     ("Give them a good", NOTHING), ("Mm-hmm.", BACKCHANNEL), ("Okay, no more.", BACKCHANNEL)])
 def test_words_so_far_interrupt_only_by_a_floor_word(heard, what):
     assert over_the_tutor(heard, "Interviews can be stressful.", 320, so_far=True) == what
+
+
+class _CountingPort(_Port):
+    def __init__(self) -> None:
+        super().__init__()
+        self.interruptions = 0
+
+    def interrupt(self) -> None:
+        self.interruptions += 1
+        super().interrupt()
+
+
+def _feed(listener: Listener, cleaned: float, raw: float, blocks: int) -> None:
+    """`blocks` of 100 ms: AEC3's output at level `cleaned` from a microphone at `raw`."""
+    for _ in range(blocks):
+        listener.feed(np.full(1600, cleaned, np.float32), np.full(1600, raw, np.float32),
+                      np.full(1600, 0.1, np.float32))
+
+
+def _leak_after_a_stall(broke: bool) -> tuple[_CountingPort, Listener]:
+    """The tutor audible, its echo in the microphone at 0.1 and cancelled; a block in which
+    the canceller's pairing broke (or not); then 1.5 s of the echo leaking through AEC3
+    almost whole (0.09: the VAD takes it for voice, louder than gated mode's 0.08 floor)."""
+    port = _CountingPort()
+    port.speaking = True
+    listener = Listener(LoopOptions(echo=EchoOptions(mode=SPEAKER)), FakeVad(), port)
+    _feed(listener, 0.0, 0.1, 10)
+    listener.feed(np.zeros(1600, np.float32), np.full(1600, 0.1, np.float32), np.full(1600, 0.1, np.float32),
+                  broke=broke)
+    _feed(listener, 0.09, 0.1, 15)
+    return port, listener
+
+
+def test_after_a_stall_the_echo_leaking_through_does_not_stop_the_tutor():
+    port, _ = _leak_after_a_stall(broke=False)
+    assert port.interruptions == 1  # without the break reported, 900 ms of the leak stops it
+    port, listener = _leak_after_a_stall(broke=True)
+    assert port.interruptions == 0 and not port.heard  # gated for the rest of the reply: nothing heard
+    port.speaking = False  # the reply ended: after the echo tail, full duplex again
+    _feed(listener, 0.0, 0.0, 5)
+    _feed(listener, 0.3, 0.3, 10)
+    _feed(listener, 0.0, 0.0, 10)
+    assert port.heard  # the learner's next turn
+
+
+def test_after_a_stall_a_learner_who_speaks_up_still_stops_the_tutor():
+    port, listener = _leak_after_a_stall(broke=True)
+    _feed(listener, 0.3, 0.5, 6)  # 600 ms at 5x the echo in the microphone (the gated barge-in: 400 ms)
+    assert port.interruptions == 1
+
+
+def test_a_stall_right_as_a_reply_begins_is_no_barge_in():
+    """The frames before the break were silence (the reply had just begun): they are no
+    measure of the echo, so its raw level (0.1, over gated mode's 0.08 floor) is not "loud"."""
+    port = _CountingPort()
+    port.speaking = True
+    listener = Listener(LoopOptions(echo=EchoOptions(mode=SPEAKER)), FakeVad(), port)
+    silence = np.zeros(1536, np.float32)  # whole frames: none is half silence, half echo
+    for _ in range(10):
+        listener.feed(silence, silence, silence)
+    listener.feed(silence, silence, silence, broke=True)
+    for _ in range(20):  # 2 s of the echo, leaking through AEC3
+        listener.feed(np.full(1536, 0.09, np.float32), np.full(1536, 0.1, np.float32), np.full(1536, 0.1, np.float32))
+    assert port.interruptions == 0 and not port.heard
+
+
+def test_a_break_while_the_tutor_is_quiet_changes_nothing():
+    port = _CountingPort()
+    listener = Listener(LoopOptions(echo=EchoOptions(mode=SPEAKER)), FakeVad(), port)
+    listener.feed(np.zeros(1600, dtype=np.float32), broke=True)
+    port.speaking = True
+    for _ in range(15):
+        listener.feed(np.full(1600, 0.05, dtype=np.float32))
+    assert port.interruptions == 1  # full duplex: speech over the tutor stops it

@@ -238,6 +238,20 @@ def test_a_sentence_over_the_tutor_interrupts_it(calls):
     assert call.rec.wait_kind(ev.UserUtterance, 2)[1].text == "wait I have a question"
 
 
+def test_a_span_judged_complete_without_words_ends_with_nothing_to_answer(calls):
+    """The judge called a span complete whose transcript is empty (a noise; the replayed echo
+    after an audio stall): no turn starts, and its commit does not take the audio thread down."""
+    judge = ScriptedJudge(COMPLETE)
+    call = calls(judge=judge, stt=FakeStt("", "hello there"))
+    steps = Steps(call)
+    steps.first_turn(judge)  # speculated on "": no turn
+    steps.push(0.0, 30)  # past the commit wait and the segmenter's own silence window
+    assert not call.rec.of(ev.UserUtterance)
+    steps.push(0.3, 16)  # the learner, heard as ever
+    steps.pause_until_judged(judge, 2)
+    assert call.rec.wait_kind(ev.UserUtterance)[0].text == "hello there"
+
+
 @pytest.mark.parametrize("text", ["Mm-hm.", "Yeah!", "okay", "Oh, I see.", "uh-huh", "Right, right."])
 def test_backchannel_words(text):
     assert is_backchannel(text)

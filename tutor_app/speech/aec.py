@@ -13,6 +13,11 @@ them. A known break in the far end - an underrun PortAudio reported, or a new ou
 stream after the first - anchors the far timeline at once on the first block after it
 (then refined by the median), so the echo of the next words is cancelled from the start
 instead of after half a second of re-learning (a leaked echo can interrupt the tutor).
+Each such break is reported with the block it came in (`Cancelled.broke`): after a stall of
+the audio system the echo itself came back up to 129 ms later and AEC3 needed seconds to
+follow, so the call gates the microphone for the rest of that reply (speech/echo.py
+`EchoGate.unsettle`). A re-anchor alone is no break: the clocks drift by 30 ms over minutes
+and AEC3 follows that at once.
 """
 from __future__ import annotations
 
@@ -110,21 +115,24 @@ class _Timeline:
         self._origin: float | None = None
         self._immediate = immediate
 
-    def add(self, n: int, t_first: float, jump: bool = False) -> None:
-        """`jump`: the stream really moved before this block (a reported underrun)."""
+    def add(self, n: int, t_first: float, jump: bool = False) -> bool:
+        """`jump`: the stream really moved before this block (a reported underrun). True
+        when that broke a timeline already in use."""
         reading = t_first - self.count / RATE
+        broke = jump and self._origin is not None
         if jump or (self._immediate and self._origin is None):
             self._offsets.clear()  # the readings before the break describe another timeline
             self._origin = reading
         self._offsets.append(reading)
         self.count += n
         if len(self._offsets) < self.SETTLE:
-            return
+            return broke
         current = statistics.median(self._offsets)
         if self._origin is None or abs(current - self._origin) > self.REANCHOR_S:
             if self._origin is not None:
                 log.debug("echo reference re-anchored by %.0f ms", (current - self._origin) * 1000)
             self._origin = current
+        return broke
 
     def origin(self) -> float | None:
         return self._origin
@@ -140,6 +148,7 @@ class Cancelled:
     cleaned: NDArray[np.float32]
     raw: NDArray[np.float32]
     far: NDArray[np.float32]
+    broke: bool = False  # the far end broke (a reported underrun, a new stream) since the last block
 
 
 class EchoCanceller:
@@ -161,6 +170,7 @@ class EchoCanceller:
         self.cpu_s = 0.0
         self.frames = 0
         self._energy = [0.0, 0.0]  # near in / out while the far end was loud (ERLE)
+        self._broke = False
 
     @classmethod
     def load(cls, options: AecOptions | None = None, tap: FarEndTap | None = None) -> "EchoCanceller":
@@ -216,7 +226,8 @@ class EchoCanceller:
                 self._energy[1] += float(np.mean(cleaned * cleaned))
         self.frames += n_frames
         self.cpu_s += time.process_time() - started
-        return Cancelled(out, data[:n_frames * FRAME].copy(), fars)
+        broke, self._broke = self._broke, False
+        return Cancelled(out, data[:n_frames * FRAME].copy(), fars, broke)
 
     # -- far end ---------------------------------------------------------------------------
     def _take_far(self) -> None:
@@ -229,13 +240,14 @@ class EchoCanceller:
                 self._resampler = StreamResampler(rate, RATE) if rate != RATE else None
                 if self._far_line.count > 0:
                     self._prev = (self._far_line, self._far)
+                    self._broke = True
                     self._far = np.zeros_like(self._far)
                 self._far_line = _Timeline(immediate=self._far_line.count > 0)
                 continue
             block, t, underflow = entry
             start_count = self._far_line.count
             samples = self._resampler.process(block) if self._resampler is not None else block
-            self._far_line.add(len(samples), t, jump=underflow and start_count > 0)
+            self._broke |= self._far_line.add(len(samples), t, jump=underflow and start_count > 0)
             idx = (start_count + np.arange(len(samples))) % len(self._far)
             self._far[idx] = samples
 

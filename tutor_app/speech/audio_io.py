@@ -46,6 +46,8 @@ class EchoBlock(Protocol):
     def raw(self) -> NDArray[np.float32]: ...
     @property
     def far(self) -> NDArray[np.float32]: ...
+    @property
+    def broke(self) -> bool: ...
 
 
 class EchoProcessor(Protocol):
@@ -67,6 +69,7 @@ class MicBlock(NamedTuple):
     level: float
     raw: NDArray[np.float32] | None = None
     far: NDArray[np.float32] | None = None
+    broke: bool = False  # the canceller's pairing broke in this block (aec.Cancelled.broke)
 
 
 @dataclass
@@ -143,7 +146,7 @@ class Capture:
             samples = self._resampler.process(samples)
         if self.echo is not None:
             block = self.echo.process_block(samples, t_first)
-            return MicBlock(block.cleaned, level, block.raw, block.far)
+            return MicBlock(block.cleaned, level, block.raw, block.far, block.broke)
         return MicBlock(samples, level)
 
     @property

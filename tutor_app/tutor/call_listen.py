@@ -1,13 +1,10 @@
 """Turn-taking on the live microphone (the audio thread's work, no threads of its own).
 
-Per 512-sample frame: level meter -> Silero probability -> echo gate (gated mode only)
--> Segmenter -> the turn-taking rules of tutor/turn_taking.py: early STT, the end-of-turn
+Per 512-sample frame: level meter -> Silero probability -> echo gate (gated mode, and
+speaker mode for the rest of a reply after an audio stall) -> Segmenter -> the turn-taking rules of tutor/turn_taking.py: early STT, the end-of-turn
 judge, speculation / commit / retraction, barge-in vs backchannel over the tutor, and the
 learner's within-turn pauses. Everything it does to the rest of the call goes through
 `ListenerPort` (the CallLoop), so tests drive it with scripted frames and a fake port.
-
-Early STT: `early_stt_ms` into a silence that may end the turn, the utterance so far goes to
-STT; if the turn ends there (same start and end frame) that transcript is ready; else dropped.
 """
 from __future__ import annotations
 
@@ -89,19 +86,20 @@ class Listener:
         self._recent: deque[tuple[np.ndarray, float, Any]] = deque(maxlen=self._echo.frames(options.echo.loud_min_ms
                                                              + options.segmenter.preroll_ms) + 4)
         self._was_gated = False
-        self._level_acc = 0.0
-        self._level_n = 0
+        self._level_acc, self._level_n = 0.0, 0
         self._frames_cond = threading.Condition()
         self.frames_seen = 0
         self.pauses_ms: list[float] = []  # the learner's within-turn pauses (thinking time)
-        # How turns ended: "judge" (speculated on a complete verdict), "sentence" (a likely
-        # one, at the sentence wait), "silence" (the segmenter's window), "retracted" (the
-        # learner went on), "backchannel", "nothing" (short speech over the tutor that was neither).
+        # How turns ended: "judge" (a complete verdict), "sentence" (a likely one), "silence", "retracted"
+        # (the learner went on), "backchannel", "nothing" (short speech over the tutor that was neither).
         self.ends: dict[str, int] = {}
 
-    def feed(self, samples: np.ndarray, raw: np.ndarray | None = None, far: np.ndarray | None = None) -> None:
-        """16 kHz mono float32 samples of any length; `raw` / `far`: the microphone and far
-        end they were echo-cancelled from (same length), when a canceller runs."""
+    def feed(self, samples: np.ndarray, raw: np.ndarray | None = None, far: np.ndarray | None = None,
+             broke: bool = False) -> None:
+        """16 kHz mono float32 samples of any length; `raw` / `far`: the microphone and far end
+        they were echo-cancelled from, when a canceller runs; `broke`: its pairing broke."""
+        if broke:  # the microphone and far end before the break: the echo's level for the gate
+            self._echo.unsettle(self.port.tutor_audible(), [r for _, _, r in self._recent if r is not None])
         for frame, ref in self._mic.split(samples, raw, far):
             self._frame(frame, ref)
 
@@ -116,8 +114,7 @@ class Listener:
         self._segmenter.reset()
         self._short.reset()
         self._mic.clear()
-        self._index = 0
-        self._check = None
+        self._index, self._check = 0, None
 
     def wait_frames(self, n: int, timeout: float = 10.0) -> bool:
         with self._frames_cond:
@@ -141,7 +138,7 @@ class Listener:
                     if not self._was_gated:
                         self.reset()  # the speaker may be heard from here on
                         self._was_gated = True
-                    if speaking and self._echo.loud_barge_in(probability, rms):
+                    if speaking and self._echo.loud_barge_in(probability, rms, ref):
                         self._gated_barge_in()
                     return
                 self._was_gated = False
@@ -156,8 +153,7 @@ class Listener:
         self._level_n += n
         if self._level_n >= LEVEL_SAMPLES:
             level = 0.0 if self.muted else (self._level_acc / self._level_n) ** 0.5
-            self._level_acc = 0.0
-            self._level_n = 0
+            self._level_acc, self._level_n = 0.0, 0
             self.port.emit(ev.MicLevel(min(1.0, level)))
 
     def _gated_barge_in(self) -> None:
@@ -232,6 +228,8 @@ class Listener:
                 self._interrupt()
 
     def _silent(self, index: int) -> None:
+        """Early STT: `early_stt_ms` into a silence that may end the turn, the utterance so far
+        goes to STT (used if the turn ends there, same start and end frame); then the judge."""
         silence = index - self._last_speech
         seg = self.options.segmenter
         early = self.options.early_stt_ms or self.turns.check_ms
@@ -249,8 +247,9 @@ class Listener:
                 check.likely = False
                 self._speculate(check, silence, "sentence")
             if self._spec is not None and silence >= self._commit_frames:
-                self._spec[2].commit()  # quiet long enough: the turn is the learner's
-                self._settle_speculation()
+                if self._spec[2] is not None:
+                    self._spec[2].commit()  # quiet long enough: the turn is the learner's
+                self._settle_speculation(due=True)
             return
         if check.verdict is None and silence >= seg.frames(self.turns.check_ms):
             check.verdict = self.port.judge_later(self._words(check.start, check.end), check.transcript)
@@ -288,12 +287,12 @@ class Listener:
                                   silence + seg.frames(self.turns.commit_ms - self.turns.check_ms))
         self._count(how)
 
-    def _settle_speculation(self) -> None:
-        """A committed speculation ends the utterance for good."""
+    def _settle_speculation(self, due: bool = False) -> None:
+        """A committed speculation ends the utterance for good; so does one without words
+        (no turn: nothing to answer) once its commit is `due`."""
         spec = self._spec
-        if spec is not None and spec[2] is not None and spec[2].committed:
-            self._spec = None
-            self._check = None
+        if spec is not None and (spec[2].committed if spec[2] is not None else due):
+            self._spec = self._check = None
             self._segmenter.end_now()
 
     def _retract(self) -> None:
@@ -342,7 +341,8 @@ class Listener:
         spec, check = self._spec, self._check
         self._spec = self._check = None
         if spec is not None and spec[:2] == (event.start_frame, event.end_frame):
-            spec[2].commit()  # speculated already: now it is certain
+            if spec[2] is not None:  # (None: no words, nothing to answer)
+                spec[2].commit()  # speculated already: now it is certain
             return
         if spec is not None and spec[2] is not None:
             spec[2].cancel(RESUMED)

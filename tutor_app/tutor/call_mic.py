@@ -29,7 +29,7 @@ def read_microphone(self: Any) -> None:
                 if not _recover(self):
                     return  # the microphone is gone for good; typed turns go on
             continue
-        self.listener.feed(item.samples, item.raw, item.far)
+        self.listener.feed(item.samples, item.raw, item.far, item.broke)
 
 
 def _device_lost(self: Any) -> bool:
