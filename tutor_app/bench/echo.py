@@ -9,10 +9,10 @@ looped back into the virtual microphone (bench/loopback.py) at 0 / -10 dB and 30
 2. Live calls in the default speaker mode on the 0 dB / 30 ms loopback, fake tutor model:
    residual-echo false turns (a learner turn or an interruption the learner did not make)
    over N replies (with `--stall-ms`: the sound server stopped that long about a second
-   into each reply - the fault behind a playback underrun), and barge-in times: from the learner's first voiced sample (estimated as
-   the confirmed speech start minus the 250 ms of voice it takes to confirm) to the tutor's
-   volume ducked and to playback stopped (the player cleared; PortAudio's output latency
-   comes on top). Prints numbers next to the goals; asserts nothing.
+   into each reply - the fault behind a playback underrun), and barge-in times: from the
+   learner's first voiced sample (estimated as the confirmed speech start minus the 250 ms
+   of voice it takes to confirm) to the tutor's volume ducked and to playback stopped (the
+   player cleared; PortAudio's output latency comes on top). Prints numbers next to the goals; asserts nothing.
 """
 from __future__ import annotations
 
@@ -166,7 +166,8 @@ def _calls(app, args) -> dict:
             finally:
                 controller.end_call()
     replies = max(1, args.replies)
-    return {"replies": replies, "stall_ms": args.stall_ms, "false_turns": false_turns, "false_turns_per_100": 100 * false_turns / replies,
+    return {"replies": replies, "stall_ms": args.stall_ms, "false_turns": false_turns,
+            "false_turns_per_100": 100 * false_turns / replies,
             "barge_ins": len(stop_ms), "barge_ins_missed": missed,
             "barge_in_duck_ms_p50": statistics.median(duck_ms) if duck_ms else float("nan"),
             "barge_in_stop_ms_p50": statistics.median(stop_ms) if stop_ms else float("nan"),

@@ -1,7 +1,7 @@
 """Turn-taking on the live microphone (the audio thread's work, no threads of its own).
 
-Per 512-sample frame: level meter -> Silero probability -> echo gate (gated mode, and
-speaker mode for the rest of a reply after an audio stall) -> Segmenter -> the turn-taking rules of tutor/turn_taking.py: early STT, the end-of-turn
+Per 512-sample frame: level meter -> Silero probability -> echo gate (gated mode; speaker
+mode after an audio stall) -> Segmenter -> tutor/turn_taking.py's rules: early STT, the end-of-turn
 judge, speculation / commit / retraction, barge-in vs backchannel over the tutor, and the
 learner's within-turn pauses. Everything it does to the rest of the call goes through
 `ListenerPort` (the CallLoop), so tests drive it with scripted frames and a fake port.
