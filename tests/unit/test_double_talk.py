@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tests.unit.call_fakes import FakeVad
-from tutor_app.speech.double_talk import remove_echo_linearly, speech_onset
+from tutor_app.speech.double_talk import GateOptions, block_rms, keep_second_voice, remove_echo_linearly, speech_onset
 from tutor_app.speech.echo import SPEAKER, EchoOptions
 from tutor_app.tutor.call_listen import Listener
 from tutor_app.tutor.call_overlap import LinearCopy, ShortSpeech
@@ -52,6 +52,25 @@ def test_the_echo_is_removed_and_the_learner_kept():
     assert _db(mic[echo_only], out[echo_only]) >= 20  # the tutor is gone (measured 26 dB) ...
     both = slice(3 * RATE, 4 * RATE)
     assert _db(learner[both], out[both] - learner[both]) >= 20  # ... the learner is not
+
+
+def test_a_pause_between_the_learners_words_is_kept_only_when_asked():
+    """Two words 320 ms apart over the tutor, then the tutor alone for a second."""
+    far = _speechlike(11, 5.0)
+    learner = np.zeros_like(far)
+    for a, b in ((2.0, 2.5), (2.82, 3.3)):
+        learner[int(a * RATE):int(b * RATE)] = _speechlike(12, b - a)
+    raw = _room(far) + learner
+    cleaned = remove_echo_linearly(raw, far)
+    blocks = {name: block_rms(keep_second_voice(raw, cleaned, far, GateOptions(keep_pause_ms=ms)))
+              for name, ms in (("voice", 0), ("floor", 480))}
+    level = block_rms(cleaned)
+    pause = slice(int(2.6 * RATE) // 512, int(2.72 * RATE) // 512)  # inside the pause, a block from each word
+    after = slice(int(3.5 * RATE) // 512, int(4.3 * RATE) // 512)  # the tutor alone after both words
+    assert np.all(blocks["voice"][pause] < 0.1 * level[pause])  # judging a short sound: voice alone
+    assert np.allclose(blocks["floor"][pause], level[pause])  # the learner's own pause: kept
+    for kept in blocks.values():
+        assert np.all(kept[after] < 0.1 * level[after])  # a second of the tutor alone: turned down
 
 
 def test_nothing_played_leaves_the_microphone_as_it_was():
@@ -334,6 +353,7 @@ def test_what_short_speech_over_the_tutor_is(heard, what):
     ("And I'm in the m-m-hmm.", 600, BACKCHANNEL, "m-m-hmm"),  # a hum however Whisper spells it
     ("Can I m-m-hmm?", 600, BACKCHANNEL, "m-m-hmm"),
     ("Give them a", 600, NOTHING, ""),  # a few words of the echo alone: nothing to keep, nothing to stop
+    ("Mm-hmm Mm-hmm Mm-hmm Mm-hmm", 480, BACKCHANNEL, "Mm-hmm"),  # Whisper repeating one hum
 ])
 def test_more_words_than_the_voice_can_hold_are_the_echo(heard, voiced_ms, what, kept):
     said = "Interviews can be stressful, so well done for going."

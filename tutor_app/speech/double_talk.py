@@ -86,6 +86,12 @@ class GateOptions:
     default_removal_db: float = 12.0  # the usual removal when the tutor alone hardly played
     echo_blocks: int = 8  # the far end of the last 256 ms can still be heard in a block
     floor: float = 0.05  # what is left of a block of echo alone (-26 dB)
+    # Echo-alone blocks between stretches of second voice at most this far apart are kept
+    # (0: none), for a learner who has the floor: over a 0 dB echo their soft syllables pass
+    # for echo alone, and Whisper heard "and I asked" of "can I ask" with them turned down.
+    # Not for judging a short sound: a pause filled there let "so well done for gold" (the
+    # tutor's words) in between two "mm-hmm"s.
+    keep_pause_ms: int = 0
 
 
 def block_rms(x: npt.ArrayLike, block: int = 512) -> NDArray[np.float64]:
@@ -113,17 +119,25 @@ def second_voice(raw: npt.ArrayLike, residual: npt.ArrayLike, far: npt.ArrayLike
 
 
 def keep_second_voice(raw: npt.ArrayLike, residual: npt.ArrayLike, far: npt.ArrayLike,
-                      options: GateOptions | None = None) -> NDArray[np.float32]:
-    """The linear residual with the blocks that hold only the tutor's echo turned down to
-    `floor` (second_voice; a block either side kept too: word edges). Without this, Whisper
-    made the tutor's residual words of a short "mm-hmm" ("So well done for gold.")."""
+                      options: GateOptions | None = None, signal: npt.ArrayLike | None = None) -> NDArray[np.float32]:
+    """The linear residual (or `signal` made of it) with the blocks that hold only the
+    tutor's echo turned down to `floor` (second_voice; a block either side kept too: word
+    edges; and pauses up to `keep_pause_ms`). Without this, Whisper made the tutor's
+    residual words of a short "mm-hmm" ("So well done for gold.")."""
     o = options or GateOptions()
     res = np.asarray(residual, dtype=np.float64).reshape(-1)
     voice = second_voice(raw, res, far, o)
     n = voice.size
+    if signal is not None:
+        res = np.asarray(signal, dtype=np.float64).reshape(-1)
     if n == 0:
         return res.astype(np.float32)
     voice = voice | np.roll(voice, 1) | np.roll(voice, -1)
+    longest = o.keep_pause_ms * RATE // 1000 // o.block
+    at = np.flatnonzero(voice)
+    for a, b in zip(at[:-1], at[1:]):
+        if b - a - 1 <= longest:
+            voice[a:b] = True
     out = res.copy()
     out[:n * o.block] *= np.repeat(np.where(voice, 1.0, o.floor), o.block)
     return out.astype(np.float32)

@@ -108,6 +108,7 @@ class Listener:
         self.vad.reset()
         self._mic.drop_partial()
         self.reset()
+
     def reset(self) -> None:
         self._retract()
         self._end_overlap()
@@ -346,17 +347,16 @@ class Listener:
             return
         if spec is not None and spec[2] is not None:
             spec[2].cancel(RESUMED)
-        if self._overlap_voiced is not None and not self._overlap_ended(
-                _text(check.transcript if check is not None else self.port.transcribe_later(
+        if self._overlap_voiced is not None:
+            if not self._overlap_ended(_text(check.transcript if check is not None else self.port.transcribe_later(
                     self._words(event.start_frame, event.end_frame), EXPECT))):
-            return
+                return
+            check = None  # its words were judged as a short sound's; the turn's keep their pauses
         audio = self._words(event.start_frame, event.end_frame)
         if not audio.size:
             return
-        if check is not None and (check.start, check.end) == (event.start_frame, event.end_frame):
-            transcript = check.transcript
-        else:
-            transcript = self.port.transcribe_later(audio)
+        same = check is not None and (check.start, check.end) == (event.start_frame, event.end_frame)
+        transcript = check.transcript if same and check is not None else self.port.transcribe_later(audio)
         silence = self._index - event.end_frame
         eos = end_of_speech_time(time.perf_counter(), silence, self.options.segmenter.frame_ms)
         log.debug("utterance of %.2f s (%s)", audio.size / SAMPLE_RATE, event.reason)
@@ -366,8 +366,8 @@ class Listener:
     def _count(self, how: str) -> None:
         self.ends[how] = self.ends.get(how, 0) + 1
 
-    def _words(self, start: int, end: int) -> np.ndarray:
-        return self._mic.words(start, end, over_tutor=self._overlapped)
+    def _words(self, start: int, end: int) -> np.ndarray:  # undecided over the tutor: its voice alone
+        return self._mic.words(start, end, over_tutor=self._overlapped, floor=self._overlap_voiced is None)
 
     def _short_speech(self, index: int, probability: float) -> None:
         """Voice over the tutor too short for the segmenter: maybe a backchannel (call_overlap.py)."""

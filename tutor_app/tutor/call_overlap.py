@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from tutor_app.speech.bias import BiasList
-from tutor_app.speech.double_talk import MIN_FAR_RMS, block_rms, keep_second_voice, remove_echo_linearly
+from tutor_app.speech.double_talk import (MIN_FAR_RMS, GateOptions, block_rms, keep_second_voice,
+                                          remove_echo_linearly)
+from tutor_app.speech.residual_echo import suppress_residual_echo
 from tutor_app.speech.segmenter import FRAME_SAMPLES, SAMPLE_RATE
 from tutor_app.tutor.turn_taking import BACKCHANNEL_HINTS, backchannel_in
 
@@ -43,6 +45,7 @@ SETTLE_MS = 1000  # a short stretch is looked at this long after it ended (the t
 # mind" / "Amen, mom" / "MM." without the hint, "Mm-hmm." with it in 7 of 8 clips.
 EXPECT = BiasList(BACKCHANNEL_HINTS)
 Ref = tuple[np.ndarray, np.ndarray]  # (microphone, far end) of one frame, as the canceller paired them
+FLOOR_GATE = GateOptions(keep_pause_ms=480)  # the words of a learner who has the floor keep their pauses
 
 
 class BackchannelPort(Protocol):
@@ -62,9 +65,14 @@ class LinearCopy:
     far: np.ndarray
     first: int
 
-    def voice(self) -> np.ndarray:
-        """`cleaned` with the blocks of the tutor's echo alone turned down (for Whisper)."""
-        return keep_second_voice(self.raw, self.cleaned, self.far)
+    def voice(self, floor: bool = False) -> np.ndarray:
+        """`cleaned` with the blocks of the tutor's echo alone turned down (for Whisper); for
+        a learner who has the floor, with its pauses and the residual echo suppressed under
+        its words (speech/residual_echo.py)."""
+        if not floor:
+            return keep_second_voice(self.raw, self.cleaned, self.far)
+        quieter = suppress_residual_echo(self.raw, self.cleaned, self.far)
+        return keep_second_voice(self.raw, self.cleaned, self.far, FLOOR_GATE, quieter)
 
 
 def linear_copy(refs: list[Ref | None], a: int, b: int) -> LinearCopy | None:

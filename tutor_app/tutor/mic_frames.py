@@ -87,18 +87,20 @@ class MicFrames:
         copy, at = found
         return (at - speech_onset(copy.raw, copy.cleaned, copy.far, at, copy.raw.size)) // FRAME_SAMPLES
 
-    def words(self, start: int, end: int, over_tutor: bool) -> NDArray[np.float32]:
+    def words(self, start: int, end: int, over_tutor: bool, floor: bool = True) -> NDArray[np.float32]:
         """Frames [start, end) for STT, the judge and the emotion model: as heard, or for
         speech that began over the tutor the linear copy (its echo path fitted on every frame
         there is: the tutor alone after the speech helps when it came right as a reply
-        began), from where the speech really began (AEC3 can hide a first word from the VAD)."""
+        began), from where the speech really began (AEC3 can hide a first word from the VAD).
+        `floor`: the learner has it (an interruption): pauses kept, residual echo suppressed;
+        False while a short sound is judged (a backchannel?): only the blocks of voice."""
         found = self.linear(start, self.end) if over_tutor else None
         if found is None:
             return self.cut(start, end)
         copy, at = found
         a, b = self._span(start, end)
         stop = at + (b - a) * FRAME_SAMPLES
-        return copy.voice()[speech_onset(copy.raw, copy.cleaned, copy.far, at, stop):stop]
+        return copy.voice(floor)[speech_onset(copy.raw, copy.cleaned, copy.far, at, stop):stop]
 
     def keep_last(self, keep: int) -> None:
         extra = len(self._frames) - keep

@@ -99,6 +99,9 @@ BACKCHANNEL, INTERRUPTION, NOTHING = "backchannel", "interruption", "nothing"
 # some of the tutor's residual echo (the linear fit is short right as a reply begins):
 # "Mm-hmm. So, I'm gonna go for go. Mm-hmm." of two looped-back "mm-hmm"s.
 MAX_WORDS_PER_VOICED_S = 4.0
+# A hum takes at least this much voice: Whisper, told to expect one, sometimes repeats it
+# ("Mm-hmm Mm-hmm Mm-hmm Mm-hmm" of one looped-back "mm-hmm").
+HUM_MS = 250
 
 
 def over_the_tutor(text: str, tutor_said: str, voiced_ms: float, so_far: bool = False) -> str:
@@ -124,11 +127,13 @@ def over_the_tutor(text: str, tutor_said: str, voiced_ms: float, so_far: bool = 
 def backchannel_heard(text: str, voiced_ms: float) -> str:
     """The backchannel words in the transcript of short speech over the tutor: `backchannel_in`,
     or its hums ("Mm-hmm") when it has more words than `voiced_ms` of voice can hold
-    (the rest are the tutor's echo; a real sentence may begin "Okay, ..." but not "Mm-hmm")."""
+    (the rest are the tutor's echo; a real sentence may begin "Okay, ..." but not "Mm-hmm"),
+    as many as that voice can hold (HUM_MS each)."""
     found = backchannel_in(text)
     if found or len(text.split()) <= MAX_WORDS_PER_VOICED_S * voiced_ms / 1000:
         return found
-    return " ".join(w for w in (w.strip(".,!?;:\"'") for w in text.split()) if _HUM.fullmatch(w.lower()))
+    hums = [w for w in (w.strip(".,!?;:\"'") for w in text.split()) if _HUM.fullmatch(w.lower())]
+    return " ".join(hums[:max(1, int(voiced_ms // HUM_MS))])
 
 
 @dataclass(frozen=True)
