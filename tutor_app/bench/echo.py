@@ -12,7 +12,9 @@ looped back into the virtual microphone (bench/loopback.py) at 0 / -10 dB and 30
    into each reply - the fault behind a playback underrun), and barge-in times: from the
    learner's first voiced sample (estimated as the confirmed speech start minus the 250 ms
    of voice it takes to confirm) to the tutor's volume ducked and to playback stopped (the
-   player cleared; PortAudio's output latency comes on top). Prints numbers next to the goals; asserts nothing.
+   player cleared; PortAudio's output latency comes on top), and how well the words of
+   each interruption were heard: WER against the text, next to the same clip transcribed
+   straight from its file. Prints numbers next to the goals; asserts nothing.
 """
 from __future__ import annotations
 
@@ -64,6 +66,8 @@ def run(args: argparse.Namespace, app) -> int:
         print(f"barge-in, ms from the learner's first voiced sample: ducked p50 {summary['barge_in_duck_ms_p50']:.0f}, "
               f"playback stopped p50 {summary['barge_in_stop_ms_p50']:.0f} / max {summary['barge_in_stop_ms_max']:.0f} "
               f"({summary['barge_ins']} interruptions, {summary['barge_ins_missed']} missed)")
+        print(f"barge-in words heard: WER p50 {summary['barge_in_wer_p50']:.3f} / max {summary['barge_in_wer_max']:.3f} "
+              f"(the clip from its file: {summary['barge_in_wer_clean']:.3f})")
     print("goals: " + ", ".join(f"{k} {v}" for k, v in GOALS.items()))
     if args.json:
         print(json.dumps(summary))
@@ -130,7 +134,9 @@ def _calls(app, args) -> dict:
     app.settings.speech.audio_mode = "speaker"
     app.settings.llm.backend = "anthropic"
     app.settings.llm.fallback_to_local = False
-    false_turns, duck_ms, stop_ms, missed = 0, [], [], 0
+    from tutor_app.speech.wer import wer
+
+    false_turns, duck_ms, stop_ms, missed, wers = 0, [], [], 0, []
     stall = _Stall(args.stall_ms) if args.stall_ms > 0 else None
     with fakes.FakeAnthropicServer(timing=fakes.Timing.realistic(400, 40), default=fakes.Reply(TYPICAL_REPLY)) as server:
         os.environ["ANTHROPIC_BASE_URL"] = server.url
@@ -157,6 +163,7 @@ def _calls(app, args) -> dict:
                     events.wait_kind(ev.TutorSentence, len(events.of(ev.TutorSentence)) + 1, timeout=120)
                     _play(barge)
                     events.wait_kind(ev.TutorTurnDone, count + 2, timeout=120)
+                    wers.append(wer(BARGE, [u.text for u in events.of(ev.UserUtterance) if u.text][-1]))
                     if "interrupt" in stamps and "started" in stamps:
                         first_voice = stamps["started"] - 0.25
                         stop_ms.append((stamps["interrupt"] - first_voice) * 1000)
@@ -171,7 +178,10 @@ def _calls(app, args) -> dict:
             "barge_ins": len(stop_ms), "barge_ins_missed": missed,
             "barge_in_duck_ms_p50": statistics.median(duck_ms) if duck_ms else float("nan"),
             "barge_in_stop_ms_p50": statistics.median(stop_ms) if stop_ms else float("nan"),
-            "barge_in_stop_ms_max": max(stop_ms) if stop_ms else float("nan")}
+            "barge_in_stop_ms_max": max(stop_ms) if stop_ms else float("nan"),
+            "barge_in_wer_p50": statistics.median(wers) if wers else float("nan"),
+            "barge_in_wer_max": max(wers) if wers else float("nan"),
+            "barge_in_wer_clean": wer(BARGE, app.stt.transcribe(barge).text)}
 
 
 class _Stall:
