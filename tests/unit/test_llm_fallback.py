@@ -152,6 +152,19 @@ def test_cancelled_turn_does_not_fall_back(fake_anthropic, local):
     assert local.calls == []
 
 
+def test_a_turn_cancelled_while_the_cloud_is_silent_neither_waits_nor_falls_back(fake_anthropic, local):
+    """The learner talks on (or barges in) before the first token: the wait ends then, not at
+    the budget, and a cancelled turn is no failure (the local model stays unloaded)."""
+    import threading
+
+    fake_anthropic.push(Reply("Too late.", first_token_delay=30))
+    token = CancelToken()
+    model = make(local, first_token_s=60.0)
+    threading.Thread(target=lambda: fake_anthropic.wait_requests(1) and token.cancel(), daemon=True).start()
+    assert list(model.stream("s", HI, cancel=token)) == []
+    assert local.calls == [] and model.last_fallback_reason is None and not model.last_switched
+
+
 def test_missing_local_model_raises_the_cloud_error(fake_anthropic):
     fake_anthropic.push(Reply(status=500))
 

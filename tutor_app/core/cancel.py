@@ -7,12 +7,21 @@ turn that is the learner's from the start, as in `tutor-app chat`).
 from __future__ import annotations
 
 import threading
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 class Cancellable(Protocol):
     @property
     def cancelled(self) -> bool: ...
+
+
+@runtime_checkable
+class Waitable(Protocol):
+    """A cancel signal a thread can block on (a live call's turn, a plain token)."""
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Until cancelled (True) or `timeout` (False)."""
+        ...
 
 
 class TurnHandle(Cancellable, Protocol):

@@ -5,7 +5,10 @@ client's batch-job timeouts (a stalled server sending no headers cost 3 x 30 s).
 thread and yields its deltas; when nothing has arrived after `seconds` it raises
 `LLMUnavailableError` at once and tells the abandoned stream to stop (through the token
 it was given, checked between events; a request still waiting for headers ends at its
-own, shorter stream timeout and its answer is dropped).
+own, shorter stream timeout and its answer is dropped). A turn cancelled while it waits
+(barge-in, or a speculative turn the learner talked on through) ends the wait at once,
+with no deltas: the caller's next turn does not wait out the budget, and a cancelled
+turn is no failure (no fallback, no warning).
 """
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from tutor_app.core.cancel import Cancellable
+from tutor_app.core.cancel import Cancellable, Waitable
 from tutor_app.llm.errors import LLMUnavailableError
 
 _DELTA, _END, _ERROR = "delta", "end", "error"
@@ -48,6 +51,8 @@ def within_deadline(start: Callable[[Cancellable], Iterator[str]], seconds: floa
             items.put((_ERROR, exc))
 
     threading.Thread(target=pump, name="llm-stream", daemon=True).start()
+    if isinstance(cancel, Waitable):
+        threading.Thread(target=_end_on_cancel, args=(cancel, seconds, items), name="llm-cancel", daemon=True).start()
     waiting_first = True
     try:
         while True:
@@ -63,3 +68,10 @@ def within_deadline(start: Callable[[Cancellable], Iterator[str]], seconds: floa
             yield value
     finally:
         token.abandoned.set()  # a consumer that stops early (or gave up) stops the stream too
+
+
+def _end_on_cancel(cancel: Waitable, seconds: float, items: "queue.Queue[tuple[str, Any]]") -> None:
+    """Ends the wait for the first token when the turn is cancelled; lives at most the
+    budget (after the first token the engine reads the cancel between deltas)."""
+    if cancel.wait(seconds):
+        items.put((_END, None))
