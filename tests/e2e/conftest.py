@@ -15,7 +15,7 @@ from tests.conftest import missing_prerequisite
 
 
 
-def _sound_card_problem() -> str | None:
+def sound_card_problem() -> str | None:
     if not os.environ.get("TUTOR_APP_VIRTUAL_AUDIO"):
         return "no virtual sound card (run through scripts/test.sh, or source scripts/virtual-audio.sh)"
     for tool in ("paplay", "parecord", "pactl"):
@@ -34,7 +34,7 @@ def _sound_card_problem() -> str | None:
 
 @pytest.fixture(scope="session")
 def sound_card() -> None:
-    problem = _sound_card_problem()
+    problem = sound_card_problem()
     if problem:
         missing_prerequisite(problem)
 
