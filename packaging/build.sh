@@ -7,6 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 VERSION=$($PY -c 'import tutor_app; print(tutor_app.__version__)')
+# The bundle takes the venv's libraries as they are: refuse a venv that is not what the
+# tests ran (constraints.txt) or whose Qt binding loses references (PySide6 6.12.0 did).
+QT_QPA_PLATFORM=offscreen $PY -m pytest -q -p no:cacheprovider tests/unit/test_pinned_environment.py \
+  tests/unit/test_qt_refcounts.py
 # Python modules stored, not zlib-compressed, in the bundle's archive: the .deb's xz then
 # packs them tighter than zlib did (the installed app is ~30 MB larger, the .deb smaller).
 export PYINSTALLER_ZLIB_COMPRESSION_LEVEL=0
