@@ -11,5 +11,6 @@ unset ANTHROPIC_API_KEY ANTHROPIC_BASE_URL
 if command -v pulseaudio >/dev/null && [ -z "${TUTOR_APP_NO_VIRTUAL_AUDIO:-}" ]; then
   source scripts/virtual-audio.sh
 fi
-"$VENV/bin/python" -m mypy  # type check first (config: [tool.mypy] in pyproject.toml)
+"$VENV/bin/python" -m ruff check tutor_app tests packaging scripts  # lint first ([tool.ruff])
+"$VENV/bin/python" -m mypy  # type check (config: [tool.mypy] in pyproject.toml)
 "$VENV/bin/python" -m pytest -m "not bench" "$@"

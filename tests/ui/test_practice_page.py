@@ -2,7 +2,7 @@
 due next call, what is mastered, each item's history, search, and delete for real."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 
 import pytest
 

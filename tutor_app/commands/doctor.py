@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from tutor_app.commands import print_json
@@ -96,7 +95,10 @@ def _audio(app) -> list[Check]:
     inputs = [d for d in devices if d["max_input_channels"] > 0]
     outputs = [d for d in devices if d["max_output_channels"] > 0]
     out = []
-    describe: Callable[[dict], str] = lambda d: f"{d['name']} ({int(d['default_samplerate'])} Hz)"
+
+    def describe(d: dict) -> str:
+        return f"{d['name']} ({int(d['default_samplerate'])} Hz)"
+
     if inputs:
         default_in = _default_name(sd, 0)
         out.append(Check("audio", True, f"microphone: {default_in or describe(inputs[0])}; {len(inputs)} input(s)"))

@@ -11,8 +11,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from tutor_app.memory.embedder import TextEmbedder
     from tutor_app.memory.storage.db import MemoryDB
     from tutor_app.memory.storage.index import ProfileIndex
