@@ -76,13 +76,14 @@ class App:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "App":
-        # No telemetry, no progress bars from the model libraries, and no hub look-ups
-        # except when the user asks to download a model.
+        # No telemetry, no progress bars from the model libraries, and no hub look-ups:
+        # models load from local folders. An install the learner asks for (`models
+        # install`, the Models page) lifts the offline switch for its download only
+        # (registry/install.hub_online).
         os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("DO_NOT_TRACK", "1")
-        if getattr(args, "command", None) != "models":
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         paths = AppPaths.resolve(getattr(args, "data_dir", None))
         private_files(paths)  # before anything (the log file first) is created
         debug = bool(getattr(args, "debug", False))
