@@ -21,17 +21,24 @@ WarmStep = tuple[str, Callable[[], Any]]  # (what the learner reads, work)
 
 
 class KeyStore:
-    """The Anthropic API key in the OS keyring (tutor_app.llm.keys); never in a file."""
+    """The Anthropic API key in the OS keyring (tutor_app.llm.keys), or with no keyring in
+    this process's memory for this run; never in a file."""
 
     def get(self) -> str | None:
         from tutor_app.llm import keys
 
         return keys.get_api_key()
 
-    def set(self, key: str) -> None:
+    def set(self, key: str) -> bool:
+        """True: saved in the keyring. False: no keyring, kept for this run only (keep_hint)."""
         from tutor_app.llm import keys
 
-        keys.set_api_key(key)
+        return keys.store_api_key(key)
+
+    def keep_hint(self) -> str:
+        from tutor_app.llm import keys
+
+        return keys.KEEP_HINT
 
     def delete(self) -> bool:
         from tutor_app.llm import keys
