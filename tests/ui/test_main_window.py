@@ -142,3 +142,24 @@ def test_space_only_acts_on_the_call_page(qtbot, settings, tmp_path):
     window.show_page("call")
     with qtbot.waitSignal(window.bridge.callStarted, timeout=3000):
         qtbot.keyClick(window.call_view, Qt.Key_Space)
+
+
+def test_a_typed_chat_ends_on_its_report_too(qtbot, settings, tmp_path):
+    """Typing with no call running starts a text chat (microphone off); its end opens the
+    report, as a spoken call's does."""
+    window, backend = None, ScriptedBackend()
+    manifest = tmp_path / "models.toml"
+    manifest.write_text("")
+    registry = ModelRegistry.load(tmp_path / "models", manifest)
+    window = MainWindow(UiServices(settings=settings, registry=lambda: registry, make_backend=lambda: backend))
+    qtbot.addWidget(window)
+    window.show()
+    view = window.call_view
+    view.text_input.setText("I can't talk now, I'm on a train.")
+    with qtbot.waitSignal(window.bridge.callStarted, timeout=3000):
+        view.send_typed()
+    assert backend.calls[0] == ("start_call", False, True)
+    qtbot.waitUntil(lambda: len(view.transcript.bubbles()) == 2, timeout=3000)
+    view.call_button.click()  # "End call"
+    qtbot.waitUntil(lambda: window.stack.currentWidget() is window.history, timeout=3000)
+    assert window.history.calls.count() == 1 and window.history.report.report["session_id"] == "s1"
