@@ -134,6 +134,9 @@ class UiServices:
     memory: Callable[[str], Any] | None = None  # profile -> MemorySource (ui/memory_source.py)
     practice: Callable[[], Any] | None = None  # -> PracticeSource of the current profile (ui/practice_page.py)
     past_reports: Callable[[], list[dict[str, Any]]] = lambda: []
+    # Waits for this start's recovery (after the warm-up started it); the reports of the
+    # calls a crash had cut off, now finished (tutor/recovery.py).
+    lost_calls: Callable[[], list[dict[str, Any]]] = lambda: []
     keys: KeyStore = field(default_factory=KeyStore)
     test_key: Callable[[str, str], str] = test_anthropic_key
     install: Callable[..., Any] | None = None  # registry.install.install(registry, name, progress, cancel)
@@ -182,6 +185,13 @@ class UiServices:
         def past_reports() -> list[dict[str, Any]]:
             return [c.report for c in app.memory.calls() if c.report]
 
+        def lost_calls() -> list[dict[str, Any]]:
+            recovery = app.recovery
+            if recovery is None:
+                return []
+            recovery.close()  # waits: the reports exist once their calls are finished
+            return recovery.lost_reports()
+
         def compute() -> str:
             choice = app.devices
             return f"{'GPU (CUDA)' if choice.device == 'cuda' else 'CPU'}, {choice.compute_type}"
@@ -207,7 +217,7 @@ class UiServices:
                 switch(name)
 
         return cls(settings=app.settings, registry=registry, make_backend=make_backend,
-                   warm_up_steps=warm_up_steps, memory=memory, past_reports=past_reports,
+                   warm_up_steps=warm_up_steps, memory=memory, past_reports=past_reports, lost_calls=lost_calls,
                    practice=lambda: app.practice,
                    install=install, compute=compute, tts_preview=tts_preview,
                    recommend=lambda: recommend_llm(app.registry),
