@@ -142,6 +142,26 @@ def test_models_cli_status_and_unknown_name(tmp_path):
     assert "unknown model 'no-such-model'" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_models_cli_downloads_a_hub_model_with_hub_offline_set(tmp_path):
+    """`models install` of a hub model, with HF_HUB_OFFLINE=1 as the app sets it for every
+    command: the asked-for download reaches the hub (a local fake named by HF_ENDPOINT)."""
+    from tests.fakes.hub_server import FakeHub
+
+    env_models = tmp_path / "m"
+    env_models.mkdir()
+    (env_models / "models.toml").write_text((Path(__file__).parents[2] / "models" / "models.toml").read_text())
+    base = "rhasspy/piper-voices/en/en_GB/alan/medium/en_GB-alan-medium"
+    files = {f"{base}.onnx": b"voice" * 100, f"{base}.onnx.json": b"{}"}
+    with FakeHub(files) as hub:
+        env = {"TUTOR_APP_MODELS_DIR": str(env_models), "TUTOR_APP_DATA_DIR": str(tmp_path / "d"),
+               "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "HF_ENDPOINT": hub.url, "NO_PROXY": "127.0.0.1",
+               "HF_HOME": str(tmp_path / "hf")}
+        out = subprocess.run([sys.executable, "-m", "tutor_app", "models", "install", "piper-en_GB-alan-medium"],
+                             capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert (env_models / "piper-en_GB-alan-medium" / "en_GB-alan-medium.onnx").read_bytes() == b"voice" * 100
+
+
 def test_bundled_read_only_models_are_used_and_installs_go_to_the_user_folder(tmp_path, monkeypatch):
     """An installed app: its own models under a read-only folder, the user's folder empty."""
     _fake_package(tmp_path, monkeypatch)
