@@ -96,13 +96,14 @@ def unfinished(memory: MemoryStore, live_dir: Path, exclude: str | None = None) 
     return out
 
 
-def recover(engine: CallEndEngine, live_dir: Path, exclude: str | None = None) -> list[CallOutcome]:
-    """Finish every unfinished call of the engine's profile now (synchronously)."""
-    return _finish(engine, live_dir, unfinished(engine.services.memory, live_dir, exclude))
-
-
-def _finish(engine: CallEndEngine, live_dir: Path, calls: list[CallRecord]) -> list[CallOutcome]:
+def recover(engine: CallEndEngine, live_dir: Path, exclude: str | None = None,
+            lost: list[str] | None = None) -> list[CallOutcome]:
+    """Finish every unfinished call of the engine's profile now (synchronously). `lost`
+    gets the session ids of those that were live when their process died."""
     done = []
+    calls = unfinished(engine.services.memory, live_dir, exclude)
+    if lost is not None:
+        lost.extend(c.session_id for c in calls if c.ended_at is None)
     for call in calls:
         ended = call.ended_at.timestamp() if call.ended_at else _last_activity(engine, call)
         try:
@@ -124,9 +125,7 @@ def start_recovery(engine: CallEndEngine, live_dir: Path, exclude: str | None = 
     recovery = Recovery()
 
     def work() -> None:
-        calls = unfinished(engine.services.memory, live_dir, exclude)
-        recovery.lost.extend(c.session_id for c in calls if c.ended_at is None)
-        recovery.outcomes.extend(_finish(engine, live_dir, calls))
+        recovery.outcomes.extend(recover(engine, live_dir, exclude, lost=recovery.lost))
 
     recovery.job = call_end.submit("recover-calls", work)
     return recovery
