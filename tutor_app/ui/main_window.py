@@ -38,7 +38,6 @@ class MainWindow(QMainWindow):
         self.services = services
         self.bridge = bridge or CallBridge(factory=services.make_backend, parent=self)
         self.warm_result: WarmResult | None = None
-        self._lost_calls_asked = False  # once per window: the recovery runs once per start
         self.setWindowTitle("English speaking practice")  # Qt appends " — Tutor" (the display name)
         self.setWindowIcon(icon("phone", "accent", 64))
         self.resize(1120, 740)
@@ -287,10 +286,9 @@ class MainWindow(QMainWindow):
             self.warm_label.setText("Ready")
             if self.banner.kind == "models":
                 self.banner.dismiss()
-        if not self._lost_calls_asked:
-            self._lost_calls_asked = True
-            run_task(self.services.lost_calls, on_done=self._show_lost_calls,
-                     on_error=lambda e: log.warning("unfinished calls: %s", error_text(e)), context=self)
+        # The warm-up started the recovery of calls a crash cut off (after an install too).
+        run_task(self.services.lost_calls, on_done=self._show_lost_calls,
+                 on_error=lambda e: log.warning("unfinished calls: %s", error_text(e)), context=self)
         self.warmedUp.emit(result)
 
     def _show_lost_calls(self, reports: list[dict[str, Any]]) -> None:

@@ -135,7 +135,7 @@ class UiServices:
     practice: Callable[[], Any] | None = None  # -> PracticeSource of the current profile (ui/practice_page.py)
     past_reports: Callable[[], list[dict[str, Any]]] = lambda: []
     # Waits for this start's recovery (after the warm-up started it); the reports of the
-    # calls a crash had cut off, now finished (tutor/recovery.py).
+    # calls a crash had cut off, now finished (tutor/recovery.py), each given once.
     lost_calls: Callable[[], list[dict[str, Any]]] = lambda: []
     keys: KeyStore = field(default_factory=KeyStore)
     test_key: Callable[[str, str], str] = test_anthropic_key
@@ -185,12 +185,16 @@ class UiServices:
         def past_reports() -> list[dict[str, Any]]:
             return [c.report for c in app.memory.calls() if c.report]
 
+        told: set[str] = set()
+
         def lost_calls() -> list[dict[str, Any]]:
             recovery = app.recovery
             if recovery is None:
                 return []
             recovery.close()  # waits: the reports exist once their calls are finished
-            return recovery.lost_reports()
+            fresh = [r for r in recovery.lost_reports() if r.get("session_id") not in told]
+            told.update(r.get("session_id") for r in fresh)
+            return fresh
 
         def compute() -> str:
             choice = app.devices
