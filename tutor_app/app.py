@@ -73,16 +73,23 @@ class App:
         self._service_locks: dict[str, threading.Lock] = {}
         self._closers: list[Any] = []
         self._recovery: Recovery | None = None
+        # The tutor model is chosen from the llm settings and whether a key is set: a change
+        # of either in this run (the Settings window) makes the next turn choose again.
+        from tutor_app.settings_store import store_for
+
+        self._chat_choice: tuple[object, ...] = ()
+        store_for(settings).subscribe(lambda _settings: self._forget_stale_chat_model())
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "App":
-        # No telemetry, no progress bars from the model libraries, and no hub look-ups
-        # except when the user asks to download a model.
+        # No telemetry, no progress bars from the model libraries, and no hub look-ups:
+        # models load from local folders. An install the learner asks for (`models
+        # install`, the Models page) lifts the offline switch for its download only
+        # (registry/install.hub_online).
         os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("DO_NOT_TRACK", "1")
-        if getattr(args, "command", None) != "models":
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         paths = AppPaths.resolve(getattr(args, "data_dir", None))
         private_files(paths)  # before anything (the log file first) is created
         debug = bool(getattr(args, "debug", False))
@@ -174,7 +181,20 @@ class App:
     def chat_model(self) -> FallbackChatModel | LlamaChatModel | OpenAIServerChatModel:
         from tutor_app.llm.factory import load_chat_model
 
+        self._chat_choice = self._chat_model_inputs()
         return load_chat_model(self.settings, self.registry)
+
+    def _chat_model_inputs(self) -> tuple[object, ...]:
+        from dataclasses import astuple
+
+        from tutor_app.llm.keys import key_changes
+
+        return (astuple(self.settings.llm), key_changes())
+
+    def _forget_stale_chat_model(self) -> None:
+        """A turn in progress keeps the model it has; the next one builds the new choice."""
+        if "chat_model" in self.__dict__ and self._chat_model_inputs() != self._chat_choice:
+            self.__dict__.pop("chat_model", None)
 
     @service
     def engine(self) -> TutorEngine:

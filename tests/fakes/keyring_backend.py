@@ -28,6 +28,13 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
             raise PasswordDeleteError("not found")
 
 
+def _forget_run_key() -> None:
+    """A key kept in memory for a run (no keyring) must not outlive its test."""
+    from tutor_app.llm import keys
+
+    keys._RUN.value = None
+
+
 @pytest.fixture
 def memory_keyring() -> Iterator[MemoryKeyring]:
     previous = keyring.get_keyring()
@@ -35,6 +42,7 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
     keyring.set_keyring(backend)
     yield backend
     keyring.set_keyring(previous)
+    _forget_run_key()
 
 
 @pytest.fixture
@@ -43,3 +51,4 @@ def no_keyring() -> Iterator[None]:
     keyring.set_keyring(keyring.backends.fail.Keyring())
     yield
     keyring.set_keyring(previous)
+    _forget_run_key()

@@ -157,3 +157,44 @@ def test_the_desktop_app_finishes_an_unextracted_call_when_it_starts(qtbot, fake
     app.close()
     [call] = _calls("g1")
     assert call["extracted"]
+
+
+def test_the_desktop_app_tells_of_a_call_a_crash_cut_off(qtbot, fake_anthropic, data_dir):
+    """A live call as a crash leaves it (its messages stored, no end, a lease whose process
+    is dead): the next start of the desktop app finishes it, says so in a banner, and the
+    call is in Past calls."""
+    from PySide6.QtCore import Qt
+
+    from tutor_app.app import App
+    from tutor_app.paths import AppPaths
+    from tutor_app.settings import Settings
+    from tutor_app.ui.main_window import MainWindow
+    from tutor_app.ui.services import UiServices
+
+    fake_anthropic.push(Reply("Hi!"), Reply("Nice."), Reply("Fun!"))
+    out = cli("chat", "--session", "crashed", input_text="Hi, I'm Hana.\nI work as a baker.\nI like hiking.\n")
+    assert out.returncode == 0, out.stderr
+    lease = _hold_lease(data_dir / "live", "crashed")
+    lease.kill()  # SIGKILL: the call's process dies with its call open
+    lease.wait()
+    [call] = _calls("crashed")
+    assert call["ended_at"] is None and not call["extracted"]
+
+    fake_anthropic.default = Reply(json.dumps({"name": "Hana", "occupation": "baker", "interests": ["hiking"]}))
+    app = App(Settings.load(AppPaths.resolve(data_dir), llm_backend="anthropic"))
+    window = MainWindow(UiServices.from_app(app))
+    qtbot.addWidget(window)
+    try:
+        with qtbot.waitSignal(window.lostCallsShown, timeout=180_000):
+            window.show()
+        assert window.banner.isVisible()
+        assert window.banner.message == "<b>Your last call ended unexpectedly</b> — its report is ready"
+        listed = [window.history.calls.item(i).data(Qt.ItemDataRole.UserRole)["session_id"]
+                  for i in range(window.history.calls.count())]
+        assert listed == ["crashed"]
+        assert window.history.report.report["turns"] == 3
+    finally:
+        window.close()
+        app.close()
+    [call] = _calls("crashed")
+    assert call["ended_at"] and call["extracted"]

@@ -47,8 +47,8 @@ class ScriptedBackend:
     def emit_async(self, events: list) -> None:
         self._queue.put(list(events))
 
-    def start_call(self, off_record: bool, sink) -> str:
-        self.calls.append(("start_call", off_record))
+    def start_call(self, off_record: bool, sink, text_only: bool = False) -> str:
+        self.calls.append(("start_call", off_record, text_only))
         self.sink = sink
         self.emit_async([ev.StateChanged(ev.LISTENING)])
         return self.session

@@ -124,16 +124,20 @@ def test_problem_goes_to_the_banner_and_off_record_is_passed(qtbot, backend):
     view.off_record.setChecked(True)
     with qtbot.waitSignal(bridge.callStarted, timeout=3000):
         view.start_call()
-    assert backend.calls[0] == ("start_call", True)
+    assert backend.calls[0] == ("start_call", True, False)
     with qtbot.waitSignal(bridge.problem, timeout=3000):
         backend.emit_async([ev.Problem("no-microphone", "No microphone found: plug one in or type.", fatal=True)])
     assert problems == [("no-microphone", "No microphone found: plug one in or type.")]
+    # The microphone is gone for good: the call goes on typed; ending it brings the report.
+    assert view.phase == IN_CALL and view.text_only and not view.mute_button.isEnabled()
+    with qtbot.waitSignal(bridge.reportReady, timeout=3000):
+        view.call_button.click()
     assert view.phase == IDLE
 
 
 def test_start_failure_is_one_line(qtbot):
     class Broken:
-        def start_call(self, off_record, sink):
+        def start_call(self, off_record, sink, text_only=False):
             raise RuntimeError("PortAudio: device unavailable")
 
     view, bridge = _view(qtbot, Broken())
@@ -157,3 +161,57 @@ def test_speech_without_words_leaves_no_bubble(qtbot, backend):
     with qtbot.waitSignal(bridge.userUtterance, timeout=3000):
         backend.emit_async([ev.SpeechStarted(), ev.UserUtterance("", 0.4)])
     assert view.transcript.bubbles() == []
+
+
+def _active(qtbot, view) -> None:
+    view.activateWindow()
+    qtbot.waitUntil(view.isActiveWindow, timeout=3000)  # window shortcuts need an active window
+
+
+def test_typing_starts_a_text_chat_with_the_microphone_off(qtbot, backend):
+    """"Can't talk right now? Type below": the first typed message starts a text-only chat
+    (nothing is listened to), and the box says so before anything is typed."""
+    view, bridge = _view(qtbot, backend)
+    assert "microphone" in view.text_input.placeholderText() and "off" in view.text_input.placeholderText()
+    view.text_input.setText("Hello, I can't talk right now.")
+    with qtbot.waitSignal(bridge.callStarted, timeout=3000):
+        view.text_input.returnPressed.emit()
+    assert backend.calls[0] == ("start_call", False, True)  # (off the record, text only)
+    qtbot.waitUntil(lambda: len(view.transcript.bubbles()) == 2, timeout=3000)
+    assert ("send_text", "Hello, I can't talk right now.") in backend.calls
+    assert view.text_only and not view.mute_button.isEnabled() and not view.meter._active
+    assert "microphone is off" in view.hint.text()
+
+
+def test_typing_during_a_spoken_call_adds_a_turn_to_it(qtbot, backend):
+    view, bridge = _view(qtbot, backend)
+    with qtbot.waitSignal(bridge.callStarted, timeout=3000):
+        view.start_call()
+    assert backend.calls[0] == ("start_call", False, False) and not view.text_only
+    assert "added to the call" in view.text_input.placeholderText()
+    view.text_input.setText("One typed turn.")
+    view.send_typed()
+    qtbot.waitUntil(lambda: ("send_text", "One typed turn.") in backend.calls, timeout=3000)
+    assert [c[0] for c in backend.calls].count("start_call") == 1  # the same call
+
+
+def test_space_and_escape_do_not_fire_while_typing(qtbot, backend):
+    from PySide6.QtCore import Qt
+
+    view, bridge = _view(qtbot, backend)
+    _active(qtbot, view)
+    view.text_input.setFocus()
+    qtbot.waitUntil(view.text_input.hasFocus, timeout=3000)
+    qtbot.keyClicks(view.text_input, "a b")
+    qtbot.keyClick(view.text_input, Qt.Key_Space)
+    assert view.text_input.text() == "a b " and view.phase == IDLE and backend.calls == []
+    with qtbot.waitSignal(bridge.callStarted, timeout=3000):
+        qtbot.keyClick(view.text_input, Qt.Key_Return)
+    qtbot.keyClick(view.text_input, Qt.Key_Space)
+    qtbot.keyClicks(view.text_input, "x")
+    qtbot.keyClick(view.text_input, Qt.Key_Escape)  # leaves the box; the chat goes on
+    assert view.phase == IN_CALL and ("end_call",) not in backend.calls
+    assert not view.text_input.hasFocus() and view.text_input.text() == " x"
+    assert not [c for c in backend.calls if c[0] == "set_muted"]
+    with qtbot.waitSignal(bridge.callEnded, timeout=3000):
+        qtbot.keyClick(view, Qt.Key_Escape)  # outside the box Esc ends the call

@@ -142,3 +142,44 @@ def test_space_only_acts_on_the_call_page(qtbot, settings, tmp_path):
     window.show_page("call")
     with qtbot.waitSignal(window.bridge.callStarted, timeout=3000):
         qtbot.keyClick(window.call_view, Qt.Key_Space)
+
+
+def test_a_typed_chat_ends_on_its_report_too(qtbot, settings, tmp_path):
+    """Typing with no call running starts a text chat (microphone off); its end opens the
+    report, as a spoken call's does."""
+    window, backend = None, ScriptedBackend()
+    manifest = tmp_path / "models.toml"
+    manifest.write_text("")
+    registry = ModelRegistry.load(tmp_path / "models", manifest)
+    window = MainWindow(UiServices(settings=settings, registry=lambda: registry, make_backend=lambda: backend))
+    qtbot.addWidget(window)
+    window.show()
+    view = window.call_view
+    view.text_input.setText("I can't talk now, I'm on a train.")
+    with qtbot.waitSignal(window.bridge.callStarted, timeout=3000):
+        view.send_typed()
+    assert backend.calls[0] == ("start_call", False, True)
+    qtbot.waitUntil(lambda: len(view.transcript.bubbles()) == 2, timeout=3000)
+    view.call_button.click()  # "End call"
+    qtbot.waitUntil(lambda: window.stack.currentWidget() is window.history, timeout=3000)
+    assert window.history.calls.count() == 1 and window.history.report.report["session_id"] == "s1"
+
+
+def test_a_call_cut_off_by_a_crash_is_told_and_listed(qtbot, settings, tmp_path):
+    """The start's recovery finished a call whose process had died: a banner says so and
+    the call is in Past calls (tests/integration/test_recovery.py runs the real one)."""
+    from tests.ui.conftest import REPORT
+
+    manifest = tmp_path / "models.toml"
+    manifest.write_text("")
+    registry = ModelRegistry.load(tmp_path / "models", manifest)
+    lost = dict(REPORT, session_id="crashed")
+    window = MainWindow(UiServices(settings=settings, registry=lambda: registry, lost_calls=lambda: [lost]))
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.lostCallsShown, timeout=5000):
+        window.show()
+    assert window.banner.isVisible()
+    assert window.banner.message == "<b>Your last call ended unexpectedly</b> — its report is ready"
+    assert window.history.calls.count() == 1 and window.history.report.report["session_id"] == "crashed"
+    window.banner._action.click()  # "Open report"
+    assert window.stack.currentWidget() is window.history

@@ -94,14 +94,22 @@ def test_a_small_machine_keeps_the_bundled_model(qtbot, settings, tmp_path, monk
 
 
 def test_installing_a_hub_model_offline_fails_in_one_line(qtbot, settings, tmp_path, monkeypatch):
+    import socket
+
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for proxy in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(proxy, raising=False)
     registry = _registry(tmp_path, monkeypatch)
     panel = _panel(qtbot, settings, registry, machine(cores=4, ram=8192))
     name = panel.suggestion.name
-    panel.suggestion.install_button.click()
-    qtbot.waitUntil(lambda: panel.installing is None and "not installed" in panel.summary.text(), timeout=5000)
-    assert panel.summary.text() == (f"{name} was not installed: cannot download {name}: offline mode "
-                                    "(HF_HUB_OFFLINE=1); the bundled offline models work without it")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
+        monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{probe.getsockname()[1]}")
+        panel.suggestion.install_button.click()
+        qtbot.waitUntil(lambda: panel.installing is None and "not installed" in panel.summary.text(),
+                        timeout=5000)
+    assert panel.summary.text() == (f"{name} was not installed: cannot download {name}: 127.0.0.1 cannot be "
+                                    "reached (no network?); the bundled offline models work without it")
     qtbot.waitUntil(lambda: panel.table.item(_row(panel, name), 2).text() == "Install failed", timeout=5000)
     assert "\n" not in panel.problems.text() and panel.problems.text().startswith(f"{name}: cannot download")
     assert not list(registry.models_dir.iterdir())  # nothing half-downloaded left behind

@@ -164,3 +164,42 @@ def test_a_rate_asked_for_while_the_window_is_open_is_not_put_back(qtbot, settin
         dialog.save_button.click()
     again = Settings.load(AppPaths.resolve(settings.paths.data_dir))
     assert again.speech.speaking_rate == 0.85 and again.tutor.level == "advanced"
+
+
+def test_without_a_keyring_the_key_works_for_this_run_and_nothing_else_is_lost(qtbot, settings, no_keyring,
+                                                                              monkeypatch):
+    """No system keyring (keyring's own failing backend): the level is saved, the key is
+    used by this run's tutor model (Claude chosen, the key sent), the window says how to
+    keep it (ANTHROPIC_API_KEY), and the key is written nowhere."""
+    from tests.fakes.anthropic_server import FakeAnthropicServer
+    from tutor_app.app import App
+    from tutor_app.core.types import ChatMessage
+    from tutor_app.llm.factory import choose_backend, load_chat_model
+
+    app = App(settings)
+    app.__dict__["chat_model"] = "the offline model, chosen at start-up"
+    app._chat_choice = app._chat_model_inputs()
+    assert choose_backend(settings) == "local"
+    dialog = SettingsDialog(_services(settings))
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.key_status.text().startswith("No key"), timeout=3000)
+    _pick(dialog.level, "advanced")
+    dialog.key_edit.setText(SECRET)
+    dialog.save_button.click()
+    qtbot.waitUntil(lambda: "ANTHROPIC_API_KEY" in dialog.key_result.text(), timeout=3000)
+    assert "export ANTHROPIC_API_KEY=" in dialog.key_result.text()
+    assert dialog.result() == 0  # not closed: the learner reads how to keep the key
+    assert Settings.load(AppPaths.resolve(settings.paths.data_dir)).tutor.level == "advanced"
+    qtbot.waitUntil(lambda: "until Tutor closes" in dialog.key_status.text(), timeout=3000)
+    assert dialog.remove_key_button.isEnabled() and dialog.key_edit.text() == ""
+
+    assert "chat_model" not in app.__dict__  # the next turn chooses the tutor model again
+    assert choose_backend(settings) == "anthropic"
+    with FakeAnthropicServer() as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        fake.push("Hello!")
+        model = load_chat_model(settings, None)
+        assert "".join(model.stream("You are a tutor.", [ChatMessage("user", "Hi")])) == "Hello!"
+        assert fake.last_request().api_key == SECRET
+    for path in settings.paths.data_dir.rglob("*"):
+        assert not path.is_file() or SECRET.encode() not in path.read_bytes(), path

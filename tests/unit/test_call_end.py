@@ -153,7 +153,7 @@ def test_start_recovery_is_a_runner_job_and_close_waits_for_it(monkeypatch, tmp_
 
     started, release = threading.Event(), threading.Event()
 
-    def recover(engine, live_dir, exclude=None):
+    def recover(engine, live_dir, exclude=None, lost=None):
         started.set()
         assert release.wait(WAIT)
         return ["outcome"]

@@ -7,8 +7,10 @@ import json
 import logging
 import os
 import shutil
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -147,24 +149,23 @@ def _download(spec: ModelSpec, dest: Path, report: Progress, token: CancelToken)
         from huggingface_hub import hf_hub_download, snapshot_download
     except ImportError:
         raise TutorError("downloading needs huggingface_hub: pip install huggingface_hub") from None
-    if os.environ.get("HF_HUB_OFFLINE") == "1":
-        raise TutorError(f"cannot download {spec.name}: offline mode (HF_HUB_OFFLINE=1); "
-                         "the bundled offline models work without it")
     host = _unreachable_hub()
     if host:
         raise TutorError(f"cannot download {spec.name}: {host} cannot be reached (no network?); "
                          "the bundled offline models work without it")
     report(0, 0, f"downloading {spec.hub_id} (~{spec.size_mb:.0f} MB)")
+    endpoint = _endpoint()
     try:
-        if spec.hub_files:
-            for rel in spec.hub_files:
-                if token.cancelled:
-                    raise InstallCancelled(f"install of {spec.name} cancelled")
-                got = hf_hub_download(spec.hub_id, rel, local_dir=str(dest / ".dl"))
-                shutil.move(got, dest / Path(rel).name)
-            shutil.rmtree(dest / ".dl", ignore_errors=True)
-        else:
-            snapshot_download(spec.hub_id, local_dir=str(dest))
+        with hub_online():
+            if spec.hub_files:
+                for rel in spec.hub_files:
+                    if token.cancelled:
+                        raise InstallCancelled(f"install of {spec.name} cancelled")
+                    got = hf_hub_download(spec.hub_id, rel, local_dir=str(dest / ".dl"), endpoint=endpoint)
+                    shutil.move(got, dest / Path(rel).name)
+                shutil.rmtree(dest / ".dl", ignore_errors=True)
+            else:
+                snapshot_download(spec.hub_id, local_dir=str(dest), endpoint=endpoint)
     except InstallCancelled:
         raise
     except Exception as exc:  # noqa: BLE001 - any network/hub failure is one clear line
@@ -174,6 +175,49 @@ def _download(spec: ModelSpec, dest: Path, report: Progress, token: CancelToken)
     for rel, expected in spec.files.items():
         if sha256_file(dest / rel) != expected:
             raise TutorError(f"{spec.name}: downloaded {rel} has the wrong checksum; refused")
+
+
+class _HubSwitch:
+    """huggingface_hub's offline switch, turned off while at least one download runs."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._downloads = 0
+        self._before = False  # the switch before the first of the running downloads
+
+    @contextmanager
+    def online(self) -> Iterator[None]:
+        from huggingface_hub import constants
+
+        with self._lock:
+            if self._downloads == 0:
+                self._before = constants.HF_HUB_OFFLINE
+            self._downloads += 1
+            constants.HF_HUB_OFFLINE = False
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._downloads -= 1
+                if self._downloads == 0:
+                    constants.HF_HUB_OFFLINE = self._before
+
+
+_HUB_SWITCH = _HubSwitch()
+
+
+def hub_online() -> AbstractContextManager[None]:
+    """The app runs with HF_HUB_OFFLINE=1 (app.py) so that no model load ever reaches the
+    network; huggingface_hub reads it once, at its import, into its `constants`. A download
+    the learner asked for (`models install`, the Models page) is the one exception: the
+    switch is off while it runs, then back as it was. Models load from local folders
+    (explicit paths), so nothing else goes online meanwhile; telemetry stays off."""
+    return _HUB_SWITCH.online()
+
+
+def _endpoint() -> str | None:
+    """The hub address now (HF_ENDPOINT), not as huggingface_hub read it at its import."""
+    return (os.environ.get("HF_ENDPOINT") or "").rstrip("/") or None
 
 
 def _unreachable_hub(timeout_s: float = 3.0) -> str:

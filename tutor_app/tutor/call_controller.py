@@ -79,7 +79,9 @@ class CallController:
         return vad
 
     # -- interface -------------------------------------------------------------------------
-    def start_call(self, off_record: bool = False, sink: ev.EventSink = ev.ignore) -> str:
+    def start_call(self, off_record: bool = False, sink: ev.EventSink = ev.ignore, text_only: bool = False) -> str:
+        """`text_only`: a typed chat for a learner who cannot talk now: the microphone is
+        never opened and replies are shown, not spoken."""
         from tutor_app.speech.sound_devices import NoDeviceError, load_sounddevice
         from tutor_app.tutor.call_loop import CallLoop
         from tutor_app.tutor.call_speaker import Speaker
@@ -93,10 +95,11 @@ class CallController:
             self.session = session = self.engine.start_call(None, off_record=off_record)
             self._lease = None if off_record else CallLease(self.settings.paths.live_dir, session.session_id)
             problems: list[ev.Problem] = []
+            sd = None
             try:
-                sd = self._sd or load_sounddevice()
+                if not text_only:
+                    sd = self._sd or load_sounddevice()
             except NoDeviceError as exc:
-                sd = None
                 problems.append(ev.Problem("no-microphone", str(exc)))
             options, echo = self._loop_options(sd, problems)
             capture: Capture | None = None
@@ -114,8 +117,8 @@ class CallController:
                               on_problem=lambda kind, msg: loop_box[0].on_problem(kind, msg))
             if player is not None:
                 player.listen(speaker.started, speaker.control.notify)
-            log.info("live call %s: %s mode, barge-in %s", session.session_id, options.echo.mode,
-                     "on" if options.echo.barge_in else "off")
+            log.info("live call %s: %s mode, barge-in %s%s", session.session_id, options.echo.mode,
+                     "on" if options.echo.barge_in else "off", ", text only" if text_only else "")
             self.loop = CallLoop(session, self._stt_factory(), self._vad_now() if capture else None,
                                  speaker, capture, self._emit, options,
                                  reopen_capture=(lambda: self._open_capture(sd, quiet=True, echo=echo)[0])

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tutor_app.core.protocols import CallEndEngine, MemoryStore
 from tutor_app.tutor import call_end
@@ -72,10 +72,16 @@ class Recovery:
 
     job: CallEndJob[None] | None = None
     outcomes: list[CallOutcome] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)  # calls whose process died while they were live
 
     def close(self) -> None:
         if self.job is not None:
             self.job.join()
+
+    def lost_reports(self) -> list[dict[str, Any]]:
+        """After `close()`: the reports of the calls a crash had cut off, now finished (the
+        learner is told: they never saw these calls end)."""
+        return [o.report.to_dict() for o in self.outcomes if o.session_id in self.lost and o.report is not None]
 
 
 def unfinished(memory: MemoryStore, live_dir: Path, exclude: str | None = None) -> list[CallRecord]:
@@ -90,10 +96,15 @@ def unfinished(memory: MemoryStore, live_dir: Path, exclude: str | None = None) 
     return out
 
 
-def recover(engine: CallEndEngine, live_dir: Path, exclude: str | None = None) -> list[CallOutcome]:
-    """Finish every unfinished call of the engine's profile now (synchronously)."""
+def recover(engine: CallEndEngine, live_dir: Path, exclude: str | None = None,
+            lost: list[str] | None = None) -> list[CallOutcome]:
+    """Finish every unfinished call of the engine's profile now (synchronously). `lost`
+    gets the session ids of those that were live when their process died."""
     done = []
-    for call in unfinished(engine.services.memory, live_dir, exclude):
+    calls = unfinished(engine.services.memory, live_dir, exclude)
+    if lost is not None:
+        lost.extend(c.session_id for c in calls if c.ended_at is None)
+    for call in calls:
         ended = call.ended_at.timestamp() if call.ended_at else _last_activity(engine, call)
         try:
             outcome = process_call(engine, call.session_id, None, None, ended)
@@ -114,7 +125,7 @@ def start_recovery(engine: CallEndEngine, live_dir: Path, exclude: str | None = 
     recovery = Recovery()
 
     def work() -> None:
-        recovery.outcomes.extend(recover(engine, live_dir, exclude))
+        recovery.outcomes.extend(recover(engine, live_dir, exclude, lost=recovery.lost))
 
     recovery.job = call_end.submit("recover-calls", work)
     return recovery

@@ -3,7 +3,8 @@
 `CallBridge` wraps a plain-Python *call backend* (the real one is
 `tutor_app.tutor.call_controller.CallController`) with this duck-typed interface:
 
-    start_call(off_record: bool, sink: Callable[[CallEvent], None]) -> str   # session id
+    start_call(off_record: bool, sink: Callable[[CallEvent], None],
+               text_only: bool = False) -> str   # session id; text_only: no microphone, no voice
     send_text(text: str) -> None        # a typed turn
     set_muted(muted: bool) -> None
     end_call() -> None                  # then CallEnded, later ReportReady (background)
@@ -34,7 +35,7 @@ log = logging.getLogger(__name__)
 
 
 class CallBackend(Protocol):
-    def start_call(self, off_record: bool, sink: ev.EventSink) -> str: ...
+    def start_call(self, off_record: bool, sink: ev.EventSink, text_only: bool = False) -> str: ...
     def send_text(self, text: str) -> None: ...
     def set_muted(self, muted: bool) -> None: ...
     def end_call(self) -> None: ...
@@ -99,7 +100,8 @@ class CallBridge(QObject):
         return self._setup.submit(fn)
 
     # -- requests (GUI thread) -------------------------------------------------------
-    def start_call(self, off_record: bool = False) -> None:
+    def start_call(self, off_record: bool = False, text_only: bool = False) -> None:
+        """`text_only`: a typed chat; the microphone is never opened (nor the voice)."""
         if not self.available:
             self.callFailed.emit("live calls are not available in this build")
             return
@@ -110,7 +112,7 @@ class CallBridge(QObject):
 
         def start() -> None:
             try:
-                sid = self.backend().start_call(bool(off_record), self.sink)
+                sid = self.backend().start_call(bool(off_record), self.sink, text_only=bool(text_only))
             except Exception as exc:  # noqa: BLE001 - shown as one line, the app goes on
                 log.warning("start_call failed", exc_info=True)
                 self._incoming.emit(_StartFailed(_one_line(exc)))
@@ -210,8 +212,8 @@ class CallBridge(QObject):
         elif isinstance(event, ev.TutorTurnDone):
             self.tutorTurnDone.emit(event)
         elif isinstance(event, ev.Problem):
-            if event.fatal:
-                self.in_call = self._started = False
+            # Even a fatal problem (the microphone gone for good) leaves the call to be
+            # ended: its end-of-call work and report follow as after any call.
             self.problem.emit(event)
         elif isinstance(event, ev.CallEnded):
             self.in_call = self._started = False

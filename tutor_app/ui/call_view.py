@@ -1,7 +1,9 @@
 """The call screen: one big call button, the live transcript, the microphone level, the
 tutor's state, the learner's current emotion, "off the record", and a text fallback.
 
-Keyboard: Space starts a call or mutes/unmutes during one; Esc ends it.
+Keyboard: Space starts a call or mutes/unmutes during one; Esc ends it. Neither fires
+while the learner types in the text box (Space types a space, Esc leaves the box).
+Typing with no call running starts a text chat: the microphone stays off.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ STATE_TEXT = {
 }
 EMPTY_HINT = ("Press the green button (or Space) and say hello.\n"
               "Your tutor listens, answers out loud and gently corrects you.\n"
-              "Can't talk right now? Type below instead.")
+              "Can't talk right now? Type below: a text chat, the microphone stays off.")
 GUARDRAIL_NOTES = {"checkin": "a caring check-in", "crisis": "safety message: help is available"}
 
 
@@ -42,6 +44,7 @@ class CallView(QWidget):
         self.ready = True  # False while models warm up (a call can still be started)
         self.blocked = ""
         self.memory_paused = False
+        self.text_only = False  # the running call is a typed chat: no microphone, no voice
         self._started_at = 0.0
         self._build()
         self._wire()
@@ -123,7 +126,6 @@ class CallView(QWidget):
         row.setContentsMargins(6, 6, 6, 6)
         self.text_input = QLineEdit()
         self.text_input.setObjectName("TextInput")
-        self.text_input.setPlaceholderText("Type a message instead of speaking…")
         self.text_input.setAccessibleName("Type a message")
         self.text_input.returnPressed.connect(self.send_typed)
         self.send_button = QToolButton()
@@ -144,7 +146,7 @@ class CallView(QWidget):
         space.activated.connect(self._space)
         esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         esc.setContext(Qt.ShortcutContext.WindowShortcut)
-        esc.activated.connect(self.end_call)
+        esc.activated.connect(self._escape)
 
     def _wire(self) -> None:
         b = self.bridge
@@ -180,14 +182,16 @@ class CallView(QWidget):
         elif self.phase == IN_CALL:
             self.end_call()
 
-    def start_call(self) -> None:
+    def start_call(self, text_only: bool = False) -> None:
+        """`text_only`: a typed chat; the microphone is not opened (nor the voice)."""
         if self.phase != IDLE:
             return
         self.transcript.clear()
         self.emotion_chip.hide()
+        self.text_only = text_only
         self._set_phase(STARTING)
         self.callStarting.emit()
-        self.bridge.start_call(self.off_record.isChecked())
+        self.bridge.start_call(self.off_record.isChecked(), text_only=text_only)
 
     def end_call(self) -> None:
         if self.phase in (IN_CALL, STARTING):
@@ -200,8 +204,8 @@ class CallView(QWidget):
             self.mute_button.setChecked(self.muted)
         self.mute_button.setIcon(icon("mic-off" if self.muted else "mic", "bad" if self.muted else "text", 18))
         self.mute_button.setToolTip("Unmute (Space)" if self.muted else "Mute (Space)")
-        self.meter.set_active(self.phase == IN_CALL and not self.muted)
-        if self.phase == IN_CALL:
+        self.meter.set_active(self.phase == IN_CALL and not self.muted and not self.text_only)
+        if self.phase == IN_CALL and not self.text_only:
             self.bridge.set_muted(self.muted)
 
     def send_typed(self) -> None:
@@ -210,14 +214,22 @@ class CallView(QWidget):
             return
         self.text_input.clear()
         if self.phase == IDLE:
-            self.start_call()  # typing is a way to start a (quiet) call too
-        self.bridge.send_text(text)
+            self.start_call(text_only=True)  # a learner who types cannot talk now: never listened to
+        self.bridge.send_text(text)  # in a spoken call: a typed turn of it
 
     def _space(self) -> None:
+        if self.text_input.hasFocus():
+            return  # typing: the box takes its space
         if self.phase == IDLE:
             self.start_call()
-        elif self.phase == IN_CALL:
+        elif self.phase == IN_CALL and not self.text_only:
             self.set_muted(not self.muted)
+
+    def _escape(self) -> None:
+        if self.text_input.hasFocus():
+            self.setFocus()  # typing: Esc leaves the box; the next Esc ends the call
+        else:
+            self.end_call()
 
     # -- events -----------------------------------------------------------------------
     def _on_started(self, _session_id: str) -> None:
@@ -254,8 +266,12 @@ class CallView(QWidget):
 
     def _on_problem(self, event: ev.Problem) -> None:
         self.problemRaised.emit(event.kind, event.message)
-        if event.fatal:
-            self._set_phase(IDLE)
+        if event.fatal and self.phase in (STARTING, IN_CALL):
+            # The microphone is gone for good: the call goes on typed until the learner
+            # ends it (and its report follows), as the message says.
+            self.set_muted(False)
+            self.text_only = True
+            self._show_input()
 
     def _on_report(self, session_id: str, report: dict) -> None:
         self.reportReady.emit(session_id, report)
@@ -267,6 +283,8 @@ class CallView(QWidget):
     # -- presentation -----------------------------------------------------------------
     def _set_phase(self, phase: str) -> None:
         self.phase = phase
+        if phase == IDLE:
+            self.text_only = False
         in_call = phase == IN_CALL
         self.call_button.setProperty("phase", "end" if phase in (IN_CALL, STARTING, ENDING) else "start")
         self.call_button.style().unpolish(self.call_button)
@@ -279,9 +297,7 @@ class CallView(QWidget):
         idle_title = "Almost ready" if self.blocked else "Ready when you are" if self.ready else "Getting ready…"
         self.title.setText({IDLE: idle_title, STARTING: "Connecting…" if self.ready else "Loading the tutor…",
                             IN_CALL: "In call", ENDING: "Ending the call…"}[phase])
-        self.mute_button.setEnabled(in_call)
         self.off_record.setEnabled(phase == IDLE)
-        self.meter.set_active(in_call and not self.muted)
         if phase == IDLE:
             self.state_label.setText("")
             if self.blocked:
@@ -299,12 +315,25 @@ class CallView(QWidget):
             self._started_at = time.monotonic()
             self._clock.start()
             self._tick()
-            self.hint.setText("Space: mute / unmute · Esc: end call"
-                              + (" · off the record" if self.off_record.isChecked() else ""))
+        self._show_input()
         if phase != IN_CALL and self.muted:
             self.set_muted(False)
         elif self.mute_button.icon().isNull():
             self.set_muted(self.muted)
+
+    def _show_input(self) -> None:
+        """What listens and what typing does: a spoken call, or a text chat (microphone off)."""
+        in_call = self.phase == IN_CALL
+        listening = in_call and not self.text_only
+        self.mute_button.setEnabled(listening)
+        self.meter.set_active(listening and not self.muted)
+        self.text_input.setPlaceholderText("Type a message: it is added to the call" if self.phase != IDLE
+                                           and not self.text_only else
+                                           "Type a message: a text chat, the microphone stays off")
+        if in_call:
+            self.hint.setText(("Text chat: the microphone is off · Esc: end" if self.text_only
+                               else "Space: mute / unmute · Esc: end call")
+                              + (" · off the record" if self.off_record.isChecked() else ""))
 
     def _tick(self) -> None:
         secs = int(time.monotonic() - self._started_at)

@@ -31,6 +31,7 @@ PAGES = (("call", "Call", "phone"), ("progress", "Progress", "chart"), ("practic
 
 class MainWindow(QMainWindow):
     warmedUp = Signal(object)  # WarmResult, after the background warm-up
+    lostCallsShown = Signal(int)  # calls a crash cut off, finished and shown (after warmedUp)
 
     def __init__(self, services: UiServices, bridge: CallBridge | None = None, warm_up: bool = True) -> None:
         super().__init__()
@@ -285,7 +286,22 @@ class MainWindow(QMainWindow):
             self.warm_label.setText("Ready")
             if self.banner.kind == "models":
                 self.banner.dismiss()
+        # The warm-up started the recovery of calls a crash cut off (after an install too).
+        run_task(self.services.lost_calls, on_done=self._show_lost_calls,
+                 on_error=lambda e: log.warning("unfinished calls: %s", error_text(e)), context=self)
         self.warmedUp.emit(result)
+
+    def _show_lost_calls(self, reports: list[dict[str, Any]]) -> None:
+        """Calls a crash cut off, finished by this start's recovery: told, and in Past calls."""
+        if not reports:
+            return
+        for report in reports:
+            self.history.add_report(report)
+        self.banner.show_message("info", "Your last call ended unexpectedly" if len(reports) == 1 else
+                                 f"Your last {len(reports)} calls ended unexpectedly",
+                                 "its report is ready" if len(reports) == 1 else "their reports are ready",
+                                 BannerAction("Open report", "progress"))
+        self.lostCallsShown.emit(len(reports))
 
     def load_history(self) -> None:
         run_task(self.services.past_reports, on_done=self.history.set_reports,

@@ -21,17 +21,24 @@ WarmStep = tuple[str, Callable[[], Any]]  # (what the learner reads, work)
 
 
 class KeyStore:
-    """The Anthropic API key in the OS keyring (tutor_app.llm.keys); never in a file."""
+    """The Anthropic API key in the OS keyring (tutor_app.llm.keys), or with no keyring in
+    this process's memory for this run; never in a file."""
 
     def get(self) -> str | None:
         from tutor_app.llm import keys
 
         return keys.get_api_key()
 
-    def set(self, key: str) -> None:
+    def set(self, key: str) -> bool:
+        """True: saved in the keyring. False: no keyring, kept for this run only (keep_hint)."""
         from tutor_app.llm import keys
 
-        keys.set_api_key(key)
+        return keys.store_api_key(key)
+
+    def keep_hint(self) -> str:
+        from tutor_app.llm import keys
+
+        return keys.KEEP_HINT
 
     def delete(self) -> bool:
         from tutor_app.llm import keys
@@ -127,6 +134,9 @@ class UiServices:
     memory: Callable[[str], Any] | None = None  # profile -> MemorySource (ui/memory_source.py)
     practice: Callable[[], Any] | None = None  # -> PracticeSource of the current profile (ui/practice_page.py)
     past_reports: Callable[[], list[dict[str, Any]]] = lambda: []
+    # Waits for this start's recovery (after the warm-up started it); the reports of the
+    # calls a crash had cut off, now finished (tutor/recovery.py), each given once.
+    lost_calls: Callable[[], list[dict[str, Any]]] = lambda: []
     keys: KeyStore = field(default_factory=KeyStore)
     test_key: Callable[[str, str], str] = test_anthropic_key
     install: Callable[..., Any] | None = None  # registry.install.install(registry, name, progress, cancel)
@@ -175,6 +185,17 @@ class UiServices:
         def past_reports() -> list[dict[str, Any]]:
             return [c.report for c in app.memory.calls() if c.report]
 
+        told: set[str] = set()
+
+        def lost_calls() -> list[dict[str, Any]]:
+            recovery = app.recovery
+            if recovery is None:
+                return []
+            recovery.close()  # waits: the reports exist once their calls are finished
+            fresh = [r for r in recovery.lost_reports() if r.get("session_id") not in told]
+            told.update(r.get("session_id") for r in fresh)
+            return fresh
+
         def compute() -> str:
             choice = app.devices
             return f"{'GPU (CUDA)' if choice.device == 'cuda' else 'CPU'}, {choice.compute_type}"
@@ -200,7 +221,7 @@ class UiServices:
                 switch(name)
 
         return cls(settings=app.settings, registry=registry, make_backend=make_backend,
-                   warm_up_steps=warm_up_steps, memory=memory, past_reports=past_reports,
+                   warm_up_steps=warm_up_steps, memory=memory, past_reports=past_reports, lost_calls=lost_calls,
                    practice=lambda: app.practice,
                    install=install, compute=compute, tts_preview=tts_preview,
                    recommend=lambda: recommend_llm(app.registry),

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog, QDia
 from tutor_app.errors import error_text
 from tutor_app.settings import ACCENTS, LEVELS, Settings, SpeechSettings
 from tutor_app.settings_store import FormEdit
+from tutor_app.ui.api_key_field import ApiKeyField
 from tutor_app.ui.pace_settings import PaceControls
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.workers import run_task
@@ -156,30 +157,12 @@ class SettingsDialog(QDialog):
         form.addRow("Local server", self.server_url)
         form.addRow("Server model", self.server_model)
         form.addRow("", self.fallback)
-        self.key_edit = QLineEdit()
-        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key_edit.setAccessibleName("Anthropic API key")
-        self.key_edit.setPlaceholderText("sk-ant-…")
-        key_row = QHBoxLayout()
-        key_row.addWidget(self.key_edit, 1)
-        self.test_key_button = QPushButton("Test key")
-        self.test_key_button.clicked.connect(self.test_key)
-        self.remove_key_button = QPushButton("Remove")
-        self.remove_key_button.setProperty("danger", True)
-        self.remove_key_button.setAccessibleName("Remove the stored API key")
-        self.remove_key_button.clicked.connect(self.remove_key)
-        self.remove_key_button.setEnabled(False)  # until the keyring says a key is stored
-        key_row.addWidget(self.test_key_button)
-        key_row.addWidget(self.remove_key_button)
-        form.addRow("API key", key_row)
-        self.key_status = _hint("")  # whether a key is stored
-        self.key_result = _hint("")  # the outcome of "Test key"
-        key_notes = QVBoxLayout()
-        key_notes.setSpacing(4)
-        key_notes.addWidget(self.key_status)
-        key_notes.addWidget(self.key_result)
-        form.addRow("", key_notes)
-        self.key_result.hide()
+        self.key_field = ApiKeyField(self.services, lambda: self.claude_model.currentText().strip()
+                                     or self.settings.llm.anthropic_model)
+        # The parts tests and other code reach by name.
+        self.key_edit, self.key_status, self.key_result = self.key_field.edit, self.key_field.status, self.key_field.result
+        self.test_key_button, self.remove_key_button = self.key_field.test_button, self.key_field.remove_button
+        form.addRow("API key", self.key_field)
         form.addRow("", _hint("The key is kept in your system's keyring, never in a file. Calls to Claude "
                               "send the conversation to Anthropic; the offline model keeps everything here."))
         return page
@@ -229,7 +212,7 @@ class SettingsDialog(QDialog):
 
     # -- background loading -------------------------------------------------------------
     def _load_async(self) -> None:
-        self._refresh_key_status()
+        self.key_field.refresh_status()
 
         def models():
             reg = self.services.registry()
@@ -265,25 +248,6 @@ class SettingsDialog(QDialog):
         if not devices.inputs:
             self.audio_status.setText("No microphone found. You can still type to your tutor.")
 
-    def _refresh_key_status(self) -> None:
-        def source():
-            return self.services.keys.source()
-
-        def show(src: str) -> None:
-            self.key_stored = src == "keyring"
-            self.remove_key_button.setEnabled(self.key_stored)
-            if src == "keyring":
-                self.key_edit.setPlaceholderText("•••••••••••• (stored in the keyring; type to replace)")
-                self.key_status.setText("A key is stored in the system keyring.")
-            elif src == "env":
-                self.key_status.setText("Using the key from the ANTHROPIC_API_KEY environment variable.")
-            else:
-                self.key_edit.setPlaceholderText("sk-ant-…")
-                self.key_status.setText("No key: the tutor runs offline on this computer.")
-
-        self.key_stored = False
-        run_task(source, on_done=show, on_error=lambda e: self.key_status.setText(error_text(e)), context=self)
-
     # -- actions ----------------------------------------------------------------------
     def test_audio(self) -> None:
         self.test_audio_button.setEnabled(False)
@@ -299,44 +263,6 @@ class SettingsDialog(QDialog):
 
         run_task(lambda progress: self.services.audio_test(mic, out, progress), on_done=done, on_error=failed,
                  on_progress=lambda d, t, what: self.audio_status.setText(what.capitalize() + "…"), context=self)
-
-    def test_key(self) -> None:
-        typed = self.key_edit.text().strip()
-        model = self.claude_model.currentText().strip() or self.settings.llm.anthropic_model
-        self.test_key_button.setEnabled(False)
-        self._set_result("Testing the key…")
-
-        def work() -> str:
-            key = typed or self.services.keys.get()
-            if not key:
-                raise ValueError("no key to test: paste one first")
-            return self.services.test_key(key, model)
-
-        def done(text: str) -> None:
-            self.test_key_button.setEnabled(True)
-            self._set_result(text)
-
-        def failed(exc: BaseException) -> None:
-            self.test_key_button.setEnabled(True)
-            self._set_result(f"Key test failed: {error_text(exc) if not isinstance(exc, ValueError) else exc}")
-
-        run_task(work, on_done=done, on_error=failed, context=self)
-
-    def _set_result(self, text: str) -> None:
-        self.key_result.setText(text)
-        self.key_result.setVisible(bool(text))
-
-    def remove_key(self) -> None:
-        # Keyring calls can block (an unlock prompt): never on the GUI thread.
-        self.remove_key_button.setEnabled(False)
-
-        def done(_result) -> None:
-            self.key_edit.clear()
-            self._set_result("")
-            self._refresh_key_status()
-
-        run_task(self.services.keys.delete, on_done=done,
-                 on_error=lambda e: self.key_status.setText(error_text(e)), context=self)
 
     def preview_voice(self) -> None:
         if (preview := self.services.tts_preview) is None:
@@ -382,10 +308,22 @@ class SettingsDialog(QDialog):
         key = self.key_edit.text().strip()
         self.save_button.setEnabled(False)
 
-        def store() -> None:
-            if key:
-                self.services.keys.set(key)  # may block on a keyring prompt: in a worker
+        def store() -> bool:
+            # The key first: it may block on a keyring prompt (hence a worker). Without a
+            # keyring it is kept for this run, and the other changes are saved all the same.
+            in_keyring = self.services.keys.set(key) if key else True
             self.services.settings_store.update(change)  # saved once, every window told
+            return in_keyring
+
+        def done(in_keyring: bool) -> None:
+            if in_keyring:
+                self.accept()
+                return
+            # Saved, but the learner must read how to keep the key: the window stays open.
+            self.edit = FormEdit(self.settings)
+            self.save_button.setEnabled(True)
+            self.tabs.setCurrentIndex(2)
+            self.key_field.kept_for_this_run()
 
         def failed(exc: BaseException) -> None:
             self.save_button.setEnabled(True)
@@ -393,4 +331,4 @@ class SettingsDialog(QDialog):
                 self.tabs.setCurrentIndex(2)
             self.key_status.setText(f"Not saved: {error_text(exc)}")
 
-        run_task(store, on_done=lambda _r: self.accept(), on_error=failed, context=self)
+        run_task(store, on_done=done, on_error=failed, context=self)
