@@ -102,6 +102,7 @@ class CallView(QWidget):
         status.addLayout(meter_row)
         self.hint = QLabel()
         self.hint.setObjectName("Muted")
+        self.hint.setWordWrap(True)  # a long hint wraps: the call page fits an 800 px window
         status.addWidget(self.hint)
         top.addLayout(status, 1)
 
@@ -243,10 +244,15 @@ class CallView(QWidget):
             self.transcript.learner_silent()
 
     def _on_emotion(self, label: str, score: float) -> None:
-        self.emotion_chip.setText(label)
-        self.emotion_chip.setToolTip(f"You sound: {label} ({score:.0%})")
-        self.emotion_chip.setAccessibleDescription(f"{label}, {score:.0%}")
-        self.emotion_chip.setStyleSheet(f"background: {emotion_color(label)};")
+        # In words about the learner ("You sound unsure"), never the raw label: a red
+        # "disapproval" after their sentence reads as the tutor's verdict (ui/emotion_words.py).
+        from tutor_app.ui.emotion_words import feeling
+
+        felt = feeling(label)
+        self.emotion_chip.setText(felt.title)
+        self.emotion_chip.setToolTip(f"{felt.title}. The emotion reader heard: {label} ({score:.0%})")
+        self.emotion_chip.setAccessibleDescription(f"{felt.phrase} ({label}, {score:.0%})")
+        self.emotion_chip.setStyleSheet(f"background: {felt.colour};")
         self.emotion_chip.show()
 
     def _on_turn_done(self, event: ev.TutorTurnDone) -> None:

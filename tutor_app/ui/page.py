@@ -4,8 +4,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QMessageBox,
-                               QTableWidget, QVBoxLayout, QWidget)
+                               QTableWidget, QToolTip, QVBoxLayout, QWidget)
 
 
 def page_layout(page: QWidget, title: str) -> tuple[QVBoxLayout, QHBoxLayout]:
@@ -22,10 +23,76 @@ def page_layout(page: QWidget, title: str) -> tuple[QVBoxLayout, QHBoxLayout]:
     return col, head
 
 
-def list_table(columns: Sequence[str], name: str, stretch: int) -> QTableWidget:
-    """A read-only, row-selecting table with no grid; column `stretch` takes the room."""
-    table = QTableWidget(0, len(columns))
-    table.setHorizontalHeaderLabels(columns)
+TEXT_SHARE = 0.45  # the text columns keep at least this much of a narrow table
+MIN_COLUMN = 56  # px: a squeezed column still shows a few letters and the ellipsis
+
+
+class ListTable(QTableWidget):
+    """A read-only, row-selecting table whose text columns stretch: the other columns are
+    sized to their contents while there is room, then shrunk (elided, full text in the
+    tooltip) so the text keeps `TEXT_SHARE` of the width; `fixed` columns (buttons) keep
+    their width and stay in view. No horizontal scrolling, nothing cut off on the right."""
+
+    def __init__(self, columns: Sequence[str], stretch: Sequence[int], fixed: dict[int, int]) -> None:
+        super().__init__(0, len(columns))
+        self.stretch, self.fixed = tuple(stretch), dict(fixed)
+        self.setHorizontalHeaderLabels(list(columns))
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
+        header = self.horizontalHeader()
+        header.setMinimumSectionSize(MIN_COLUMN // 2)
+        for c in range(len(columns)):
+            mode = QHeaderView.ResizeMode
+            header.setSectionResizeMode(c, mode.Stretch if c in self.stretch else mode.Fixed)
+        for c, width in self.fixed.items():
+            self.setColumnWidth(c, width)
+        self._refit = QTimer(self)  # many cells change at once: fit once, after them
+        self._refit.setSingleShot(True)
+        self._refit.setInterval(0)
+        self._refit.timeout.connect(self.fit_columns)
+        model = self.model()
+        for signal in (model.rowsInserted, model.dataChanged, model.modelReset, model.rowsRemoved):
+            signal.connect(self._refit.start)
+
+    def fit_columns(self) -> None:
+        header = self.horizontalHeader()
+        sized = [c for c in range(self.columnCount()) if c not in self.stretch and c not in self.fixed]
+        want = {c: max(header.sectionSizeHint(c), self.sizeHintForColumn(c)) for c in sized}
+        room = self.viewport().width() - sum(self.fixed.values())
+        cap = _cap(list(want.values()), room - int(room * TEXT_SHARE))
+        for c, width in want.items():
+            self.setColumnWidth(c, min(width, cap))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        super().resizeEvent(event)
+        self.fit_columns()
+
+    def viewportEvent(self, event) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.ToolTip:  # a shortened cell shows its whole text
+            item = self.itemAt(event.pos())
+            if item is not None and not item.toolTip() and item.text():
+                QToolTip.showText(event.globalPos(), item.text(), self.viewport())
+                return True
+        return super().viewportEvent(event)
+
+
+def _cap(wants: list[int], budget: int) -> int:
+    """The largest width W with sum(min(want, W)) <= budget (short columns keep their
+    width, long ones are cut to W), never under MIN_COLUMN."""
+    cap, left = MIN_COLUMN, budget
+    for i, want in enumerate(sorted(wants)):
+        share = left // (len(wants) - i)
+        if want > share:
+            return max(MIN_COLUMN, share)
+        left -= want
+        cap = want
+    return max(cap, MIN_COLUMN, max(wants, default=0))
+
+
+def list_table(columns: Sequence[str], name: str, stretch: int | Sequence[int],
+               fixed: dict[int, int] | None = None) -> ListTable:
+    """A read-only list table with no grid; the `stretch` column(s) take the room."""
+    table = ListTable(columns, (stretch,) if isinstance(stretch, int) else stretch, fixed or {})
     table.setAccessibleName(name)
     table.verticalHeader().hide()
     table.setShowGrid(False)
@@ -33,9 +100,6 @@ def list_table(columns: Sequence[str], name: str, stretch: int) -> QTableWidget:
     table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setWordWrap(False)
-    header = table.horizontalHeader()
-    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
     return table
 
 

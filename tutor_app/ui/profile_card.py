@@ -13,7 +13,7 @@ class ProfileCard(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("Card")
-        self.setMinimumWidth(220)
+        self.setMinimumWidth(180)  # leaves the memory list room in an 800 px window
         self.setMaximumWidth(300)
         self.setAccessibleName("Learner profile")
         self._col = QVBoxLayout(self)
