@@ -23,5 +23,7 @@ def test_the_app_font_draws_korean(qtbot, qapp):
     assert raw.isValid() and raw.familyName() in (family, *CJK_FAMILIES), raw.familyName()
     assert all(raw.supportsCharacter(ch) for ch in KOREAN if not ch.isspace() and ch not in ",.")
     assert label.fontMetrics().inFontUcs4(ord("한"))
+    latin = QRawFont.fromFont(font, QFontDatabase.WritingSystem.Latin).familyName()
+    assert latin not in CJK_FAMILIES, f"English text is drawn with {latin}"  # only the fallback
     assert len(raw.glyphIndexesForString(KOREAN)) == len(KOREAN) and 0 not in [
         g for g, ch in zip(raw.glyphIndexesForString(KOREAN), KOREAN) if not ch.isspace()]

@@ -17,9 +17,10 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QApplication, QHeaderView,
                                QLabel, QScrollArea, QTableView, QWidget)
 
-from tests.ui.conftest import REPORT
+from tests.ui.conftest import REPORT, ScriptedBackend, turn
 from tests.ui.test_memory_panel import HashEmbedder
 from tutor_app.registry.manifest import ModelRegistry
+from tutor_app.tutor import events as ev
 from tutor_app.ui.main_window import MainWindow
 from tutor_app.ui.memory_source import StoreMemorySource
 from tutor_app.ui.services import AudioDevices, UiServices
@@ -189,6 +190,8 @@ def settle(qtbot, widget: QWidget) -> None:
 def test_every_page_fits_its_window(qtbot, services, size):
     from tutor_app.ui.settings_dialog import SettingsDialog
 
+    backend = ScriptedBackend(FULL_REPORT)
+    services.make_backend = lambda: backend
     window = MainWindow(services, warm_up=False)
     qtbot.addWidget(window)
     window.resize(*size)
@@ -207,15 +210,27 @@ def test_every_page_fits_its_window(qtbot, services, size):
     # First start: the banner says what is missing, the call page below it.
     window.show_problem("models", "install speech recognition (whisper-tiny.en), voice (piper-en_US-joe-medium) "
                                   "to start talking. It works offline and takes a minute.")
-    window.call_view._on_emotion("disapproval", 0.62)
-    window.call_view.emotion_chip.show()
     check("call + banner", window)
     window.banner.dismiss()
-
     older = dict(FULL_REPORT, session_id="s0", started_at=FULL_REPORT["started_at"] - 86400, words_per_minute=92.0)
-    window.history.set_reports([FULL_REPORT, older])
-    window.show_page("progress")
+    window.history.set_reports([older])
+
+    # A call: the emotion chip next to the title, the state and the timer.
+    view = window.call_view
+    with qtbot.waitSignal(window.bridge.callStarted, timeout=3000):
+        view.call_button.click()
+    backend.emit_async(turn("She don't like coffee in the morning.", ["Oh, why not?", "Tell me more."],
+                            label="disapproval", score=0.58) + [ev.StateChanged(ev.THINKING)])
+    qtbot.waitUntil(lambda: view.emotion_chip.isVisible() and view.state_label.text() == "Thinking…", timeout=3000)
+    check("call (in a call)", window)
+
+    # It ends on its report.
+    view.end_call()
+    qtbot.waitUntil(lambda: window.stack.currentWidget() is window.history, timeout=3000)
+    assert window.history.calls.count() == 2
     check("progress + report", window)
+    window.show_page("call")
+    check("call (after the call)", window)
 
     window.show_page("practice")
     practice = window.page("practice")

@@ -274,6 +274,8 @@ class CallView(QWidget):
     def _set_phase(self, phase: str) -> None:
         self.phase = phase
         in_call = phase == IN_CALL
+        if not in_call:
+            self.emotion_chip.hide()  # "how you sound" is stale once the call is ending
         self.call_button.setProperty("phase", "end" if phase in (IN_CALL, STARTING, ENDING) else "start")
         self.call_button.style().unpolish(self.call_button)
         self.call_button.style().polish(self.call_button)

@@ -7,7 +7,7 @@ import os
 from functools import lru_cache
 
 from PySide6.QtCore import QByteArray, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontInfo, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication
 
@@ -68,8 +68,9 @@ def use_cjk_fallback(app: QApplication) -> str | None:
         log.warning("no font with Korean glyphs is installed (install fonts-noto-cjk): Korean text shows as boxes")
         return None
     font = QFont(app.font())
-    base = font.family()
-    font.setFamilies(list(dict.fromkeys([*font.families(), base, family])))
+    # The real family behind an alias ("Sans Serif"): listed first, Latin text keeps it.
+    base = QFontInfo(font).family()
+    font.setFamilies(list(dict.fromkeys([base, family])))
     app.setFont(font)
     if family not in QFont.substitutes(base):
         QFont.insertSubstitution(base, family)
