@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QRect
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QApplication, QHeaderView,
                                QLabel, QScrollArea, QTableView, QWidget)
@@ -65,8 +65,9 @@ def services(settings, tmp_path):
     from types import SimpleNamespace
 
     store = open_store(settings.paths.db_dir, HashEmbedder(), settings.profile)
-    for text, category in LONG_MEMORIES:
-        store.add(text, category=category, source="extraction")
+    added = [store.add(text, category=category, source="extraction") for text, category in LONG_MEMORIES]
+    older = store.add("I am a nursing student at Yonsei University in Seoul", category="occupation", source="gate")
+    store.supersede(older.id, added[1].id)  # "6 memories, 1 replaced"
     practice = PracticeStore(tmp_path / "practice", settings.profile)
     practice.add_from_call("c1", [Correction(c["original"], c["better"], c["why"], "grammar")
                                   for c in FULL_REPORT["corrections"]],
@@ -117,7 +118,7 @@ def _inside_parent(w: QWidget) -> str | None:
             return f"{_name(w)} in {_name(area)} ends at x={w.geometry().right()} of {parent.width()}"
         return None
     if isinstance(area, QAbstractScrollArea) and parent is area.viewport():
-        return None  # contents of other scrolled views (text edits, lists) scroll by design
+        return None  # contents of other scrolled views (text edits, lists) scroll down by design
     if not parent.rect().adjusted(-1, -1, 1, 1).contains(w.geometry()):
         g = w.geometry()
         return (f"{_name(w)} at {g.x()},{g.y()} {g.width()}x{g.height()} is outside {_name(parent)} "
@@ -145,11 +146,29 @@ def _table_fits(table: QTableView) -> list[str]:
                 out.append(f"{_name(table)} column {c} ends at "
                            f"{header.sectionViewportPosition(c) + header.sectionSize(c)} of {view_w} px")
     stretched = [c for c in range(header.count()) if header.sectionResizeMode(c) == QHeaderView.ResizeMode.Stretch]
+    # Readable: a third of the table, or its whole text when that is shorter.
     text_w = sum(header.sectionSize(c) for c in stretched)
-    if stretched and text_w < 0.35 * view_w:
+    if stretched and text_w < min(0.35 * view_w, sum(table.sizeHintForColumn(c) for c in stretched)):
         out.append(f"{_name(table)} text column(s) {stretched} are {text_w} px of {view_w}: not readable")
     if not stretched:
         out.append(f"{_name(table)} has no text column that takes the room")
+    return out
+
+
+def _overlaps(parent: QWidget) -> list[str]:
+    """Widgets side by side in a layout never cover each other (a long checkbox under a
+    status label is clipped although both lie inside the page)."""
+    layout = parent.layout()
+    if layout is None:
+        return []
+    kids = [w for w in parent.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
+            if w.isVisible() and not w.isWindow() and layout.indexOf(w) >= 0]
+    out = []
+    for i, a in enumerate(kids):
+        for b in kids[i + 1:]:
+            both = a.geometry().intersected(b.geometry())
+            if both.width() > 1 and both.height() > 1:
+                out.append(f"{_name(a)} and {_name(b)} overlap in {_name(parent)}")
     return out
 
 
@@ -166,6 +185,9 @@ def fit_problems(top: QWidget) -> list[str]:
         for problem in (_inside_parent(w), _text_fits(w)):
             if problem:
                 out.append(problem)
+        out.extend(_overlaps(w))
+        if isinstance(w, QAbstractItemView) and w.horizontalScrollBar().isVisible():
+            out.append(f"{_name(w)} scrolls sideways")
         if isinstance(w, QTableView):
             out.extend(_table_fits(w))
         legend = getattr(w, "legend_rects", None)

@@ -69,7 +69,8 @@ class ModelsPanel(QWidget):
 
         # The model's name takes the room; licences and the rest shrink, elided, the full
         # text in the tooltip; the Install / Download column always stays in view.
-        self.table = list_table(COLUMNS, "Models", stretch=0, fixed={len(COLUMNS) - 1: 132})
+        self.table = list_table(COLUMNS, "Models", stretch=0, fixed={len(COLUMNS) - 1: 132},
+                                optional=(5, 4, 1))  # narrow: no source, licence, role
         header = self.table.horizontalHeader()
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.table.verticalHeader().setDefaultSectionSize(44)

@@ -28,14 +28,16 @@ MIN_COLUMN = 56  # px: a squeezed column still shows a few letters and the ellip
 
 
 class ListTable(QTableWidget):
-    """A read-only, row-selecting table whose text columns stretch: the other columns are
-    sized to their contents while there is room, then shrunk (elided, full text in the
-    tooltip) so the text keeps `TEXT_SHARE` of the width; `fixed` columns (buttons) keep
-    their width and stay in view. No horizontal scrolling, nothing cut off on the right."""
+    """A read-only, row-selecting table whose text columns stretch. The other columns are
+    sized to their contents while there is room; in a narrow window the `optional` ones
+    are hidden (least useful first), then the longest are shortened (elided, the whole
+    text in the tooltip) so the text keeps `TEXT_SHARE` of the width, or all it needs.
+    `fixed` columns (buttons) keep their width and stay in view. Nothing scrolls sideways."""
 
-    def __init__(self, columns: Sequence[str], stretch: Sequence[int], fixed: dict[int, int]) -> None:
+    def __init__(self, columns: Sequence[str], stretch: Sequence[int], fixed: dict[int, int],
+                 optional: Sequence[int] = ()) -> None:
         super().__init__(0, len(columns))
-        self.stretch, self.fixed = tuple(stretch), dict(fixed)
+        self.stretch, self.fixed, self.optional = tuple(stretch), dict(fixed), tuple(optional)
         self.setHorizontalHeaderLabels(list(columns))
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -59,8 +61,17 @@ class ListTable(QTableWidget):
         sized = [c for c in range(self.columnCount()) if c not in self.stretch and c not in self.fixed]
         want = {c: max(header.sectionSizeHint(c), self.sizeHintForColumn(c)) for c in sized}
         room = self.viewport().width() - sum(self.fixed.values())
-        cap = _cap(list(want.values()), room - int(room * TEXT_SHARE))
+        # The text keeps TEXT_SHARE, or less when its longest line is shorter than that.
+        text = min(int(room * TEXT_SHARE), sum(self.sizeHintForColumn(c) for c in self.stretch))
+        budget = room - text
+        shown = list(want)
+        for c in self.optional:
+            if sum(want[k] for k in shown) <= budget:
+                break
+            shown.remove(c)
+        cap = _cap([want[c] for c in shown], budget)
         for c, width in want.items():
+            self.setColumnHidden(c, c not in shown)
             self.setColumnWidth(c, min(width, cap))
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
@@ -90,9 +101,9 @@ def _cap(wants: list[int], budget: int) -> int:
 
 
 def list_table(columns: Sequence[str], name: str, stretch: int | Sequence[int],
-               fixed: dict[int, int] | None = None) -> ListTable:
-    """A read-only list table with no grid; the `stretch` column(s) take the room."""
-    table = ListTable(columns, (stretch,) if isinstance(stretch, int) else stretch, fixed or {})
+               fixed: dict[int, int] | None = None, optional: Sequence[int] = ()) -> ListTable:
+    """A read-only list table with no grid; the `stretch` column(s) take the room (see ListTable)."""
+    table = ListTable(columns, (stretch,) if isinstance(stretch, int) else stretch, fixed or {}, optional)
     table.setAccessibleName(name)
     table.verticalHeader().hide()
     table.setShowGrid(False)

@@ -260,6 +260,9 @@ class HistoryView(QWidget):
         self.calls = QListWidget()
         self.calls.setObjectName("CallList")
         self.calls.setAccessibleName("Past calls")
+        # A narrow window shortens the lines (whole line in the tooltip), never scrolls sideways.
+        self.calls.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.calls.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.calls.currentItemChanged.connect(self._picked)
         lcol.addWidget(self.calls, 1)
         split.addWidget(left)
@@ -282,8 +285,9 @@ class HistoryView(QWidget):
         self.trend.setVisible(bool(self.trend.text()))
         self.calls.clear()
         for r in reversed(self._reports):
-            item = QListWidgetItem(f"{fmt_when(r.get('started_at'))}   ·   {fmt_duration(r.get('duration_seconds', 0))} min"
-                                   f"   ·   {float(r.get('words_per_minute') or 0):.0f} wpm")
+            item = QListWidgetItem(f"{fmt_when(r.get('started_at'))}  ·  {fmt_duration(r.get('duration_seconds', 0))} min"
+                                   f"  ·  {float(r.get('words_per_minute') or 0):.0f} wpm")
+            item.setToolTip(item.text())
             item.setData(Qt.ItemDataRole.UserRole, r)
             self.calls.addItem(item)
         if self.calls.count():
