@@ -131,6 +131,8 @@ def _text_fits(w: QWidget) -> str | None:
         need, have = _text_width(w), w.contentsRect().width()
         if need > have + 1:
             return f"{_name(w)} needs {need} px, has {have}"
+    if isinstance(w, QLabel) and w.text() and w.wordWrap() and w.height() + 1 < w.heightForWidth(w.width()):
+        return f"{_name(w)} is {w.height()} px high, its wrapped text needs {w.heightForWidth(w.width())}"
     if isinstance(w, QAbstractButton) and w.text() and w.width() + 1 < w.minimumSizeHint().width():
         return f"{_name(w)} is {w.width()} px, its text needs {w.minimumSizeHint().width()}"
     return None
@@ -146,6 +148,10 @@ def _table_fits(table: QTableView) -> list[str]:
                 out.append(f"{_name(table)} column {c} ends at "
                            f"{header.sectionViewportPosition(c) + header.sectionSize(c)} of {view_w} px")
     stretched = [c for c in range(header.count()) if header.sectionResizeMode(c) == QHeaderView.ResizeMode.Stretch]
+    for c in range(header.count()):
+        if not header.isSectionHidden(c) and c not in stretched and header.sectionSize(c) + 1 < header.sectionSizeHint(c):
+            out.append(f"{_name(table)} column {c} is {header.sectionSize(c)} px: its header "
+                       f"{table.model().headerData(c, Qt.Orientation.Horizontal)!r} needs {header.sectionSizeHint(c)}")
     # Readable: a third of the table, or its whole text when that is shorter.
     text_w = sum(header.sectionSize(c) for c in stretched)
     if stretched and text_w < min(0.35 * view_w, sum(table.sizeHintForColumn(c) for c in stretched)):

@@ -81,7 +81,8 @@ class MemoryPanel(QWidget):
         self.status = QLabel()
         self.status.setObjectName("Muted")
         self.status.setWordWrap(True)  # a long problem wraps instead of pushing the page wider
-        pause_row.addWidget(self.status, 1, Qt.AlignmentFlag.AlignRight)
+        self.status.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        pause_row.addWidget(self.status, 1)
         col.addLayout(pause_row)
 
         split = QSplitter(Qt.Orientation.Horizontal)

@@ -59,7 +59,10 @@ class ListTable(QTableWidget):
     def fit_columns(self) -> None:
         header = self.horizontalHeader()
         sized = [c for c in range(self.columnCount()) if c not in self.stretch and c not in self.fixed]
-        want = {c: max(header.sectionSizeHint(c), self.sizeHintForColumn(c)) for c in sized}
+        for c in sized:
+            self.setColumnHidden(c, False)  # a hidden column measures as empty
+        label = {c: header.sectionSizeHint(c) for c in sized}  # a header is never cut
+        want = {c: max(label[c], self.sizeHintForColumn(c)) for c in sized}
         room = self.viewport().width() - sum(self.fixed.values())
         # The text keeps TEXT_SHARE, or less when its longest line is shorter than that.
         text = min(int(room * TEXT_SHARE), sum(self.sizeHintForColumn(c) for c in self.stretch))
@@ -72,7 +75,7 @@ class ListTable(QTableWidget):
         cap = _cap([want[c] for c in shown], budget)
         for c, width in want.items():
             self.setColumnHidden(c, c not in shown)
-            self.setColumnWidth(c, min(width, cap))
+            self.setColumnWidth(c, max(label[c], min(width, cap)))
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
         super().resizeEvent(event)
@@ -111,6 +114,7 @@ def list_table(columns: Sequence[str], name: str, stretch: int | Sequence[int],
     table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setWordWrap(False)
+    table.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
     return table
 
 
