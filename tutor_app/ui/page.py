@@ -23,7 +23,8 @@ def page_layout(page: QWidget, title: str) -> tuple[QVBoxLayout, QHBoxLayout]:
     return col, head
 
 
-TEXT_SHARE = 0.45  # the text columns keep at least this much of a narrow table
+TEXT_SHARE = 0.4  # the text columns keep at least this much of a narrow table
+READABLE = 120  # px: an optional column shortened below this (or its text) is hidden instead
 MIN_COLUMN = 56  # px: a squeezed column still shows a few letters and the ellipsis
 
 
@@ -67,15 +68,19 @@ class ListTable(QTableWidget):
         # The text keeps TEXT_SHARE, or less when its longest line is shorter than that.
         text = min(int(room * TEXT_SHARE), sum(self.sizeHintForColumn(c) for c in self.stretch))
         budget = room - text
-        shown = list(want)
-        for c in self.optional:
-            if sum(want[k] for k in shown) <= budget:
+        needed = [c for c in sized if c not in self.optional]  # shortened only when nothing else helps
+        needed_cap = _cap([want[c] for c in needed], budget)
+        left = budget - sum(min(want[c], needed_cap) for c in needed)
+        shown = [c for c in sized if c in self.optional]
+        for c in self.optional:  # least useful first: hidden rather than cut to a few letters
+            cap = _cap([want[k] for k in shown], left)
+            if all(cap >= min(want[k], READABLE) for k in shown):
                 break
             shown.remove(c)
-        cap = _cap([want[c] for c in shown], budget)
-        for c, width in want.items():
-            self.setColumnHidden(c, c not in shown)
-            self.setColumnWidth(c, max(label[c], min(width, cap)))
+        cap = _cap([want[k] for k in shown], left)
+        for c in sized:
+            self.setColumnHidden(c, c in self.optional and c not in shown)
+            self.setColumnWidth(c, max(label[c], min(want[c], needed_cap if c in needed else cap)))
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
         super().resizeEvent(event)
