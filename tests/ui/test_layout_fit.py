@@ -8,7 +8,6 @@ store); practice items (real store); the real model manifest; the Settings dialo
 """
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest

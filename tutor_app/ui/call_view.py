@@ -15,7 +15,8 @@ from PySide6.QtWidgets import (QCheckBox, QFrame, QHBoxLayout, QLabel, QLineEdit
 from tutor_app.tutor import events as ev
 from tutor_app.ui.bridge import CallBridge
 from tutor_app.ui.level_meter import LevelMeter
-from tutor_app.ui.theme import emotion_color, icon
+from tutor_app.ui.emotion_words import feeling
+from tutor_app.ui.theme import icon
 from tutor_app.ui.transcript import TranscriptView
 
 IDLE, STARTING, IN_CALL, ENDING = "idle", "starting", "in-call", "ending"
@@ -246,8 +247,6 @@ class CallView(QWidget):
     def _on_emotion(self, label: str, score: float) -> None:
         # In words about the learner ("You sound unsure"), never the raw label: a red
         # "disapproval" after their sentence reads as the tutor's verdict (ui/emotion_words.py).
-        from tutor_app.ui.emotion_words import feeling
-
         felt = feeling(label)
         self.emotion_chip.setText(felt.title)
         self.emotion_chip.setToolTip(f"{felt.title}. The emotion reader heard: {label} ({score:.0%})")
