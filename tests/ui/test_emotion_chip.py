@@ -26,3 +26,23 @@ def test_the_chip_says_how_the_learner_sounds_never_the_raw_label(qtbot, backend
         view._on_emotion(label, 0.5)
         assert chip.text().startswith("You sound ") and label not in chip.text().lower()
     bridge.close()
+
+
+def test_the_report_chart_legend_speaks_of_the_learner_and_wraps(qtbot):
+    from PySide6.QtCore import QRect
+
+    from tutor_app.ui.charts import EmotionPoint, EmotionTimeline
+
+    chart = EmotionTimeline()
+    qtbot.addWidget(chart)
+    labels = ["neutral", "disapproval", "nervousness", "curiosity", "joy", "sadness", "annoyance"]
+    chart.set_points([EmotionPoint(10.0 * i, label, 0.6) for i, label in enumerate(labels)])
+    chart.resize(300, 260)
+    chart.show()
+    assert [f.title for f in chart.feelings()] == ["You sound calm", "You sound upset", "You sound unsure",
+                                                   "You sound curious", "You sound happy", "You sound a bit down"]
+    assert "disapproval (60%)" in chart.toolTip()  # the raw readings, for whoever wants them
+    rects = chart.legend_rects()
+    assert len({r.top() for r in rects}) > 1  # wrapped onto more than one line
+    assert all(QRect(0, 0, chart.width(), chart.height()).contains(r) for r in rects)
+    assert not chart.grab().isNull()
