@@ -28,7 +28,7 @@ from tutor_app.registry.manifest import ModelRegistry  # noqa: E402
 from tutor_app.settings import Settings  # noqa: E402
 from tutor_app.tutor import events as ev  # noqa: E402
 from tutor_app.ui.main_window import MainWindow  # noqa: E402
-from tutor_app.ui.memory_source import InMemorySource, MemoryRow  # noqa: E402
+from tutor_app.ui.memory_source import StoreMemorySource  # noqa: E402
 from tutor_app.ui.services import AudioDevices, UiServices  # noqa: E402
 from tutor_app.ui.theme import apply_theme, system_theme_name  # noqa: E402
 
@@ -50,10 +50,35 @@ class DemoBackend:
         pass
 
 
-def demo_memories() -> list[MemoryRow]:
+class DemoEmbedder:
+    """Bag of hashed words (no model to load): enough for the list and a literal search."""
+
+    name = "demo-hash-64"
+    dim = 64
+
+    def embed(self, texts):
+        import hashlib
+        import re
+
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for w in re.findall(r"[a-z]+", text.lower()):
+                out[i, int(hashlib.md5(w.encode()).hexdigest(), 16) % self.dim] += 1.0
+            norm = np.linalg.norm(out[i])
+            out[i] = out[i] / norm if norm else out[i]
+        return out
+
+    def embed_one(self, text):
+        return self.embed([text])[0]
+
+
+def demo_memories(store) -> None:
+    """The demo learner's memories, in the real store (older values replaced by newer)."""
     now = datetime.now(timezone.utc)
     rows = [
-        ("Minji", "name", "extraction", 12, 0, ""),
+        ("Minji (민지)", "name", "extraction", 12, 0, ""),
         ("nurse at a hospital in Seoul", "occupation", "extraction", 12, 1, ""),
         ("Works as a nursing student", "occupation", "extraction", 30, None, "x"),
         ("hiking on weekends", "interest", "extraction", 12, 2, ""),
@@ -64,11 +89,12 @@ def demo_memories() -> list[MemoryRow]:
         ("Felt nervous about the interview on Friday", "emotion", "gate", 2, 1, ""),
         ("Prefers British vocabulary", "preference", "manual", 1, None, ""),
     ]
-    out = []
-    for i, (text, cat, src, days, used, sup) in enumerate(rows):
-        out.append(MemoryRow(f"m{i}", text, cat, src, "semantic", 0.7, now - timedelta(days=days),
-                             None if used is None else now - timedelta(days=used), sup))
-    return out
+    added = [(store.add(text, category=cat, source=src, created_at=now - timedelta(days=days)), sup)
+             for text, cat, src, days, _used, sup in rows]
+    newer = next(m for m, _sup in added if m.text.startswith("nurse"))
+    for m, sup in added:
+        if sup:
+            store.supersede(m.id, newer.id)
 
 
 def demo_reports() -> list[dict]:
@@ -93,6 +119,9 @@ def demo_reports() -> list[dict]:
                 {"t": 180, "label": "nervousness", "score": 0.55}, {"t": 300, "label": "curiosity", "score": 0.5},
                 {"t": 420, "label": "joy", "score": 0.72}, {"t": 560, "label": "optimism", "score": 0.66},
                 {"t": 700, "label": "gratitude", "score": 0.81}],
+            "fluency": {"words_per_minute": wpm + 8, "mean_run_words": 4.2 + i * 0.4, "pause_ratio": 0.31 - i * 0.02,
+                        "spoken_turns": 12, "unsure_words": [{"word": w, "probability": 0.35} for w in
+                                                              ("triage", "Gyeongbokgung", "comfortable")]},
             "review_source": "model",
         })
     return out
@@ -124,7 +153,7 @@ def play_call(window: MainWindow) -> None:
     sink = bridge.sink
     script = [
         ev.StateChanged(ev.LISTENING),
-        ev.UserUtterance("Hi! I had my first night shift this week.", 2.6), ev.EmotionRead("nervousness", 0.61),
+        ev.UserUtterance("Hi! It's Minji (민지). I had my first night shift this week.", 2.6), ev.EmotionRead("nervousness", 0.61),
         ev.TutorSentence("Hi Minji, welcome back!"), ev.TutorSentence("Your first night shift, how exciting."),
         ev.TutorSentence("How did it go?"),
         ev.TutorTurnDone("Hi Minji, welcome back! Your first night shift, how exciting. How did it go?"),
@@ -155,7 +184,7 @@ def first_start(tmp: Path, settings: Settings, suffix: str) -> None:
                         'license = "MIT"\nsize_mb = 78\n')
     registry = ModelRegistry.load(tmp / "no-models", manifest)
     window = MainWindow(UiServices(settings=settings, registry=lambda: registry))
-    window.resize(1180, 760)
+    window.resize(1120, 740)  # the default window
     window.move(40, 20)
     window.show()
     pump(1200)
@@ -173,16 +202,23 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         paths = AppPaths.resolve(tmp)
         settings = Settings.load(paths, profile="Minji")
-        source = InMemorySource(demo_memories(), profile="Minji", profiles=["Minji", "Jun"])
+        from types import SimpleNamespace
+
+        from tutor_app.memory.storage.store import open_store
+
+        store = open_store(paths.db_dir, DemoEmbedder(), "Minji")
+        demo_memories(store)
+        demo_app = SimpleNamespace(memory=store, paths=paths, embedder=store.embedder)
         services = UiServices(
             settings=settings, registry=lambda: ModelRegistry.load(paths.models_dir),
-            make_backend=DemoBackend, memory=lambda profile: source, past_reports=demo_reports,
+            make_backend=DemoBackend, memory=lambda profile: StoreMemorySource.for_app(demo_app, profile),
+            past_reports=demo_reports,
             compute=lambda: "CPU, int8",
             audio_devices=lambda: AudioDevices(["Built-in Microphone", "USB Headset"], ["Speakers", "USB Headset"],
                                                "Built-in Microphone", "Speakers"))
         first_start(Path(tmp), settings, suffix)
         window = MainWindow(services)
-        window.resize(1180, 760)
+        window.resize(1120, 740)  # the default window
         window.move(40, 20)
         window.show()
         pump(1500)
@@ -221,6 +257,7 @@ def main() -> int:
         dialog.close()
         window.bridge.close()
         window.close()
+        store.close()
     return 0
 
 

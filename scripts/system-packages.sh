@@ -7,7 +7,8 @@ PKGS=(libportaudio2 pulseaudio pulseaudio-utils libasound2-plugins
       xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxkbcommon-x11-0
       libxcb-image0 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xfixes0
       libxcb-xkb1 libegl1 libgl1 libfontconfig1 libdbus-1-3 fonts-dejavu-core
-      espeak-ng)  # espeak-ng: extra voices for the pause clips (tutor_app/bench/pause_clips.py)
+      espeak-ng   # extra voices for the pause clips (tutor_app/bench/pause_clips.py)
+      fonts-noto-cjk)  # Korean text (the .deb depends on it; tests/ui/test_korean_font.py)
 command -v dpkg-query >/dev/null || { echo "not a Debian system: install PortAudio and Qt's X libraries yourself"; exit 0; }
 missing=()
 for p in "${PKGS[@]}"; do

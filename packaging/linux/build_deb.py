@@ -38,7 +38,9 @@ MAINTAINER = "Tutor developers <tutor@localhost>"
 #   The bundle carries libfontconfig but no config or fonts; without them every label is
 #   drawn as empty boxes ("Fontconfig error: Cannot load default config file"), seen on a
 #   minimal bookworm by verify-deb.sh.
-DEPENDS = ("libportaudio2", "libgl1", "libegl1", "libxcb1", "fontconfig-config")
+# - fonts-noto-cjk: Korean glyphs (a learner's Korean name or place); without a CJK font
+#   they are empty boxes. The app falls back to it (ui/theme.py use_cjk_fallback).
+DEPENDS = ("libportaudio2", "libgl1", "libegl1", "libxcb1", "fontconfig-config", "fonts-noto-cjk")
 # Qt >= 6.5's xcb plugin needs these and plain desktops often lack libxcb-cursor0;
 # PyInstaller bundles them only when the build machine has them, so depend on the ones
 # the bundle does not carry.

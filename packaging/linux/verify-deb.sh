@@ -221,6 +221,13 @@ fi
 check "3. PortAudio is available (libportaudio.so.2)" \
     sh -c "chroot '$ROOT' ldconfig -p | grep -q libportaudio.so.2 || find '$ROOT/opt/tutor-app' -name 'libportaudio.so.2*' | grep -q ." || true
 
+# Korean text needs a CJK font (Depends: fonts-noto-cjk); fc-list comes with fontconfig,
+# which the package does not need, so the font file is looked for when it is absent.
+check "3. a font with Korean glyphs is installed (fonts-noto-cjk)" \
+    sh -c "chroot '$ROOT' dpkg-query -W -f '\${Status}' fonts-noto-cjk | grep -q 'install ok installed' &&
+           { chroot '$ROOT' sh -c 'command -v fc-list' >/dev/null && chroot '$ROOT' fc-list :lang=ko | grep -q . ||
+             find '$ROOT/usr/share/fonts' -name 'NotoSansCJK*' | grep -q .; }" || true
+
 # ---------------------------------------------------------------- 4. use it as a user
 log "4. run it as the non-root user '$USER_NAME'"
 in_root useradd -m -s /bin/bash "$USER_NAME"

@@ -49,7 +49,7 @@ def test_call_start_turns_and_end(qtbot, backend):
     qtbot.waitUntil(lambda: len(view.transcript.bubbles()) == 2 and states[-1:] == ["listening"], timeout=3000)
     assert _texts(view) == [("learner", "Hi, I'm Minji."), ("tutor", "Hi Minji! How are you today?")]
     assert states == ["thinking", "speaking", "listening"]
-    assert view.emotion_chip.isVisible() and view.emotion_chip.text() == "joy"
+    assert view.emotion_chip.isVisible() and view.emotion_chip.text() == "You sound happy"
 
     # a typed turn goes through the backend and comes back as events
     view.text_input.setText("I work as a nurse.")

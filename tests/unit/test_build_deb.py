@@ -77,6 +77,7 @@ def test_deb_name_and_control_fields(built):
     depends = [d.strip() for d in fields["Depends"].split(",")]
     # The fake bundle carries no Qt libraries, so the xcb ones come from the system.
     assert {"libportaudio2", "libgl1", "libxcb-cursor0", "libxkbcommon-x11-0"} <= set(depends)
+    assert "fonts-noto-cjk" in depends  # Korean text is not drawn as empty boxes
     assert fields["Section"] == "education"
     assert int(fields["Installed-Size"]) > 0
     info = subprocess.run(["dpkg-deb", "--info", str(deb)], capture_output=True, text=True, check=True).stdout

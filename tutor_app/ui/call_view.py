@@ -17,7 +17,8 @@ from PySide6.QtWidgets import (QCheckBox, QFrame, QHBoxLayout, QLabel, QLineEdit
 from tutor_app.tutor import events as ev
 from tutor_app.ui.bridge import CallBridge
 from tutor_app.ui.level_meter import LevelMeter
-from tutor_app.ui.theme import emotion_color, icon
+from tutor_app.ui.emotion_words import feeling
+from tutor_app.ui.theme import icon
 from tutor_app.ui.transcript import TranscriptView
 
 IDLE, STARTING, IN_CALL, ENDING = "idle", "starting", "in-call", "ending"
@@ -105,6 +106,7 @@ class CallView(QWidget):
         status.addLayout(meter_row)
         self.hint = QLabel()
         self.hint.setObjectName("Muted")
+        self.hint.setWordWrap(True)  # a long hint wraps: the call page fits an 800 px window
         status.addWidget(self.hint)
         top.addLayout(status, 1)
 
@@ -255,10 +257,13 @@ class CallView(QWidget):
             self.transcript.learner_silent()
 
     def _on_emotion(self, label: str, score: float) -> None:
-        self.emotion_chip.setText(label)
-        self.emotion_chip.setToolTip(f"You sound: {label} ({score:.0%})")
-        self.emotion_chip.setAccessibleDescription(f"{label}, {score:.0%}")
-        self.emotion_chip.setStyleSheet(f"background: {emotion_color(label)};")
+        # In words about the learner ("You sound unsure"), never the raw label: a red
+        # "disapproval" after their sentence reads as the tutor's verdict (ui/emotion_words.py).
+        felt = feeling(label)
+        self.emotion_chip.setText(felt.title)
+        self.emotion_chip.setToolTip(f"{felt.title}. The emotion reader heard: {label} ({score:.0%})")
+        self.emotion_chip.setAccessibleDescription(f"{felt.phrase} ({label}, {score:.0%})")
+        self.emotion_chip.setStyleSheet(f"background: {felt.colour};")
         self.emotion_chip.show()
 
     def _on_turn_done(self, event: ev.TutorTurnDone) -> None:
@@ -286,6 +291,8 @@ class CallView(QWidget):
         if phase == IDLE:
             self.text_only = False
         in_call = phase == IN_CALL
+        if not in_call:
+            self.emotion_chip.hide()  # "how you sound" is stale once the call is ending
         self.call_button.setProperty("phase", "end" if phase in (IN_CALL, STARTING, ENDING) else "start")
         self.call_button.style().unpolish(self.call_button)
         self.call_button.style().polish(self.call_button)

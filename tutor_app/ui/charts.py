@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
+from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from tutor_app.ui.emotion_words import Feeling, feeling
 from tutor_app.ui.theme import emotion_color, theme
 
 
@@ -54,7 +55,11 @@ class _Chart(QWidget):
 
 
 class EmotionTimeline(_Chart):
-    """Score of the learner's top emotion per turn, over call time; dots coloured by label."""
+    """Score of the learner's top emotion per turn, over call time; dots coloured by how the
+    learner sounded (ui/emotion_words.py); the legend in those words wraps to the width;
+    the raw labels are in the tooltip."""
+
+    LEGEND_ROW = 18
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -63,9 +68,48 @@ class EmotionTimeline(_Chart):
 
     def set_points(self, points: list[EmotionPoint]) -> None:
         self.points = sorted(points, key=lambda pt: pt.t)
-        labels = ", ".join(f"{_fmt_time(pt.t)} {pt.label}" for pt in self.points[:20])
-        self.setAccessibleDescription(labels or "no turns")
+        self.setAccessibleDescription(", ".join(f"{_fmt_time(pt.t)} {feeling(pt.label).phrase}"
+                                                for pt in self.points[:20]) or "no turns")
+        self.setToolTip("What the emotion reader heard in each turn:\n" + "\n".join(
+            f"{_fmt_time(pt.t)}  {pt.label} ({pt.score:.0%})" for pt in self.points[:30]) if self.points else "")
+        self._fit_height()
         self.update()
+
+    def feelings(self) -> list[Feeling]:
+        """The legend: each feeling once, in order of first appearance."""
+        seen: dict[str, Feeling] = {}
+        for pt in self.points:
+            f = feeling(pt.label)
+            seen.setdefault(f.key, f)
+        return list(seen.values())
+
+    def _legend(self, width: int) -> list[tuple[Feeling, QRectF]]:
+        fm = QFontMetrics(_small_font(self))
+        left, right = 12, width - 12
+        x, row, out = left, 0, []
+        for f in self.feelings():
+            w = 14 + fm.horizontalAdvance(f.title)
+            if x > left and x + w > right:
+                x, row = left, row + 1
+            out.append((f, QRectF(x, row * self.LEGEND_ROW, min(w, right - x), self.LEGEND_ROW - 2)))
+            x += w + 16
+        return out
+
+    def _legend_height(self, width: int) -> int:
+        legend = self._legend(width)
+        return int(legend[-1][1].bottom()) + 4 if legend else 0
+
+    def legend_rects(self) -> list[QRect]:
+        """Where each legend entry is drawn (widget coordinates)."""
+        top = self.height() - self._legend_height(self.width())
+        return [r.translated(0, top).toAlignedRect() for _f, r in self._legend(self.width())]
+
+    def _fit_height(self) -> None:
+        self.setMinimumHeight(150 + self._legend_height(max(self.width(), 200)))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        super().resizeEvent(event)
+        self._fit_height()
 
     def paintEvent(self, _event) -> None:
         p = QPainter(self)
@@ -74,7 +118,8 @@ class EmotionTimeline(_Chart):
             self._empty(p, "No emotion readings in this call")
             return
         area = self._plot_rect()
-        area.setBottom(area.bottom() - 18)  # room for the legend
+        legend_h = self._legend_height(self.width())
+        area.setBottom(area.bottom() - legend_h)  # room for the legend
         self._axes(p, area, [(0, "0"), (0.5, "50%"), (1, "100%")])
         span = max(self.points[-1].t, 1.0)
         inner = area.adjusted(10, 0, -10, 0)  # dots never sit on the frame
@@ -99,20 +144,14 @@ class EmotionTimeline(_Chart):
         p.drawText(QRectF(inner.left(), area.bottom() + 3, 60, 14), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, "0:00")
         p.drawText(QRectF(inner.right() - 60, area.bottom() + 3, 60, 14), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop,
                    _fmt_time(span))
-        # legend: labels in order of first appearance
-        seen: list[str] = []
-        for pt in self.points:
-            if pt.label not in seen:
-                seen.append(pt.label)
-        x, y = area.left(), self.height() - 14
-        fm = p.fontMetrics()
-        for label in seen[:8]:
+        for f, rect in zip(self.feelings(), self.legend_rects()):
+            y = rect.center().y()
             p.setPen(Qt.PenStyle.NoPen)
-            p.setBrush(QColor(emotion_color(label)))
-            p.drawEllipse(QPointF(x + 5, y), 4.5, 4.5)
+            p.setBrush(QColor(f.colour))
+            p.drawEllipse(QPointF(rect.left() + 5, y), 4.5, 4.5)
             p.setPen(t.color("text"))
-            p.drawText(QPointF(x + 14, y + fm.ascent() / 2 - 1), label)
-            x += 26 + fm.horizontalAdvance(label)
+            p.drawText(QRectF(rect.left() + 14, rect.top(), rect.width() - 14, rect.height()),
+                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, f.title)
 
 
 @dataclass

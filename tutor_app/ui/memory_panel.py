@@ -72,15 +72,17 @@ class MemoryPanel(QWidget):
         col.addLayout(head)
 
         pause_row = QHBoxLayout()
-        self.pause = QCheckBox("Pause memory: the tutor remembers nothing new until you turn this off")
+        self.pause = QCheckBox("Pause memory: nothing new is remembered")  # short: fits an 800 px window
         self.pause.setAccessibleName("Pause memory")
+        self.pause.setToolTip("The tutor remembers nothing new until you turn this off")
         self.pause.setChecked(not memory_on(self.services.settings))
         self.pause.toggled.connect(self.set_paused)
         pause_row.addWidget(self.pause)
-        pause_row.addStretch(1)
         self.status = QLabel()
         self.status.setObjectName("Muted")
-        pause_row.addWidget(self.status)
+        self.status.setWordWrap(True)  # a long problem wraps instead of pushing the page wider
+        self.status.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        pause_row.addWidget(self.status, 1)
         col.addLayout(pause_row)
 
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -112,7 +114,7 @@ class MemoryPanel(QWidget):
         tools.addWidget(self.show_history)
         rcol.addLayout(tools)
 
-        self.table = list_table(COLUMNS, "Memories", stretch=0)
+        self.table = list_table(COLUMNS, "Memories", stretch=0, optional=(2, 4))  # narrow: no source, last use
         header = self.table.horizontalHeader()
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.table.verticalHeader().setDefaultSectionSize(34)

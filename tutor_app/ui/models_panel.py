@@ -10,7 +10,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QProgressBar, QPushButton,
                                QTableWidgetItem, QWidget)
 
 from tutor_app.core.cancel import CancelToken
@@ -67,15 +67,13 @@ class ModelsPanel(QWidget):
         self.suggestion.hide()  # until the hardware has been read
         col.addWidget(self.suggestion)
 
-        # Licences can be long: column 4 stretches, elided, the full text in the tooltip.
-        self.table = list_table(COLUMNS, "Models", stretch=4)
+        # The model's name takes the room; licences and the rest shrink, elided, the full
+        # text in the tooltip; the Install / Download column always stays in view.
+        self.table = list_table(COLUMNS, "Models", stretch=0, fixed={len(COLUMNS) - 1: 132},
+                                optional=(5, 4, 1))  # narrow: no source, licence, role
         header = self.table.horizontalHeader()
-        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.table.verticalHeader().setDefaultSectionSize(44)
-        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Fixed)
-        self.table.setColumnWidth(len(COLUMNS) - 1, 132)
         col.addWidget(self.table, 1)
         self.problems = QLabel()
         self.problems.setObjectName("ProblemText")

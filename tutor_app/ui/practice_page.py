@@ -80,7 +80,8 @@ class PracticePage(QWidget):
         tools.addWidget(self.search, 1)
         tools.addWidget(self.filter)
         col.addLayout(tools)
-        self.table = list_table(list(COLUMNS), "Practice items", stretch=0)
+        self.table = list_table(list(COLUMNS), "Practice items", stretch=(0, 1),  # what was said, the better form
+                                optional=(4, 2))  # narrow: no history marks, no type
         self.table.itemSelectionChanged.connect(self._selected)
         col.addWidget(self.table, 1)
         self.detail = QLabel()

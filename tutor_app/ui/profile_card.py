@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from tutor_app.ui.memory_source import ProfileEntry
 
@@ -13,11 +13,24 @@ class ProfileCard(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("Card")
-        self.setMinimumWidth(220)
+        self.setMinimumWidth(180)  # leaves the memory list room in an 800 px window
         self.setMaximumWidth(300)
         self.setAccessibleName("Learner profile")
-        self._col = QVBoxLayout(self)
-        self._col.setContentsMargins(16, 14, 16, 14)
+        # A long profile scrolls inside the card instead of being cut off at the bottom.
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.viewport().setAutoFillBackground(False)
+        inner = QWidget()
+        inner.setObjectName("ProfileInner")
+        inner.setStyleSheet("#ProfileInner { background: transparent; }")
+        scroll.setWidget(inner)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(1, 1, 1, 1)  # inside the card's rounded border
+        outer.addWidget(scroll)
+        self._col = QVBoxLayout(inner)
+        self._col.setContentsMargins(15, 13, 15, 13)
         self._col.setSpacing(4)
 
     def set_entries(self, profile: str, entries: list[ProfileEntry]) -> None:

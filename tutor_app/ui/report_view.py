@@ -9,10 +9,14 @@ import time
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
+from PySide6.QtWidgets import (QFrame, QGridLayout, QLabel, QListWidget, QListWidgetItem,
                                QScrollArea, QSizePolicy, QSplitter, QVBoxLayout, QWidget)
 
 from tutor_app.ui.charts import EmotionPoint, EmotionTimeline, ProgressChart, ProgressPoint
+from tutor_app.ui.flow_layout import FlowLayout
+
+
+STATS_IN_ONE_ROW = 560  # px: narrower, the four stat cards go two by two
 
 
 def fmt_duration(seconds: float) -> str:
@@ -82,15 +86,15 @@ class ReportView(QWidget):
         col.addWidget(self.heading)
         col.addWidget(self.subtitle)
 
-        grid = QGridLayout()
-        grid.setSpacing(10)
+        self.stat_grid = QGridLayout()
+        self.stat_grid.setSpacing(10)
         self.duration = _Stat("call length (min)")
         self.speaking = _Stat("you spoke (min)")
         self.wpm = _Stat("words per minute")
         self.words = _Stat("words you said")
-        for i, stat in enumerate((self.duration, self.speaking, self.wpm, self.words)):
-            grid.addWidget(stat, 0, i)
-        col.addLayout(grid)
+        self._stat_columns = 0
+        self._place_stats(4)
+        col.addLayout(self.stat_grid)
 
         col.addWidget(_section("How you felt"))
         self.timeline = EmotionTimeline()
@@ -107,13 +111,15 @@ class ReportView(QWidget):
         col.addWidget(_section("Fluency"))
         self.fluency = _muted("")
         col.addWidget(self.fluency)
-        self.unsure_row = QHBoxLayout()
-        self.unsure_row.setSpacing(6)
+        self.unsure_note = _muted("Words the tutor had trouble hearing (the recogniser's confidence, not a "
+                                  "pronunciation score):")
+        self.unsure_note.hide()
+        col.addWidget(self.unsure_note)
+        self.unsure_row = FlowLayout()
         col.addLayout(self.unsure_row)
 
         col.addWidget(_section("New words"))
-        self.words_row = QHBoxLayout()
-        self.words_row.setSpacing(6)
+        self.words_row = FlowLayout()
         col.addLayout(self.words_row)
         self.source_note = QLabel()
         self.source_note.setObjectName("Muted")
@@ -152,7 +158,6 @@ class ReportView(QWidget):
             none = _muted("No new words in this call.")
             none.setWordWrap(False)
             self.words_row.addWidget(none)
-        self.words_row.addStretch(1)
         source = r.get("review_source", "none")
         self.source_note.setText({"model": "Corrections and words picked by your tutor.",
                                   "local-model": "Picked by the offline tutor model: a small model may miss "
@@ -161,8 +166,23 @@ class ReportView(QWidget):
                                  .get(source, ""))
 
 
+    def _place_stats(self, columns: int) -> None:
+        """Four cards in a row, or two rows of two when the report is narrow."""
+        if columns == self._stat_columns:
+            return
+        self._stat_columns = columns
+        for i, stat in enumerate((self.duration, self.speaking, self.wpm, self.words)):
+            self.stat_grid.addWidget(stat, i // columns, i % columns)  # re-adding moves it
+        for c in range(4):
+            self.stat_grid.setColumnStretch(c, 1 if c < columns else 0)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        super().resizeEvent(event)
+        self._place_stats(4 if self.width() >= STATS_IN_ONE_ROW else 2)
+
     def _set_fluency(self, fluency: dict[str, Any]) -> None:
         _clear(self.unsure_row)
+        self.unsure_note.hide()
         if not fluency:
             self.fluency.setText("Measured from spoken turns: this call has none with word timings.")
             return
@@ -171,10 +191,8 @@ class ReportView(QWidget):
             f"{100 * float(fluency.get('pause_ratio') or 0):.0f}% of your speaking time · "
             f"{float(fluency.get('words_per_minute') or 0):.0f} words per minute while speaking")
         unsure = [u.get("word", "") for u in fluency.get("unsure_words") or [] if u.get("word")]
+        self.unsure_note.setVisible(bool(unsure))
         if unsure:
-            note = _muted("Words the tutor had trouble hearing (the recogniser's confidence, not a "
-                          "pronunciation score):")
-            self.unsure_row.addWidget(note, 1)
             for word in unsure:
                 chip = QLabel(word)
                 chip.setObjectName("WordChip")
@@ -242,6 +260,9 @@ class HistoryView(QWidget):
         self.calls = QListWidget()
         self.calls.setObjectName("CallList")
         self.calls.setAccessibleName("Past calls")
+        # A narrow window shortens the lines (whole line in the tooltip), never scrolls sideways.
+        self.calls.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.calls.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.calls.currentItemChanged.connect(self._picked)
         lcol.addWidget(self.calls, 1)
         split.addWidget(left)
@@ -264,8 +285,9 @@ class HistoryView(QWidget):
         self.trend.setVisible(bool(self.trend.text()))
         self.calls.clear()
         for r in reversed(self._reports):
-            item = QListWidgetItem(f"{fmt_when(r.get('started_at'))}   ·   {fmt_duration(r.get('duration_seconds', 0))} min"
-                                   f"   ·   {float(r.get('words_per_minute') or 0):.0f} wpm")
+            item = QListWidgetItem(f"{fmt_when(r.get('started_at'))}  ·  {fmt_duration(r.get('duration_seconds', 0))} min"
+                                   f"  ·  {float(r.get('words_per_minute') or 0):.0f} wpm")
+            item.setToolTip(item.text())
             item.setData(Qt.ItemDataRole.UserRole, r)
             self.calls.addItem(item)
         if self.calls.count():

@@ -196,10 +196,14 @@ class SettingsDialog(QDialog):
         for title, path in (("Data folder", paths.data_dir), ("Models folder", paths.models_dir),
                             ("Settings file", paths.settings_file)):
             row = QHBoxLayout()
-            label = QLabel(str(path))
-            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            label.setAccessibleName(title)
-            row.addWidget(label, 1)
+            # A read-only field, not a label: a long path scrolls inside it instead of
+            # widening the dialog past a small screen; it can still be selected and copied.
+            field = QLineEdit(str(path))
+            field.setReadOnly(True)
+            field.setCursorPosition(0)
+            field.setToolTip(str(path))
+            field.setAccessibleName(title)
+            row.addWidget(field, 1)
             if title != "Settings file":
                 button = QPushButton("Open")
                 button.setAccessibleName(f"Open the {title.lower()}")

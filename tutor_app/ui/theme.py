@@ -2,15 +2,19 @@
 and SVG icons tinted to the palette's text colours."""
 from __future__ import annotations
 
+import logging
 import os
 from functools import lru_cache
 
 from PySide6.QtCore import QByteArray, QSize, Qt
-from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontInfo, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication
 
 from tutor_app.paths import assets_dir
+from tutor_app.ui.emotion_words import feeling
+
+log = logging.getLogger(__name__)
 
 ENV_THEME = "TUTOR_APP_THEME"  # light | dark: overrides the system colour scheme
 
@@ -33,22 +37,44 @@ DARK = {
     "sidebar": "#1a1d24", "selection": "#33406b",
 }
 
-# Emotion label -> chip / plot colour (GoEmotions labels grouped by feeling).
-_EMOTION_GROUPS = {
-    "#1c9a6c": ("joy", "amusement", "excitement", "gratitude", "love", "optimism", "pride", "relief",
-                "admiration", "approval", "caring"),
-    "#4a8fe7": ("curiosity", "surprise", "realization", "desire"),
-    "#d9a21b": ("confusion", "nervousness", "embarrassment", "fear"),
-    "#d2453f": ("anger", "annoyance", "disgust", "disapproval"),
-    "#8a63d2": ("sadness", "grief", "disappointment", "remorse"),
-}
-
-
 def emotion_color(label: str) -> str:
-    for colour, labels in _EMOTION_GROUPS.items():
-        if label in labels:
-            return colour
-    return "#8a93a5"  # neutral / unknown
+    """Chip / chart colour of a raw emotion label: its learner-facing feeling's (calm, never red)."""
+    return feeling(label).colour
+
+
+# Fonts with Korean glyphs (learners write their Korean name, a Korean place), best first;
+# the .deb depends on fonts-noto-cjk. Without one, Korean text is drawn as empty boxes.
+CJK_FAMILIES = ("Noto Sans CJK KR", "Noto Sans KR", "Source Han Sans KR", "NanumGothic", "Nanum Gothic",
+                "NanumBarunGothic", "Malgun Gothic", "Apple SD Gothic Neo", "UnDotum", "Baekmuk Gulim",
+                "Noto Sans CJK JP", "Noto Sans CJK SC", "Droid Sans Fallback")
+
+
+def cjk_family() -> str | None:
+    """An installed family that draws Korean (None when there is none)."""
+    present = QFontDatabase.families()
+    known = set(present)
+    for family in CJK_FAMILIES:
+        if family in known:
+            return family
+    korean = QFontDatabase.families(QFontDatabase.WritingSystem.Korean)
+    return korean[0] if korean else None
+
+
+def use_cjk_fallback(app: QApplication) -> str | None:
+    """The app font keeps its family for Latin text and falls back to a Korean-capable one
+    for the rest (family list and a substitution, so widgets with their own font get it too)."""
+    family = cjk_family()
+    if family is None:
+        log.warning("no font with Korean glyphs is installed (install fonts-noto-cjk): Korean text shows as boxes")
+        return None
+    font = QFont(app.font())
+    # The real family behind an alias ("Sans Serif"): listed first, Latin text keeps it.
+    base = QFontInfo(font).family()
+    font.setFamilies(list(dict.fromkeys([base, family])))
+    app.setFont(font)
+    if family not in QFont.substitutes(base):
+        QFont.insertSubstitution(base, family)
+    return family
 
 
 class Theme:
@@ -87,6 +113,7 @@ def apply_theme(app: QApplication, name: str | None = None) -> Theme:
     theme = Theme(name or system_theme_name())
     _current = theme
     app.setStyle("Fusion")  # the same look on every OS; QSS refines it
+    use_cjk_fallback(app)
     pal = QPalette()
     c = theme.color
     for role, key in ((QPalette.ColorRole.Window, "bg"), (QPalette.ColorRole.Base, "surface"), (QPalette.ColorRole.AlternateBase, "surface2"),
