@@ -135,10 +135,15 @@ def test_opening_an_old_practice_file_removes_its_junk(tmp_path, caplog):
     assert start_plan(store, "c3").count("- ") == 2
 
 
-def test_without_memory_the_migration_still_drops_what_the_item_itself_shows(tmp_path):
+def test_without_memory_the_migration_drops_what_the_item_shows_and_leaves_the_rest_for_later(tmp_path):
+    """A store opened outside the app (a memory deletion) cannot know the learner's name:
+    it removes what the items themselves show, and the app's next open does the rest."""
     store = PracticeStore(tmp_path, "minji", lambda: T0)
-    _old_file(store, [word(ERROR_LINE), mistake(KEEPS_ERROR), mistake(GOOD), word("commute")], {})
-    assert [i.said for i in store.items()] == [GOOD.original, "commute"]
+    _old_file(store, [word(ERROR_LINE), mistake(KEEPS_ERROR), mistake(GOOD), word("commute"), word("Minji")], {})
+    assert [i.said for i in store.items()] == [GOOD.original, "commute", "Minji"]
+    assert json.loads(store.path.read_text())["version"] == 1
+    app_store = PracticeStore(tmp_path, "minji", lambda: T0, known=lambda _: Known(frozenset({"Minji"})))
+    assert [i.said for i in app_store.items()] == [GOOD.original, "commute"]
 
 
 def test_the_store_keeps_only_items_that_pass(tmp_path):

@@ -202,7 +202,9 @@ class PracticeStore:
 
     def _migrate(self, data: _Data) -> bool:
         """A file from before the gates: the items that fail them go (and from the plans).
-        True when the file needs writing."""
+        Without the learner's names and lines (a store opened outside the app, e.g. by a
+        memory deletion) only what the items themselves show is removed, and the file
+        stays at its version for the app's next open. True when the file needs writing."""
         if data["version"] >= VERSION:
             return False
         known = self._known({i.session_id for i in data["items"]}) if self._known and data["items"] else None
@@ -210,9 +212,12 @@ class PracticeStore:
         data["items"] = [i for i in data["items"] if i.id not in bad]
         for session_id, ids in data["plans"].items():
             data["plans"][session_id] = [x for x in ids if x not in bad]
-        data["version"] = VERSION
-        log.info("practice file migrated to version %d: %d of %d items failed the gates and were removed",
-                 VERSION, len(bad), len(bad) + len(data["items"]))
+        if self._known is not None:
+            data["version"] = VERSION
+        if not bad and data["version"] < VERSION:
+            return False
+        log.info("practice file checked against the gates (%s): %d of %d items failed and were removed",
+                 "complete" if self._known is not None else "items only", len(bad), len(bad) + len(data["items"]))
         return True
 
     def _read(self) -> _Data:
@@ -229,7 +234,7 @@ class PracticeStore:
         return {"items": items, "plans": plans, "version": version if isinstance(version, int) else 1}
 
     def _write(self, data: _Data) -> None:
-        payload = {"format": FORMAT, "version": VERSION, "profile": self.profile,
+        payload = {"format": FORMAT, "version": data["version"], "profile": self.profile,
                    "items": [_row(i) for i in data["items"]], "plans": data["plans"]}
         tmp = self.path.with_name(self.path.name + ".tmp")
         with open(tmp, "w", encoding="utf-8") as handle:
