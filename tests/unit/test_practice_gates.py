@@ -37,6 +37,8 @@ def test_the_learners_wrong_line_is_not_a_new_word():
     wrong = gates.wrong_regions([(GOOD.original, GOOD.better)])
     assert word_fault("I am go to", LEARNER, wrong) is not None
     assert word_fault("go to school", LEARNER, wrong) == gates.SAID_WRONGLY
+    assert word_fault("school", LEARNER, wrong) is None  # a word of the line the learner said right
+    assert word_fault("commute", LEARNER, wrong) is None
 
 
 def test_a_self_introduction_and_a_name_are_not_new_words():

@@ -132,8 +132,8 @@ def _part_of(phrase: list[str], region: list[str]) -> bool:
     if _find(phrase, region) >= 0 or _find(region, phrase) >= 0:
         return True
     # A phrase straddling the region's edge ("go to school" against "i am go to").
-    return any(_find(region, phrase[:k]) == len(region) - k or _find(region, phrase[-k:]) == 0
-               for k in range(1, len(phrase)) if k <= len(region))
+    return any(region[-k:] == phrase[:k] or region[:k] == phrase[-k:]
+               for k in range(1, min(len(phrase), len(region) + 1)))
 
 
 def word_fault(word: str, learner_lines: Sequence[str], wrong: Sequence[list[str]] = (),
