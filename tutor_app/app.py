@@ -172,10 +172,12 @@ class App:
 
     @service
     def practice(self) -> PracticeStore:
-        from tutor_app.practice.store import PracticeStore
+        from tutor_app.practice.store import PracticeStore, known_from
 
         self.paths.ensure_writable()
-        return PracticeStore(self.paths.practice_dir, self.settings.profile)
+        # Memory is read (opened on first use) only to migrate a file from before the gates.
+        return PracticeStore(self.paths.practice_dir, self.settings.profile,
+                             known=lambda sessions: known_from(self.memory)(sessions))
 
     @service
     def chat_model(self) -> FallbackChatModel | LlamaChatModel | OpenAIServerChatModel:

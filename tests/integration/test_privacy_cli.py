@@ -50,8 +50,8 @@ def _chat_with_pin(fake, *extra: str, env: dict | None = None) -> None:
 
 
 def _end_call(fake, *extra: str, extraction: str, env: dict | None = None) -> None:
-    review = {"corrections": [{"original": "My bank PIN is 4921", "better": "My bank PIN is 4921.",
-                               "why": "a full stop"}], "new_words": ["musician"]}
+    review = {"corrections": [{"original": "My bank PIN is 4921", "better": "My bank's PIN is 4921",
+                               "why": "a possessive"}], "new_words": ["musician"]}
     fake.push(*([Reply(extraction)] * 2), Reply(json.dumps(review)))
     out = cli(*extra, "end-call", "--session", "p1", "--json", env=env)
     assert out.returncode == 0, out.stderr

@@ -70,7 +70,8 @@ def test_a_later_turn_uses_or_repeats_the_mistake():
 
 
 def test_the_plan_is_due_mistakes_first_bounded_and_quoted_as_data():
-    items = [PracticeItem(f"w{i}", WORD, f"word{i}", card=schedule.new_card(T0)) for i in range(3)]
+    items = [PracticeItem(f"w{i}", WORD, word, card=schedule.new_card(T0))
+             for i, word in enumerate(["commute", "exhausted", "pharmacy"])]
     items.append(item())
     later = item()
     later.id, later.card = "later", schedule.review(later.card, True, T0)  # due in two days
@@ -87,12 +88,10 @@ def test_the_plan_is_due_mistakes_first_bounded_and_quoted_as_data():
 def test_store_keeps_items_per_profile_and_deletes_them_from_disk(tmp_path):
     clock = Clock()
     store = PracticeStore(tmp_path, "minji", clock)
-    added = store.add_from_call("c1", [Correction("My PIN is 4921 and I go to bank", "... I went to the bank",
-                                                  "past", "tense")], ["exhausted"],
-                                ["Hello.", "My PIN is 4921 and I go to bank"])
+    pin = Correction("My PIN is 4921 and I go to bank", "My PIN is 4921 and I went to the bank", "past", "tense")
+    added = store.add_from_call("c1", [pin], ["exhausted"], ["Hello.", "My PIN is 4921 and I go to bank"])
     assert [(i.kind, i.type, i.turn) for i in added] == [(MISTAKE, "tense", 1), (WORD, "", -1)]
-    again = store.add_from_call("c2", [Correction("My PIN is 4921 and I go to bank", "... I went to the bank")],
-                                ["Exhausted"], [])
+    again = store.add_from_call("c2", [pin], ["Exhausted"], ["My PIN is 4921 and I go to bank"])
     assert again == [] and len(store.items()) == 2  # the same correction and word are not doubled
     other = PracticeStore(tmp_path, "../joon", clock)
     assert other.items() == [] and other.path.parent == tmp_path  # a path-like name stays inside

@@ -10,12 +10,17 @@ Only the items planned for the call are judged (the tutor was asked to give them
 chance). Spans (practice/items.py) keep one word of context each side; still, a correct
 sentence with the same words ("I go to work every day" against "I go to" -> "I went to")
 counts as a repeat: matching words, not meaning, is the known limit of these rules.
+
+An item that fails the gates (practice/gates.py) is never judged: a "word" that was the
+learner's own wrong line, or a "better" form that still holds the mistake, would turn
+saying the error again into a success.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from tutor_app.practice.gates import item_fault
 from tutor_app.practice.items import MISTAKE, PracticeItem, words
 
 USED, REPEATED, SAID = "used", "repeated", "said"
@@ -40,16 +45,16 @@ def _contains(line_words: list[str], span: str) -> bool:
 
 
 def judge(item: PracticeItem, lines: Iterable[str]) -> Outcome | None:
+    if item_fault(item):
+        return None  # not a real item: neither a tick nor a miss
     decided: Outcome | None = None
     for line in lines:
         said = words(line)
         if item.kind == MISTAKE:
             mistake, better = item.mistake_span, item.better_span
-            if mistake == better:
-                return None  # nothing tellable (a punctuation-only correction)
             if _contains(said, mistake):
                 decided = Outcome(item.id, REPEATED, line)
-            elif _contains(said, better):
+            elif _contains(said, better):  # the better form, without the mistake
                 decided = Outcome(item.id, USED, line)
         elif _contains(said, item.better_span):
             decided = Outcome(item.id, SAID, line)

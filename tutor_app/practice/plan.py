@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from tutor_app.practice import schedule
+from tutor_app.practice.gates import item_fault
 from tutor_app.practice.items import MISTAKE, PracticeItem
 from tutor_app.tutor.turn_memory.formatting import quote
 
@@ -21,7 +22,8 @@ PLAN_HEADER = (
 
 
 def due_items(items: Iterable[PracticeItem], now: datetime, limit: int = MAX_PLANNED) -> list[PracticeItem]:
-    due = [i for i in items if schedule.is_due(i.card, now) and not schedule.is_mastered(i.card)]
+    due = [i for i in items if schedule.is_due(i.card, now) and not schedule.is_mastered(i.card)
+           and not item_fault(i)]  # a junk item that slipped in never reaches a prompt
     oldest = datetime.min.replace(tzinfo=now.tzinfo)
     due.sort(key=lambda i: (i.kind != MISTAKE, schedule.due_at(i.card) or oldest, i.created_at))
     return due[:limit]

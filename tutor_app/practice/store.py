@@ -5,6 +5,9 @@ OS file lock shared by every process of the app: a deleted item is gone from dis
 once (no old versions or fragments kept, unlike the vector store), and an interrupted
 write leaves the previous file whole. The file name is a digest of the profile name, so
 no profile name can reach outside the folder.
+
+New items pass the gates of practice/gates.py; a file written before the gates (version 1)
+loses the items that fail them the first time it is opened (`_migrate`).
 """
 from __future__ import annotations
 
@@ -19,20 +22,24 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypedDict
 
+from tutor_app.core.protocols import MemoryStore
 from tutor_app.errors import TutorError
 from tutor_app.practice import schedule
+from tutor_app.practice.gates import Known, gate_review, item_fault
 from tutor_app.practice.items import MISTAKE, TYPES, WORD, PracticeItem, Review, classify, words
 from tutor_app.practice.outcome import Outcome
 
 log = logging.getLogger(__name__)
 
 FORMAT = "tutor-app-practice"
+VERSION = 2  # 2: every item passed the gates (practice/gates.py)
 
 
 class _Data(TypedDict):
     """The practice file, read."""
     items: list[PracticeItem]
     plans: dict[str, list[str]]  # session id -> planned item ids
+    version: int
 
 
 def _iso(when: datetime) -> str:
@@ -40,9 +47,11 @@ def _iso(when: datetime) -> str:
 
 
 class PracticeStore:
-    def __init__(self, folder: Path, profile: str, clock: Callable[[], datetime] | None = None) -> None:
+    def __init__(self, folder: Path, profile: str, clock: Callable[[], datetime] | None = None,
+                 known: Callable[[set[str]], Known] | None = None) -> None:
         self.folder = folder
         self.profile = profile
+        self._known = known  # the learner's names and lines, read only for the migration
         digest = hashlib.sha256(profile.encode("utf-8")).hexdigest()[:24]
         self.path = folder / f"{digest}.json"
         self._clock = clock or (lambda: datetime.now(timezone.utc))
@@ -88,12 +97,15 @@ class PracticeStore:
         """New items from a call's review (a correction or word already kept is not doubled)."""
         now = self._clock()
         added: list[PracticeItem] = []
+        gated = gate_review(corrections, [str(w) for w in new_words], learner_lines)
+        if gated.dropped:
+            log.info("practice gates of %s dropped %d: %s", session_id, sum(gated.dropped.values()), gated.summary())
         with self._editing() as data:
             known = {i.key() for i in data["items"]}
-            candidates = [self._mistake(c, session_id, learner_lines, now) for c in corrections]
-            candidates += [PracticeItem(uuid.uuid4().hex[:16], WORD, " ".join(str(w).split()), session_id=session_id,
+            candidates = [self._mistake(c, session_id, learner_lines, now) for c in gated.corrections]
+            candidates += [PracticeItem(uuid.uuid4().hex[:16], WORD, w, session_id=session_id,
                                         created_at=_iso(now), card=schedule.new_card(now))
-                           for w in new_words if words(str(w))]
+                           for w in gated.new_words]
             for item in candidates:
                 if item.key() not in known:
                     known.add(item.key())
@@ -175,29 +187,54 @@ class PracticeStore:
     def _editing(self) -> Iterator[_Data]:
         with self._locked():
             data = self._read()
+            self._migrate(data)
             yield data
             self._write(data)
 
     def _load(self) -> _Data:
         if not self.path.exists():
-            return {"items": [], "plans": {}}
+            return {"items": [], "plans": {}, "version": VERSION}
         with self._locked():
-            return self._read()
+            data = self._read()
+            if self._migrate(data):
+                self._write(data)
+            return data
+
+    def _migrate(self, data: _Data) -> bool:
+        """A file from before the gates: the items that fail them go (and from the plans).
+        Without the learner's names and lines (a store opened outside the app, e.g. by a
+        memory deletion) only what the items themselves show is removed, and the file
+        stays at its version for the app's next open. True when the file needs writing."""
+        if data["version"] >= VERSION:
+            return False
+        known = self._known({i.session_id for i in data["items"]}) if self._known and data["items"] else None
+        bad = {i.id for i in data["items"] if item_fault(i, known)}
+        data["items"] = [i for i in data["items"] if i.id not in bad]
+        for session_id, ids in data["plans"].items():
+            data["plans"][session_id] = [x for x in ids if x not in bad]
+        if self._known is not None:
+            data["version"] = VERSION
+        if not bad and data["version"] < VERSION:
+            return False
+        log.info("practice file checked against the gates (%s): %d of %d items failed and were removed",
+                 "complete" if self._known is not None else "items only", len(bad), len(bad) + len(data["items"]))
+        return True
 
     def _read(self) -> _Data:
         try:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            return {"items": [], "plans": {}}
+            return {"items": [], "plans": {}, "version": VERSION}
         except (OSError, ValueError) as exc:
             raise TutorError(f"the practice file of profile '{self.profile}' is unreadable ({type(exc).__name__}); "
                              f"it is left as it is: {self.path}") from None
         items = [_item(r) for r in raw.get("items", []) if isinstance(r, dict)]
         plans = {str(k): [str(x) for x in v] for k, v in (raw.get("plans") or {}).items() if isinstance(v, list)}
-        return {"items": items, "plans": plans}
+        version = raw.get("version", 1)
+        return {"items": items, "plans": plans, "version": version if isinstance(version, int) else 1}
 
     def _write(self, data: _Data) -> None:
-        payload = {"format": FORMAT, "version": 1, "profile": self.profile,
+        payload = {"format": FORMAT, "version": data["version"], "profile": self.profile,
                    "items": [_row(i) for i in data["items"]], "plans": data["plans"]}
         tmp = self.path.with_name(self.path.name + ".tmp")
         with open(tmp, "w", encoding="utf-8") as handle:
@@ -230,6 +267,20 @@ def _fsync_dir(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def known_from(memory: MemoryStore) -> Callable[[set[str]], Known]:
+    """The migration's view of memory: the learner's names (profile) and their lines in
+    the calls the items came from."""
+
+    def read(session_ids: set[str]) -> Known:
+        view = memory.profile_view()
+        names = [view.get("name"), *(view.get("history") or {}).get("name", [])]
+        lines = {sid: [m.text for m, _ in memory.session_messages(sid) if m.role == "user"]
+                 for sid in session_ids if sid}
+        return Known(frozenset(str(n) for n in names if n), lines)
+
+    return read
 
 
 class PracticeFootprint:

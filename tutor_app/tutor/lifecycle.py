@@ -164,7 +164,8 @@ def _review(engine: CallEndEngine, messages: list[ChatMessage],
         model = engine.services.chat_model()
         system, request = review.review_request(messages)
         raw = model.complete_json(system, request, schema=review.REVIEW_SCHEMA)
-        corrections, new_words = review.parse_review(raw, learner)
+        tutor = [m.content for m in messages if m.role == "assistant"]
+        corrections, new_words = review.parse_review(raw, learner, tutor, _names(engine.services.memory))
         # A model on this machine (llama.cpp, a local server) is small: the report says its
         # list may be short rather than implying the call had no mistakes.
         answered = str(getattr(model, "last_backend", None) or getattr(model, "name", ""))
@@ -173,6 +174,12 @@ def _review(engine: CallEndEngine, messages: list[ChatMessage],
     except (TutorError, ValueError) as exc:
         log.info("review unavailable (%s): the report uses heuristics", exc)
         return [], None, "heuristic"
+
+
+def _names(memory: MemoryStore) -> list[str]:
+    """The learner's names in the profile (current and earlier): never a "new word"."""
+    view = memory.profile_view()
+    return [str(n) for n in [view.get("name"), *view.get("history", {}).get("name", [])] if n]
 
 
 def _call_record(memory: MemoryStore, session_id: str) -> CallRecord | None:

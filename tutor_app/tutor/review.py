@@ -2,12 +2,17 @@
 one-line why, plus useful new words from the call. Asked of the tutor model as JSON."""
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tutor_app.core.types import ChatMessage
+from tutor_app.practice.gates import gate_review
 from tutor_app.practice.items import TYPES, classify
 from tutor_app.tutor.extract import conversation_text
 from tutor_app.tutor.report import Correction
+
+log = logging.getLogger(__name__)
 
 MAX_CORRECTIONS = 10
 
@@ -40,27 +45,29 @@ def review_request(messages: list[ChatMessage]) -> tuple[str, list[ChatMessage]]
     return REVIEW_PROMPT, [ChatMessage("user", "Conversation:\n" + conversation_text(messages))]
 
 
-def parse_review(raw: Any, learner_lines: list[str]) -> tuple[list[Correction], list[str]]:
-    """Keep only corrections whose original the learner really said (no invented quotes)."""
+def parse_review(raw: Any, learner_lines: list[str], tutor_lines: Sequence[str] = (),
+                 names: Iterable[str] = ()) -> tuple[list[Correction], list[str]]:
+    """The model's review through the gates of practice/gates.py: a correction of a line
+    the learner really said, into a near form without the error; new words that are
+    words, not the learner's lines, mistakes or name. What fails is counted in the log."""
     if not isinstance(raw, dict):
         raise ValueError("review must be a JSON object")
-    said = " ".join(" ".join(line.split()).lower() for line in learner_lines)
-    corrections: list[Correction] = []
+    proposed: list[Correction] = []
     for item in raw.get("corrections") or []:
         if not isinstance(item, dict):
             continue
         original = " ".join(str(item.get("original", "")).split())
         better = " ".join(str(item.get("better", "")).split())
         why = " ".join(str(item.get("why", "")).split())[:160]
-        if original and better and original.lower() != better.lower() and original.lower().strip(".!? ") in said:
-            kind = str(item.get("type", "")).strip().lower()
-            corrections.append(Correction(original, better, why, kind if kind in TYPES else classify(original, better)))
+        kind = str(item.get("type", "")).strip().lower()
+        proposed.append(Correction(original, better, why, kind if kind in TYPES else classify(original, better)))
     words = raw.get("new_words") or []
     if isinstance(words, str):
         words = [words]
-    new_words: list[str] = []
-    for w in words if isinstance(words, list) else []:
-        text = " ".join(str(w).split())[:60] if isinstance(w, (str, int)) else ""
-        if text and text.lower() not in {n.lower() for n in new_words}:
-            new_words.append(text)
-    return corrections[:MAX_CORRECTIONS], new_words[:8]
+    new_words = [" ".join(str(w).split())[:60] for w in (words if isinstance(words, list) else [])
+                 if isinstance(w, (str, int))]
+    gated = gate_review(proposed, new_words, learner_lines, tutor_lines, names)
+    if gated.dropped:
+        log.info("review gates dropped %d of %d items: %s", sum(gated.dropped.values()),
+                 len(proposed) + len(new_words), gated.summary())
+    return gated.corrections[:MAX_CORRECTIONS], gated.new_words[:8]
