@@ -18,6 +18,7 @@ from tutor_app.settings import Settings
 
 if TYPE_CHECKING:
     from tutor_app.emotion.common import ProbabilityScorer
+    from tutor_app.llm.active import ActiveTutor
     from tutor_app.llm.fallback import FallbackChatModel
     from tutor_app.llm.llama_backend import LlamaChatModel
     from tutor_app.llm.openai_server import OpenAIServerChatModel
@@ -175,6 +176,12 @@ class App:
         from tutor_app.llm.factory import load_chat_model
 
         return load_chat_model(self.settings, self.registry)
+
+    def active_tutor(self) -> ActiveTutor:
+        """Which tutor model answers now, for the call screen (nothing is loaded)."""
+        from tutor_app.llm.active import active_tutor
+
+        return active_tutor(self.settings)
 
     @service
     def engine(self) -> TutorEngine:

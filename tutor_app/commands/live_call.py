@@ -61,6 +61,9 @@ def run_live(args: argparse.Namespace, app) -> int:
             say(f"you:   {event.text}")
         elif isinstance(event, ev.TutorSentence):
             say(f"tutor: {event.text}")
+        elif isinstance(event, ev.TutorTurnDone) and event.greeting:
+            if event.interrupted:
+                say("       (interrupted)")  # the opening line is no turn: not counted, no JSON line
         elif isinstance(event, ev.TutorTurnDone):
             state["turns"] += 1
             if event.interrupted:
@@ -79,7 +82,7 @@ def run_live(args: argparse.Namespace, app) -> int:
             state["report"] = event.report
 
     app.recover_calls()
-    controller = CallController(app, sd=sd)
+    controller = CallController(app, sd=sd, greet=True)
     session_id = controller.start_call(off_record=bool(getattr(args, "off_record", False)), sink=sink)
     say(f"call {session_id}: speak when you are ready (Ctrl-C or \"goodbye\" ends the call)")
     started = time.monotonic()

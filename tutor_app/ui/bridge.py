@@ -4,6 +4,7 @@
 `tutor_app.tutor.call_controller.CallController`) with this duck-typed interface:
 
     start_call(off_record: bool, sink: Callable[[CallEvent], None]) -> str   # session id
+        (a call started by typing passes greet=False too: no spoken opening)
     send_text(text: str) -> None        # a typed turn
     set_muted(muted: bool) -> None
     end_call() -> None                  # then CallEnded, later ReportReady (background)
@@ -34,7 +35,8 @@ log = logging.getLogger(__name__)
 
 
 class CallBackend(Protocol):
-    def start_call(self, off_record: bool, sink: ev.EventSink) -> str: ...
+    # greet=False (a call started by typing) is passed only then: older backends take two arguments
+    def start_call(self, off_record: bool, sink: ev.EventSink, greet: bool | None = ...) -> str: ...
     def send_text(self, text: str) -> None: ...
     def set_muted(self, muted: bool) -> None: ...
     def end_call(self) -> None: ...
@@ -61,10 +63,11 @@ class CallBridge(QObject):
     _incoming = Signal(object)  # emitted on the call's threads only
 
     def __init__(self, backend: CallBackend | None = None, parent: QObject | None = None,
-                 factory: Callable[[], CallBackend] | None = None) -> None:
+                 factory: Callable[[], CallBackend] | None = None, tutor: Callable[[], Any] | None = None) -> None:
         super().__init__(parent)
         self._backend = backend
         self._factory = factory  # builds the backend lazily on the setup thread
+        self._tutor = tutor  # -> llm.active.ActiveTutor: which tutor model answers
         self._closed = False
         self._started = False
         self._held: list[tuple[str, tuple]] = []  # control requests made while starting
@@ -92,6 +95,17 @@ class CallBridge(QObject):
     def closed(self) -> bool:
         return self._closed
 
+    def tutor(self) -> Any | None:
+        """Which tutor model answers (llm/active.ActiveTutor: kind, label, detail), read
+        from the settings (nothing loads); None when the app did not say."""
+        if self._tutor is None:
+            return None
+        try:
+            return self._tutor()
+        except Exception:  # noqa: BLE001 - a label must not break the call screen
+            log.warning("which tutor answers: unknown", exc_info=True)
+            return None
+
     def run_setup(self, fn: Callable[[], Any]) -> Future | None:
         """Run `fn` on the call setup thread, in order with start_call (warm-up)."""
         if self._closed:
@@ -99,7 +113,8 @@ class CallBridge(QObject):
         return self._setup.submit(fn)
 
     # -- requests (GUI thread) -------------------------------------------------------
-    def start_call(self, off_record: bool = False) -> None:
+    def start_call(self, off_record: bool = False, greet: bool = True) -> None:
+        """`greet`: the tutor speaks first (False for a call started by typing)."""
         if not self.available:
             self.callFailed.emit("live calls are not available in this build")
             return
@@ -110,7 +125,9 @@ class CallBridge(QObject):
 
         def start() -> None:
             try:
-                sid = self.backend().start_call(bool(off_record), self.sink)
+                backend = self.backend()
+                sid = (backend.start_call(bool(off_record), self.sink) if greet
+                       else backend.start_call(bool(off_record), self.sink, greet=False))
             except Exception as exc:  # noqa: BLE001 - shown as one line, the app goes on
                 log.warning("start_call failed", exc_info=True)
                 self._incoming.emit(_StartFailed(_one_line(exc)))

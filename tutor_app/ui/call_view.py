@@ -5,6 +5,7 @@ Keyboard: Space starts a call or mutes/unmutes during one; Esc ends it.
 """
 from __future__ import annotations
 
+import html
 import time
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
@@ -33,6 +34,7 @@ class CallView(QWidget):
     problemRaised = Signal(str, str)  # kind, message -> the window's banner
     reportReady = Signal(str, object)  # session id, report dict
     callStarting = Signal()  # the learner asked for a call
+    modelsRequested = Signal()  # the "Models" link by the tutor's name
 
     def __init__(self, bridge: CallBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -43,6 +45,9 @@ class CallView(QWidget):
         self.blocked = ""
         self.memory_paused = False
         self._started_at = 0.0
+        self._mic_missing = False  # no usable microphone for this call (typed turns only)
+        self._mic_paused = False  # the microphone was lost mid-call (waiting for it)
+        self._fallback = False  # this call's cloud model did not answer: the offline tutor did
         self._build()
         self._wire()
         self._set_phase(IDLE)
@@ -100,8 +105,27 @@ class CallView(QWidget):
         meter_row.addWidget(self.mute_button)
         meter_row.addWidget(self.meter, 1)
         status.addLayout(meter_row)
+        # Who answers and whether the microphone hears: neutral text that wraps (no fixed widths).
+        who_row = QHBoxLayout()
+        who_row.setSpacing(10)
+        self.tutor_label = QLabel()
+        self.tutor_label.setObjectName("Muted")
+        self.tutor_label.setWordWrap(True)
+        self.tutor_label.setAccessibleName("Tutor model")
+        self.tutor_label.setTextFormat(Qt.TextFormat.RichText)
+        self.tutor_label.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse
+                                                 | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+        self.tutor_label.linkActivated.connect(lambda _link: self.modelsRequested.emit())
+        self.mic_label = QLabel()
+        self.mic_label.setObjectName("Muted")
+        self.mic_label.setWordWrap(True)
+        self.mic_label.setAccessibleName("Microphone")
+        who_row.addWidget(self.tutor_label, 1)
+        who_row.addWidget(self.mic_label)
+        status.addLayout(who_row)
         self.hint = QLabel()
         self.hint.setObjectName("Muted")
+        self.hint.setWordWrap(True)
         status.addWidget(self.hint)
         top.addLayout(status, 1)
 
@@ -180,14 +204,16 @@ class CallView(QWidget):
         elif self.phase == IN_CALL:
             self.end_call()
 
-    def start_call(self) -> None:
+    def start_call(self, greet: bool = True) -> None:
+        """`greet`: the tutor speaks first (not when the call was started by typing)."""
         if self.phase != IDLE:
             return
         self.transcript.clear()
         self.emotion_chip.hide()
+        self._mic_missing = self._mic_paused = self._fallback = False
         self._set_phase(STARTING)
         self.callStarting.emit()
-        self.bridge.start_call(self.off_record.isChecked())
+        self.bridge.start_call(self.off_record.isChecked(), greet=greet)
 
     def end_call(self) -> None:
         if self.phase in (IN_CALL, STARTING):
@@ -201,6 +227,7 @@ class CallView(QWidget):
         self.mute_button.setIcon(icon("mic-off" if self.muted else "mic", "bad" if self.muted else "text", 18))
         self.mute_button.setToolTip("Unmute (Space)" if self.muted else "Mute (Space)")
         self.meter.set_active(self.phase == IN_CALL and not self.muted)
+        self._show_mic()
         if self.phase == IN_CALL:
             self.bridge.set_muted(self.muted)
 
@@ -210,7 +237,7 @@ class CallView(QWidget):
             return
         self.text_input.clear()
         if self.phase == IDLE:
-            self.start_call()  # typing is a way to start a (quiet) call too
+            self.start_call(greet=False)  # typing is a way to start a (quiet) call too: no spoken opening
         self.bridge.send_text(text)
 
     def _space(self) -> None:
@@ -231,6 +258,8 @@ class CallView(QWidget):
         self.problemRaised.emit("other", f"The call could not start: {message}")
 
     def _on_state(self, state: str) -> None:
+        self._mic_paused = state == ev.PAUSED
+        self._show_mic()
         self.state_label.setText(STATE_TEXT.get(state, state.capitalize()))
         self.state_label.setProperty("state", state)
         self.state_label.style().unpolish(self.state_label)
@@ -253,6 +282,12 @@ class CallView(QWidget):
         self.transcript.tutor_done(event.reply, event.interrupted, GUARDRAIL_NOTES.get(event.guardrail or "", ""))
 
     def _on_problem(self, event: ev.Problem) -> None:
+        if event.kind == "no-microphone":
+            self._mic_missing = True
+            self._show_mic()
+        elif event.kind == "offline" and not self._fallback:
+            self._fallback = True
+            self.refresh_tutor()
         self.problemRaised.emit(event.kind, event.message)
         if event.fatal:
             self._set_phase(IDLE)
@@ -305,6 +340,33 @@ class CallView(QWidget):
             self.set_muted(False)
         elif self.mute_button.icon().isNull():
             self.set_muted(self.muted)
+        self.refresh_tutor()
+        self._show_mic()
+
+    def refresh_tutor(self) -> None:
+        """Which tutor answers (the cloud model's name or the offline tutor) and a link to
+        the Models page; after a fallback in this call, that the offline tutor took over."""
+        info = self.bridge.tutor()
+        if info is None:
+            self.tutor_label.hide()
+            return
+        label = html.escape(str(info.label))
+        if self._fallback and self.phase != IDLE and not getattr(info, "offline", True):
+            label += " · the offline tutor is answering (connection slow)"
+        self.tutor_label.setText(f'{label} · <a href="models">Models</a>')
+        self.tutor_label.setToolTip(str(getattr(info, "detail", "")))
+        self.tutor_label.setAccessibleDescription(f"{info.label}. {getattr(info, 'detail', '')}")
+        self.tutor_label.show()
+
+    def _show_mic(self) -> None:
+        """The microphone's state in a call: listening, muted or not available."""
+        if self.phase not in (IN_CALL, STARTING):
+            self.mic_label.hide()
+            return
+        state = ("not available" if self._mic_missing or self._mic_paused else "muted" if self.muted
+                 else "listening" if self.phase == IN_CALL else "starting…")
+        self.mic_label.setText(f"Microphone: {state}")
+        self.mic_label.show()
 
     def _tick(self) -> None:
         secs = int(time.monotonic() - self._started_at)

@@ -137,6 +137,7 @@ class UiServices:
     on_profile_changed: Callable[[str], None] = lambda name: None
     audio_devices: Callable[[], AudioDevices] = list_audio_devices
     audio_test: Callable[..., str] = test_audio  # (input, output, progress) -> verdict
+    tutor: Callable[[], Any] | None = None  # -> llm.active.ActiveTutor: which tutor model answers
 
     @property
     def settings_store(self) -> SettingsStore:
@@ -156,7 +157,7 @@ class UiServices:
             # The lead's call controller; missing in early builds -> a clear banner.
             from tutor_app.tutor.call_controller import CallController
 
-            return CallController(app)
+            return CallController(app, greet=True)  # the tutor speaks first (not in a typed chat)
 
         def warm_up_steps() -> list[WarmStep]:
             return [
@@ -204,4 +205,4 @@ class UiServices:
                    practice=lambda: app.practice,
                    install=install, compute=compute, tts_preview=tts_preview,
                    recommend=lambda: recommend_llm(app.registry),
-                   on_profile_changed=on_profile_changed)
+                   on_profile_changed=on_profile_changed, tutor=app.active_tutor)
