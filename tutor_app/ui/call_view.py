@@ -102,8 +102,13 @@ class CallView(QWidget):
         self.mute_button.toggled.connect(self.set_muted)
         self.meter = LevelMeter()
         self.meter.setFixedHeight(10)
+        self.mic_label = QLabel()  # listening / muted / not available, by the meter it explains
+        self.mic_label.setObjectName("Muted")
+        self.mic_label.setWordWrap(True)
+        self.mic_label.setAccessibleName("Microphone")
         meter_row.addWidget(self.mute_button)
         meter_row.addWidget(self.meter, 1)
+        meter_row.addWidget(self.mic_label)
         status.addLayout(meter_row)
         # Who answers and whether the microphone hears: neutral text that wraps (no fixed widths).
         who_row = QHBoxLayout()
@@ -116,12 +121,7 @@ class CallView(QWidget):
         self.tutor_label.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse
                                                  | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
         self.tutor_label.linkActivated.connect(lambda _link: self.modelsRequested.emit())
-        self.mic_label = QLabel()
-        self.mic_label.setObjectName("Muted")
-        self.mic_label.setWordWrap(True)
-        self.mic_label.setAccessibleName("Microphone")
         who_row.addWidget(self.tutor_label, 1)
-        who_row.addWidget(self.mic_label)
         status.addLayout(who_row)
         self.hint = QLabel()
         self.hint.setObjectName("Muted")
@@ -365,7 +365,8 @@ class CallView(QWidget):
             return
         state = ("not available" if self._mic_missing or self._mic_paused else "muted" if self.muted
                  else "listening" if self.phase == IN_CALL else "starting…")
-        self.mic_label.setText(f"Microphone: {state}")
+        self.mic_label.setText(f"Mic: {state}")
+        self.mic_label.setAccessibleDescription(f"Microphone: {state}")
         self.mic_label.show()
 
     def _tick(self) -> None:
