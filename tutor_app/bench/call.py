@@ -144,6 +144,11 @@ def _live(app, engine, clips, args) -> tuple[list[dict], float, float | None]:
 
         options = LoopOptions.from_settings(app.settings.speech, list_devices(load_sounddevice()),
                                             early_stt_ms=args.early_stt_ms)
+    from tutor_app.startup import warm_service
+
+    t0 = time.perf_counter()
+    warm_service(app.tts)  # as the GUI does at start: the click then pays no voice load
+    print(f"voice (Piper) load + warm-up before the call: {(time.perf_counter() - t0) * 1000:.0f} ms")
     greeting_ms: float | None = None
     controller = CallController(app, engine=engine, options=options, greet=True)
     controller.start_call(off_record=True, sink=sink)
@@ -154,7 +159,7 @@ def _live(app, engine, clips, args) -> tuple[list[dict], float, float | None]:
             print("the greeting did not end within 60 s", file=sys.stderr)
         greeting_ms = greeted[0].timings_ms.get("first_audio") if greeted else None
         print(f"start of call -> the greeting's first sample to the device: "
-              f"{'none' if greeting_ms is None else f'{greeting_ms:.0f} ms'} (target 1500; TTS loaded in the call)")
+              f"{'none' if greeting_ms is None else f'{greeting_ms:.0f} ms'} (target 1500; voice warm)")
         loop.wait_frames(loop.frames_seen + 20, timeout=20)
         idle_cpu = _idle_cpu(loop, args.idle_seconds)
         for i in range(args.turns):
