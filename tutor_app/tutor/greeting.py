@@ -24,14 +24,21 @@ if TYPE_CHECKING:
     from tutor_app.settings import TutorSettings
     from tutor_app.tutor.engine import Conversation
 
-# Per level: (with a name, without). Beginners get the shortest, most common words.
+# Per level: a first call, a learner who has called before, each with and without a name.
+# Beginners get the shortest, most common words.
 LINES = {
-    "beginner": ("Hi {name}! Nice to hear you. What do you want to talk about today?",
-                 "Hi! I'm your English tutor. What do you want to talk about today?"),
-    "intermediate": ("Hi {name}! Good to hear you. What would you like to talk about today?",
-                     "Hi! I'm your English tutor. What would you like to talk about today?"),
-    "advanced": ("Hi {name}, great to hear from you! What's on your mind today?",
-                 "Hi! I'm your English tutor. What's on your mind today?"),
+    "beginner": {"named": "Hi {name}! Nice to hear you. What do you want to talk about today?",
+                 "named_again": "Hi {name}! Nice to hear you again. What do you want to talk about today?",
+                 "new": "Hi! I'm your English tutor. What do you want to talk about today?",
+                 "again": "Hi! Nice to hear you again. What do you want to talk about today?"},
+    "intermediate": {"named": "Hi {name}! Good to hear you. What would you like to talk about today?",
+                     "named_again": "Hi {name}! Good to hear from you again. What would you like to talk about today?",
+                     "new": "Hi! I'm your English tutor. What would you like to talk about today?",
+                     "again": "Hi! Good to hear from you again. What would you like to talk about today?"},
+    "advanced": {"named": "Hi {name}, great to hear from you! What's on your mind today?",
+                 "named_again": "Hi {name}, great to hear from you again! What's on your mind today?",
+                 "new": "Hi! I'm your English tutor. What's on your mind today?",
+                 "again": "Hi! Great to hear from you again. What's on your mind today?"},
 }
 _NAME = re.compile(r"^[^\W\d_][\w'\-]*$")  # one word of letters (Minji, O'Neil, Jean-Luc)
 
@@ -45,21 +52,26 @@ def learner_name(profile: Mapping[str, Any]) -> str:
     return first if first and len(first) <= 30 and _NAME.match(first) else ""
 
 
-def compose(profile: Mapping[str, Any], tutor: TutorSettings) -> str:
-    named, generic = LINES.get(tutor.level, LINES["intermediate"])
+def compose(profile: Mapping[str, Any], tutor: TutorSettings, returning: bool = False) -> str:
+    """`returning`: the learner has had a call before (so "again", and no introduction)."""
+    lines = LINES.get(tutor.level, LINES["intermediate"])
     name = learner_name(profile)
-    return named.format(name=name) if name else generic
+    if name:
+        return lines["named_again" if returning else "named"].format(name=name)
+    return lines["again" if returning else "new"]
 
 
 def for_call(session: Conversation) -> str:
     """The opening line of this call. The profile is read even off the record (it is
     what the tutor already knows; nothing is written)."""
     engine = session.engine
+    memory = engine.services.memory
     try:
-        profile = engine.services.memory.profile_view()
+        profile = memory.profile_view()
+        returning = any(call.session_id != session.session_id for call in memory.calls())
     except Exception:  # noqa: BLE001 - an unreadable memory must not keep the tutor silent
-        profile = {}
-    return compose(profile, engine.settings.tutor)
+        profile, returning = {}, False
+    return compose(profile, engine.settings.tutor, returning)
 
 
 def record(session: Conversation, heard: str) -> None:
