@@ -74,6 +74,7 @@ class App:
         self._service_locks: dict[str, threading.Lock] = {}
         self._closers: list[Any] = []
         self._recovery: Recovery | None = None
+        self._loaded_tutor: ActiveTutor | None = None  # what the loaded chat model is (until a restart)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "App":
@@ -173,15 +174,19 @@ class App:
 
     @service
     def chat_model(self) -> FallbackChatModel | LlamaChatModel | OpenAIServerChatModel:
+        from tutor_app.llm.active import active_tutor
         from tutor_app.llm.factory import load_chat_model
 
-        return load_chat_model(self.settings, self.registry)
+        model = load_chat_model(self.settings, self.registry)
+        self._loaded_tutor = active_tutor(self.settings)
+        return model
 
     def active_tutor(self) -> ActiveTutor:
-        """Which tutor model answers now, for the call screen (nothing is loaded)."""
+        """Which tutor model answers, for the call screen: the loaded one (a model chosen
+        later answers after a restart), else the settings' choice. Nothing is loaded."""
         from tutor_app.llm.active import active_tutor
 
-        return active_tutor(self.settings)
+        return self._loaded_tutor or active_tutor(self.settings)
 
     @service
     def engine(self) -> TutorEngine:

@@ -88,3 +88,16 @@ def test_a_call_started_by_typing_asks_for_no_greeting(qtbot, backend, data_dir)
     with qtbot.waitSignal(view.bridge.callStarted, timeout=3000):
         view.send_typed()
     assert backend.greet is False
+
+
+def test_a_fallback_in_the_call_says_the_offline_tutor_answers(qtbot, backend, data_dir, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    view = _view(qtbot, backend, _settings(data_dir, "anthropic"))
+    with qtbot.waitSignal(view.bridge.callStarted, timeout=3000):
+        view.call_button.click()
+    with qtbot.waitSignal(view.bridge.problem, timeout=3000):
+        backend.emit_async([ev.Problem("offline", "local tutor (slow)")])
+    assert "Claude" in view.tutor_label.text() and "offline tutor is answering" in view.tutor_label.text()
+    view.end_call()
+    qtbot.waitUntil(lambda: view.phase == IDLE, timeout=3000)
+    assert "offline tutor is answering" not in view.tutor_label.text()  # the next call starts on the cloud again

@@ -48,8 +48,10 @@ class CallView(QWidget):
         self._mic_missing = False  # no usable microphone for this call (typed turns only)
         self._mic_paused = False  # the microphone was lost mid-call (waiting for it)
         self._fallback = False  # this call's cloud model did not answer: the offline tutor did
+        self._tutor_info = None  # llm.active.ActiveTutor, read at start, per call and on a settings change
         self._build()
         self._wire()
+        self.refresh_tutor()
         self._set_phase(IDLE)
 
     # -- layout ---------------------------------------------------------------------
@@ -211,6 +213,7 @@ class CallView(QWidget):
         self.transcript.clear()
         self.emotion_chip.hide()
         self._mic_missing = self._mic_paused = self._fallback = False
+        self.refresh_tutor()  # a key or model chosen since: read once per call, not per event
         self._set_phase(STARTING)
         self.callStarting.emit()
         self.bridge.start_call(self.off_record.isChecked(), greet=greet)
@@ -287,7 +290,7 @@ class CallView(QWidget):
             self._show_mic()
         elif event.kind == "offline" and not self._fallback:
             self._fallback = True
-            self.refresh_tutor()
+            self._show_tutor()
         self.problemRaised.emit(event.kind, event.message)
         if event.fatal:
             self._set_phase(IDLE)
@@ -340,13 +343,18 @@ class CallView(QWidget):
             self.set_muted(False)
         elif self.mute_button.icon().isNull():
             self.set_muted(self.muted)
-        self.refresh_tutor()
+        self._show_tutor()
         self._show_mic()
 
     def refresh_tutor(self) -> None:
+        """Read again which tutor answers (it may ask the OS keyring: not on every event)."""
+        self._tutor_info = self.bridge.tutor()
+        self._show_tutor()
+
+    def _show_tutor(self) -> None:
         """Which tutor answers (the cloud model's name or the offline tutor) and a link to
         the Models page; after a fallback in this call, that the offline tutor took over."""
-        info = self.bridge.tutor()
+        info = self._tutor_info
         if info is None:
             self.tutor_label.hide()
             return
