@@ -3,6 +3,8 @@ controller, engine, LanceDB memory and the anthropic SDK against the fake server
 the sound card, VAD, STT and TTS are the fakes of tests/unit/call_fakes.py."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.fakes.anthropic_server import Reply
@@ -142,4 +144,38 @@ def test_talking_over_the_greeting_stops_it_and_keeps_only_what_was_heard(engine
     assert stored[0] == ("assistant", done.reply)  # only what was heard
     call.play_until(lambda: len(call.rec.of(ev.TutorTurnDone)) == 2)  # the interruption is the learner's turn
     assert call.rec.of(ev.UserUtterance)[0].text == "wait a second"
+    call.end()
+
+
+def _an_earlier_call(engine, told: str) -> None:
+    """A call the learner had before, in which they told the tutor `told`."""
+    from datetime import datetime, timezone
+
+    memory = engine.services.memory
+    memory.record_call("an-earlier-call", datetime.now(timezone.utc))
+    memory.add(told, session_id="an-earlier-call", memory_type="episodic")
+
+
+def test_with_the_cloud_model_a_returning_learner_hears_a_follow_up_question(engine, fake_anthropic):
+    _remember_name(engine, "Minji")
+    _an_earlier_call(engine, "I have a job interview on Friday.")
+    fake_anthropic.push(Reply("How did the job interview go?"))
+    call = Call(engine)
+    call.start()
+    call.play_until(lambda: _greeting_done(call.rec))
+    assert _greeting_done(call.rec)[0].reply == "Hi Minji! How did the job interview go?"
+    request = json.dumps(fake_anthropic.last_request().messages)
+    assert "I have a job interview on Friday." in request  # asked from what was remembered only
+    call.end()
+
+
+def test_no_question_worth_asking_keeps_the_fixed_greeting(engine, fake_anthropic):
+    _remember_name(engine, "Minji")
+    _an_earlier_call(engine, "I like green tea.")
+    fake_anthropic.push(Reply("NONE"))
+    call = Call(engine)
+    call.start()
+    call.play_until(lambda: _greeting_done(call.rec))
+    assert _greeting_done(call.rec)[0].reply == \
+        "Hi Minji! Good to hear from you again. What would you like to talk about today?"
     call.end()

@@ -286,7 +286,7 @@ class CallLoop:
             getattr(self.session, "practice_plan", None)  # and the call's practice plan
         self.ready.set()
         if greeting is not None:
-            self._active = greeting
+            self._active = greeting.turn
             call_greeting.finish(self, greeting, self.started_at)
             self._end_turn()
         while True:

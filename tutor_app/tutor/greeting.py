@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tutor_app.core.types import ChatMessage
@@ -61,17 +62,39 @@ def compose(profile: Mapping[str, Any], tutor: TutorSettings, returning: bool = 
     return lines["again" if returning else "new"]
 
 
-def for_call(session: Conversation) -> str:
-    """The opening line of this call. The profile is read even off the record (it is
-    what the tutor already knows; nothing is written)."""
+@dataclass(frozen=True)
+class Greeting:
+    hello: str  # the first sentence ("Hi Minji!"), said at once
+    rest: str  # the fixed rest, unless a follow-up question replaces it (greeting_followup.py)
+    notes: list[str] = field(default_factory=list)  # recent things the learner told us (for that question)
+
+    @property
+    def text(self) -> str:
+        return f"{self.hello} {self.rest}".strip()
+
+
+def split(line: str, notes: list[str] | None = None) -> Greeting:
+    from tutor_app.core.sentences import SentenceSplitter
+
+    splitter = SentenceSplitter(min_chars=1)
+    sentences = splitter.feed(line) + splitter.flush()
+    return Greeting(sentences[0] if sentences else "", " ".join(sentences[1:]), list(notes or []))
+
+
+def for_call(session: Conversation) -> Greeting:
+    """The opening of this call. The memory is read even off the record (it is what the
+    tutor already knows; nothing is written)."""
+    from tutor_app.tutor.greeting_followup import recent_notes
+
     engine = session.engine
     memory = engine.services.memory
     try:
         profile = memory.profile_view()
         returning = any(call.session_id != session.session_id for call in memory.calls())
+        notes = recent_notes(memory.list(include_superseded=False), session.session_id) if returning else []
     except Exception:  # noqa: BLE001 - an unreadable memory must not keep the tutor silent
-        profile, returning = {}, False
-    return compose(profile, engine.settings.tutor, returning)
+        profile, returning, notes = {}, False, []
+    return split(compose(profile, engine.settings.tutor, returning), notes)
 
 
 def record(session: Conversation, heard: str) -> None:
