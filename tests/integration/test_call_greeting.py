@@ -166,6 +166,12 @@ def test_with_the_cloud_model_a_returning_learner_hears_a_follow_up_question(eng
     assert _greeting_done(call.rec)[0].reply == "Hi Minji! How did the job interview go?"
     request = json.dumps(fake_anthropic.last_request().messages)
     assert "I have a job interview on Friday." in request  # asked from what was remembered only
+    fake_anthropic.push(Reply("That's great news! What did they ask you?"))
+    call.ctl.send_text("It went well, thanks!")
+    call.play_until(lambda: len(call.rec.of(ev.TutorTurnDone)) == 2)
+    messages = [(m["role"], m["content"] if isinstance(m["content"], str) else m["content"][0]["text"])
+                for m in fake_anthropic.last_request().messages]
+    assert ("assistant", "Hi Minji! How did the job interview go?") in messages  # the model knows what it asked
     call.end()
 
 
