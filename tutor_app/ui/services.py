@@ -165,7 +165,9 @@ class UiServices:
                 ("voice", lambda: warm_service(app.tts)),
                 ("emotion reader", lambda: warm_service(app.emotion)),
                 ("memory", lambda: (warm_service(app.embedder), app.memory)),
-                ("tutor model", lambda: app.chat_model),
+                # The cloud client too (its SDK import takes seconds): the greeting's follow-up
+                # question and the first turn need not pay it; a local model loads in the call.
+                ("tutor model", lambda: warm_service(getattr(app.chat_model, "primary", None))),
                 # The tutor is ready; unfinished calls of earlier runs finish in the background.
                 ("tutor", lambda: (app.engine, app.recover_calls())),
             ]
