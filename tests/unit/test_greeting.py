@@ -25,3 +25,14 @@ def test_a_value_that_is_no_name_is_not_read_out():
     assert learner_name({"name": "Jean-Luc"}) == "Jean-Luc"
     assert learner_name({"name": "x" * 40}) == ""
     assert compose({"name": "123"}, TutorSettings()).startswith("Hi! I'm your English tutor.")
+
+
+def test_only_one_short_question_of_the_model_is_said():
+    from tutor_app.tutor.greeting_followup import usable
+
+    assert usable(" How did the job interview go? ") == "How did the job interview go?"
+    assert usable("NONE") == ""
+    assert usable("Hello! How are you today?") == ""  # a second greeting
+    assert usable("Hi, how was the trip?") == ""
+    assert usable("You had an interview. How did it go?") == ""  # more than the question
+    assert usable("Tell me about your interview.") == ""  # no question

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
@@ -26,6 +27,7 @@ BUDGET_S = 2.0  # from the first word of the greeting: a longer gap would sound 
 RECENT_DAYS = 30
 MAX_NOTES = 5
 MAX_WORDS = 16
+GREETING_WORD = re.compile(r"^(hi|hello|hey|good (morning|afternoon|evening))\b", re.IGNORECASE)
 SKIP_CATEGORIES = {"name"}  # already in "Hi Minji!"
 
 SYSTEM = """You are an English tutor starting a spoken practice call with a learner you have talked with before. The learner is {level}.
@@ -83,10 +85,12 @@ def ask(model: Any, notes: Sequence[str], level: str, budget_s: float = BUDGET_S
 
 
 def usable(text: str) -> str:
-    """One short question on one line, or ""."""
+    """One short question, one sentence, no greeting of its own; else ""."""
     text = " ".join((text or "").split()).strip().strip('"')
     if not text or text.upper().startswith("NONE") or not text.endswith("?"):
         return ""
+    if any(c in text[:-1] for c in ".!?") or GREETING_WORD.match(text):
+        return ""  # "Hello! How are you?": the greeting is said already
     if len(text.split()) > MAX_WORDS or any(c in text for c in "<>{}*#"):
         return ""
     return text
