@@ -18,6 +18,7 @@ from tutor_app.settings import Settings
 
 if TYPE_CHECKING:
     from tutor_app.emotion.common import ProbabilityScorer
+    from tutor_app.llm.active import ActiveTutor
     from tutor_app.llm.fallback import FallbackChatModel
     from tutor_app.llm.llama_backend import LlamaChatModel
     from tutor_app.llm.openai_server import OpenAIServerChatModel
@@ -79,6 +80,7 @@ class App:
 
         self._chat_choice: tuple[object, ...] = ()
         store_for(settings).subscribe(lambda _settings: self._forget_stale_chat_model())
+        self._loaded_tutor: ActiveTutor | None = None  # what the loaded chat model is
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "App":
@@ -181,10 +183,20 @@ class App:
 
     @service
     def chat_model(self) -> FallbackChatModel | LlamaChatModel | OpenAIServerChatModel:
+        from tutor_app.llm.active import active_tutor
         from tutor_app.llm.factory import load_chat_model
 
         self._chat_choice = self._chat_model_inputs()
-        return load_chat_model(self.settings, self.registry)
+        model = load_chat_model(self.settings, self.registry)
+        self._loaded_tutor = active_tutor(self.settings)
+        return model
+
+    def active_tutor(self) -> ActiveTutor:
+        """Which tutor model answers, for the call screen: the loaded one, else the
+        settings' choice (what the next turn loads). Nothing is loaded here."""
+        from tutor_app.llm.active import active_tutor
+
+        return self._loaded_tutor or active_tutor(self.settings)
 
     def _chat_model_inputs(self) -> tuple[object, ...]:
         from dataclasses import astuple
@@ -197,6 +209,7 @@ class App:
         """A turn in progress keeps the model it has; the next one builds the new choice."""
         if "chat_model" in self.__dict__ and self._chat_model_inputs() != self._chat_choice:
             self.__dict__.pop("chat_model", None)
+            self._loaded_tutor = None
 
     @service
     def engine(self) -> TutorEngine:

@@ -47,8 +47,9 @@ class ScriptedBackend:
     def emit_async(self, events: list) -> None:
         self._queue.put(list(events))
 
-    def start_call(self, off_record: bool, sink, text_only: bool = False) -> str:
+    def start_call(self, off_record: bool, sink, text_only: bool = False, greet: bool | None = None) -> str:
         self.calls.append(("start_call", off_record, text_only))
+        self.greet = greet  # False: started by typing (no spoken opening)
         self.sink = sink
         self.emit_async([ev.StateChanged(ev.LISTENING)])
         return self.session

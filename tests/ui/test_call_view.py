@@ -137,7 +137,7 @@ def test_problem_goes_to_the_banner_and_off_record_is_passed(qtbot, backend):
 
 def test_start_failure_is_one_line(qtbot):
     class Broken:
-        def start_call(self, off_record, sink, text_only=False):
+        def start_call(self, off_record, sink, text_only=False, greet=None):
             raise RuntimeError("PortAudio: device unavailable")
 
     view, bridge = _view(qtbot, Broken())

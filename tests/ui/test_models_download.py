@@ -76,7 +76,8 @@ def test_download_from_the_models_page_works_in_the_app(qtbot, settings, tmp_pat
         panel = _panel(qtbot, settings, registry)
         assert panel.table.item(0, 2).text() == "Not downloaded"
         _download_button(panel).click()
-        qtbot.waitUntil(lambda: panel.installing is None, timeout=30_000)
+        # The list is re-checked after the install ("Checking..."), then the notice returns.
+        qtbot.waitUntil(lambda: panel.installing is None and "installed." in panel.summary.text(), timeout=30_000)
     assert panel.summary.text() == "piper-en_GB-alan-medium installed."
     folder = registry.models_dir / "piper-en_GB-alan-medium"
     assert (folder / "en_GB-alan-medium.onnx").read_bytes() == VOICE

@@ -1,4 +1,4 @@
-"""The import graph of tutor_app has no cycles, and no module is over 400 lines.
+"""The import graph of tutor_app has no cycles, and no module is over 500 lines.
 
 Every import statement counts: module level, inside functions and under
 `if TYPE_CHECKING:`. Hiding an import in a function does not break a cycle; it only
@@ -10,7 +10,7 @@ import ast
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parents[2] / "tutor_app"
-MAX_LINES = 400
+MAX_LINES = 500  # past ~500 a module usually holds two concepts: split at the seam, never squeeze
 
 
 def module_files(package_dir: Path) -> dict[str, Path]:

@@ -49,10 +49,20 @@ def test_emotion_and_guardrail_instruction_reach_the_prompt():
 
 
 def test_messages_alternate_and_long_turns_are_trimmed():
-    history = [ChatMessage("assistant", "Hi!"), ChatMessage("user", "a"), ChatMessage("user", "b"),
-               ChatMessage("assistant", "ok")]
+    # a cut window (as long as the engine's): it starts with a tutor reply, which is dropped
+    history = [ChatMessage("assistant" if i % 2 else "user", f"line {i}") for i in range(1, 8)]
+    history += [ChatMessage("user", "a"), ChatMessage("user", "b"), ChatMessage("assistant", "ok")]
     p = _build(history=history, user_text="word " * 5000)
     roles = [m.role for m in p.messages]
-    assert roles == ["user", "assistant", "user"]
-    assert p.messages[0].content == "a\nb"
+    assert roles == ["user", "assistant"] * 4 + ["user"]
+    assert p.messages[0].content == "line 2"
+    assert p.messages[6].content == "a\nb"
     assert len(p.messages[-1].content) < 2200
+
+
+def test_the_tutors_greeting_stays_in_the_messages_after_a_stand_in_line():
+    history = [ChatMessage("assistant", "Hi Minji! How did the job interview go?")]
+    p = _build(history=history, user_text="It went well, thanks!")
+    assert [(m.role, m.content) for m in p.messages] == [
+        ("user", "(The call starts.)"), ("assistant", "Hi Minji! How did the job interview go?"),
+        ("user", "It went well, thanks!")]

@@ -61,6 +61,9 @@ def run_live(args: argparse.Namespace, app) -> int:
             say(f"you:   {event.text}")
         elif isinstance(event, ev.TutorSentence):
             say(f"tutor: {event.text}")
+        elif isinstance(event, ev.TutorTurnDone) and event.greeting:
+            if event.interrupted:
+                say("       (interrupted)")  # the opening line is no turn: not counted, no JSON line
         elif isinstance(event, ev.TutorTurnDone):
             state["turns"] += 1
             if event.interrupted:
@@ -79,7 +82,10 @@ def run_live(args: argparse.Namespace, app) -> int:
             state["report"] = event.report
 
     app.recover_calls()
-    controller = CallController(app, sd=sd)
+    # The cloud client's SDK import (seconds) runs while the voice loads, so the greeting's
+    # follow-up question can come in time; a local model is not loaded here.
+    threading.Thread(target=_warm_cloud, args=(app,), name="warm-cloud", daemon=True).start()
+    controller = CallController(app, sd=sd, greet=True)
     session_id = controller.start_call(off_record=bool(getattr(args, "off_record", False)), sink=sink)
     say(f"call {session_id}: speak when you are ready (Ctrl-C or \"goodbye\" ends the call)")
     started = time.monotonic()
@@ -122,3 +128,12 @@ def _print_devices(devices, as_json: bool) -> int:
         marks = ("*in " if d.default_input else "    ") + ("*out " if d.default_output else "     ")
         print(f"{d.index:3d} {marks}{d.name}  (in {d.inputs}, out {d.outputs}, {d.default_rate:.0f} Hz)")
     return 0
+
+
+def _warm_cloud(app) -> None:
+    from tutor_app.startup import warm_service
+
+    try:
+        warm_service(getattr(app.chat_model, "primary", None))
+    except Exception:  # noqa: BLE001 - the first turn reports a broken model properly
+        pass

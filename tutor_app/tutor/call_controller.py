@@ -39,12 +39,14 @@ class CallController:
                  stt: SpeechToText | Callable[[], SpeechToText] | None = None, vad: VoiceActivity | None = None,
                  tts: TextToSpeech | Callable[[], TextToSpeech] | None = None, settings: Settings | None = None,
                  sd: Any = None, options: LoopOptions | None = None,
-                 judge: TurnJudge | Literal[False] | None = None) -> None:
+                 judge: TurnJudge | Literal[False] | None = None, greet: bool = False) -> None:
         """Services come from `app` (App) unless given; `stt`/`tts` may be zero-argument
         factories. `app` is the App (tutor_app/app.py, above this layer: untyped here).
         `sd` is the sounddevice module (a fake in tests); `options` LoopOptions;
         `judge` the end-of-turn judge (default: the app's, None when its model cannot load;
-        False: none, the fixed-silence rule)."""
+        False: none, the fixed-silence rule). `greet`: the tutor speaks first in every call
+        this controller starts (the GUI's and `call --live`; tutor/call_greeting.py) unless
+        `start_call` says otherwise."""
         self._app = app
         self._engine = engine
         self._stt = stt
@@ -54,6 +56,7 @@ class CallController:
         self._sd = sd
         self._options = options
         self._judge = judge
+        self._greet = greet
         self.loop: CallLoop | None = None
         self.session: Conversation | None = None
         self.end_work: CallEndJob[None] | None = None  # join() it to wait for the report
@@ -79,9 +82,13 @@ class CallController:
         return vad
 
     # -- interface -------------------------------------------------------------------------
-    def start_call(self, off_record: bool = False, sink: ev.EventSink = ev.ignore, text_only: bool = False) -> str:
+    def start_call(self, off_record: bool = False, sink: ev.EventSink = ev.ignore, text_only: bool = False,
+                   greet: bool | None = None) -> str:
         """`text_only`: a typed chat for a learner who cannot talk now: the microphone is
-        never opened and replies are shown, not spoken."""
+        never opened, replies are shown, not spoken, and there is no spoken opening.
+        `greet`: False for no spoken opening; None: the controller's default."""
+        import time
+
         from tutor_app.speech.sound_devices import NoDeviceError, load_sounddevice
         from tutor_app.tutor.call_loop import CallLoop
         from tutor_app.tutor.call_speaker import Speaker
@@ -90,8 +97,8 @@ class CallController:
         with self._lock:
             if self.loop is not None:
                 raise RuntimeError("a call is already running: end it first")
+            asked_at = time.perf_counter()  # the greeting's first_audio counts from here
             self._sink = sink
-            speech = self.settings.speech
             self.session = session = self.engine.start_call(None, off_record=off_record)
             self._lease = None if off_record else CallLease(self.settings.paths.live_dir, session.session_id)
             problems: list[ev.Problem] = []
@@ -123,7 +130,9 @@ class CallController:
                                  speaker, capture, self._emit, options,
                                  reopen_capture=(lambda: self._open_capture(sd, quiet=True, echo=echo)[0])
                                  if sd else None,
-                                 judge=self._judge_now() if capture else None)
+                                 judge=self._judge_now() if capture else None,
+                                 greet=not text_only and (self._greet if greet is None else greet),
+                                 started_at=asked_at)
             loop_box.append(self.loop)
             for problem in problems:
                 self._emit(problem)

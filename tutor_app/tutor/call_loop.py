@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, cast
 from tutor_app.core.protocols import SpeechToText, TurnJudge, VoiceActivity
 from tutor_app.core.types import AudioClip, EmotionScore, Transcript, top_emotion
 from tutor_app.speech.segmenter import SAMPLE_RATE
-from tutor_app.tutor import events as ev
+from tutor_app.tutor import call_greeting, events as ev
 from tutor_app.tutor.call_listen import Listener
 from tutor_app.tutor.call_mic import read_microphone
 from tutor_app.tutor.call_warmup import warm_up
@@ -71,9 +71,11 @@ class CallLoop:
     def __init__(self, session: Conversation, stt: SpeechToText | Callable[[], SpeechToText],
                  vad: VoiceActivity | None, speaker: Speaker, capture: Capture | None, sink: ev.EventSink,
                  options: LoopOptions | None = None, reopen_capture: Callable[[], Capture | None] | None = None,
-                 judge: TurnJudge | None = None) -> None:
+                 judge: TurnJudge | None = None, greet: bool = False, started_at: float | None = None) -> None:
         """`judge(audio, transcript_text) -> Verdict` decides whether a paused turn is
-        complete (tutor/end_of_turn_judge.py); None = the VAD-only rule."""
+        complete (tutor/end_of_turn_judge.py); None = the VAD-only rule. `greet`: the tutor
+        speaks first (tutor/call_greeting.py); `started_at`: perf_counter when the call was
+        asked for (the greeting's first_audio counts from it)."""
         self.session = session
         self._stt = stt  # a SpeechToText, or a zero-argument factory (loaded on first use)
         self.vad = vad
@@ -82,6 +84,8 @@ class CallLoop:
         self.capture = capture
         self.options = (options or LoopOptions()).with_judge(judge is not None)
         self.judge = judge
+        self.greet = greet
+        self.started_at = started_at
         self._sink = sink
         self._reopen = reopen_capture
         self._emit_lock = threading.Lock()
@@ -274,11 +278,17 @@ class CallLoop:
 
     # -- turns thread --------------------------------------------------------------------
     def _turns_run(self) -> None:
+        # The greeting plays first; the warm-up runs while it is heard, not in front of it.
+        greeting = call_greeting.speak(self, call_greeting.compose(self)) if self.greet else None
         if self.options.warm_up:
             warm_up(self)
             getattr(self.session, "stt_bias", None)  # the memory read, before the first turn
             getattr(self.session, "practice_plan", None)  # and the call's practice plan
         self.ready.set()
+        if greeting is not None:
+            self._active = greeting.turn
+            call_greeting.finish(self, greeting, self.started_at)
+            self._end_turn()
         while True:
             job = self._jobs.get()
             if job is None or self._stop.is_set():

@@ -60,6 +60,7 @@ class TutorTurnDone:
     guardrail: str | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
     backchannels: tuple[str, ...] = ()  # the learner's "mm-hm"s over this reply
+    greeting: bool = False  # the tutor's opening line (tutor/call_greeting.py): no learner turn before it
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,11 @@ from typing import Any
 from tutor_app.core.types import ChatMessage, EmotionScore
 from tutor_app.settings import TutorSettings
 from tutor_app.tutor.turn_memory.formatting import format_memories, format_memos, format_profile, quote
+from tutor_app.tutor.turn_memory.history import RECENT
 
 MAX_TURN_CHARS = 2000  # a 5,000-word turn is trimmed for the prompt (stored in full)
 MAX_HISTORY_CHARS = 600
+OPENING = "(The call starts.)"  # the learner's place before the tutor's opening line (tutor/greeting.py)
 
 ACCENTS = {
     "us": "American English (US spelling and vocabulary)",
@@ -150,6 +152,11 @@ def _messages(history: Sequence[ChatMessage], user_text: str) -> list[ChatMessag
             out[-1] = ChatMessage(m.role, out[-1].content + "\n" + text)
         else:
             out.append(ChatMessage(m.role, text))
+    if out and out[0].role == "assistant" and len(history) < RECENT - 1:
+        # The window was not cut (the engine's window is RECENT messages, this turn's
+        # taken out): it starts with the tutor's greeting. The model must see what it asked
+        # ("How did the job interview go?"), and the messages still start with the learner.
+        out.insert(0, ChatMessage("user", OPENING))
     while out and out[0].role != "user":
         out.pop(0)
     current = user_text.strip()

@@ -4,7 +4,8 @@
 `tutor_app.tutor.call_controller.CallController`) with this duck-typed interface:
 
     start_call(off_record: bool, sink: Callable[[CallEvent], None],
-               text_only: bool = False) -> str   # session id; text_only: no microphone, no voice
+               text_only: bool = False, greet: bool | None = None) -> str
+        # session id; text_only: no microphone, no voice; greet=False: no spoken opening
     send_text(text: str) -> None        # a typed turn
     set_muted(muted: bool) -> None
     end_call() -> None                  # then CallEnded, later ReportReady (background)
@@ -35,7 +36,8 @@ log = logging.getLogger(__name__)
 
 
 class CallBackend(Protocol):
-    def start_call(self, off_record: bool, sink: ev.EventSink, text_only: bool = False) -> str: ...
+    def start_call(self, off_record: bool, sink: ev.EventSink, text_only: bool = False,
+                   greet: bool | None = None) -> str: ...
     def send_text(self, text: str) -> None: ...
     def set_muted(self, muted: bool) -> None: ...
     def end_call(self) -> None: ...
@@ -62,10 +64,11 @@ class CallBridge(QObject):
     _incoming = Signal(object)  # emitted on the call's threads only
 
     def __init__(self, backend: CallBackend | None = None, parent: QObject | None = None,
-                 factory: Callable[[], CallBackend] | None = None) -> None:
+                 factory: Callable[[], CallBackend] | None = None, tutor: Callable[[], Any] | None = None) -> None:
         super().__init__(parent)
         self._backend = backend
         self._factory = factory  # builds the backend lazily on the setup thread
+        self._tutor = tutor  # -> llm.active.ActiveTutor: which tutor model answers
         self._closed = False
         self._started = False
         self._held: list[tuple[str, tuple]] = []  # control requests made while starting
@@ -93,6 +96,17 @@ class CallBridge(QObject):
     def closed(self) -> bool:
         return self._closed
 
+    def tutor(self) -> Any | None:
+        """Which tutor model answers (llm/active.ActiveTutor: kind, label, detail), read
+        from the settings (nothing loads); None when the app did not say."""
+        if self._tutor is None:
+            return None
+        try:
+            return self._tutor()
+        except Exception:  # noqa: BLE001 - a label must not break the call screen
+            log.warning("which tutor answers: unknown", exc_info=True)
+            return None
+
     def run_setup(self, fn: Callable[[], Any]) -> Future | None:
         """Run `fn` on the call setup thread, in order with start_call (warm-up)."""
         if self._closed:
@@ -100,8 +114,9 @@ class CallBridge(QObject):
         return self._setup.submit(fn)
 
     # -- requests (GUI thread) -------------------------------------------------------
-    def start_call(self, off_record: bool = False, text_only: bool = False) -> None:
-        """`text_only`: a typed chat; the microphone is never opened (nor the voice)."""
+    def start_call(self, off_record: bool = False, text_only: bool = False, greet: bool = True) -> None:
+        """`text_only`: a typed chat; the microphone is never opened (nor the voice).
+        `greet`: the tutor speaks first (never in a text chat)."""
         if not self.available:
             self.callFailed.emit("live calls are not available in this build")
             return
@@ -112,7 +127,8 @@ class CallBridge(QObject):
 
         def start() -> None:
             try:
-                sid = self.backend().start_call(bool(off_record), self.sink, text_only=bool(text_only))
+                sid = self.backend().start_call(bool(off_record), self.sink, text_only=bool(text_only),
+                                                greet=bool(greet) and not text_only)
             except Exception as exc:  # noqa: BLE001 - shown as one line, the app goes on
                 log.warning("start_call failed", exc_info=True)
                 self._incoming.emit(_StartFailed(_one_line(exc)))

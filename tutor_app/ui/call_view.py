@@ -7,6 +7,7 @@ Typing with no call running starts a text chat: the microphone stays off.
 """
 from __future__ import annotations
 
+import html
 import time
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
@@ -36,6 +37,7 @@ class CallView(QWidget):
     problemRaised = Signal(str, str)  # kind, message -> the window's banner
     reportReady = Signal(str, object)  # session id, report dict
     callStarting = Signal()  # the learner asked for a call
+    modelsRequested = Signal()  # the "Models" link by the tutor's name
 
     def __init__(self, bridge: CallBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -47,8 +49,13 @@ class CallView(QWidget):
         self.memory_paused = False
         self.text_only = False  # the running call is a typed chat: no microphone, no voice
         self._started_at = 0.0
+        self._mic_missing = False  # no usable microphone for this call (typed turns only)
+        self._mic_paused = False  # the microphone was lost mid-call (waiting for it)
+        self._fallback = False  # this call's cloud model did not answer: the offline tutor did
+        self._tutor_info = None  # llm.active.ActiveTutor, read at start, per call and on a settings change
         self._build()
         self._wire()
+        self.refresh_tutor()
         self._set_phase(IDLE)
 
     # -- layout ---------------------------------------------------------------------
@@ -101,9 +108,27 @@ class CallView(QWidget):
         self.mute_button.toggled.connect(self.set_muted)
         self.meter = LevelMeter()
         self.meter.setFixedHeight(10)
+        self.mic_label = QLabel()  # listening / muted / not available, by the meter it explains
+        self.mic_label.setObjectName("Muted")
+        self.mic_label.setWordWrap(True)
+        self.mic_label.setAccessibleName("Microphone")
         meter_row.addWidget(self.mute_button)
         meter_row.addWidget(self.meter, 1)
+        meter_row.addWidget(self.mic_label)
         status.addLayout(meter_row)
+        # Who answers and whether the microphone hears: neutral text that wraps (no fixed widths).
+        who_row = QHBoxLayout()
+        who_row.setSpacing(10)
+        self.tutor_label = QLabel()
+        self.tutor_label.setObjectName("Muted")
+        self.tutor_label.setWordWrap(True)
+        self.tutor_label.setAccessibleName("Tutor model")
+        self.tutor_label.setTextFormat(Qt.TextFormat.RichText)
+        self.tutor_label.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse
+                                                 | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+        self.tutor_label.linkActivated.connect(lambda _link: self.modelsRequested.emit())
+        who_row.addWidget(self.tutor_label, 1)
+        status.addLayout(who_row)
         self.hint = QLabel()
         self.hint.setObjectName("Muted")
         self.hint.setWordWrap(True)  # a long hint wraps: the call page fits an 800 px window
@@ -184,16 +209,19 @@ class CallView(QWidget):
         elif self.phase == IN_CALL:
             self.end_call()
 
-    def start_call(self, text_only: bool = False) -> None:
-        """`text_only`: a typed chat; the microphone is not opened (nor the voice)."""
+    def start_call(self, text_only: bool = False, greet: bool = True) -> None:
+        """`text_only`: a typed chat; the microphone is not opened (nor the voice).
+        `greet`: the tutor speaks first (never in a text chat)."""
         if self.phase != IDLE:
             return
         self.transcript.clear()
         self.emotion_chip.hide()
         self.text_only = text_only
+        self._mic_missing = self._mic_paused = self._fallback = False
+        self.refresh_tutor()  # a key or model chosen since: read once per call, not per event
         self._set_phase(STARTING)
         self.callStarting.emit()
-        self.bridge.start_call(self.off_record.isChecked(), text_only=text_only)
+        self.bridge.start_call(self.off_record.isChecked(), text_only=text_only, greet=greet and not text_only)
 
     def end_call(self) -> None:
         if self.phase in (IN_CALL, STARTING):
@@ -207,6 +235,7 @@ class CallView(QWidget):
         self.mute_button.setIcon(icon("mic-off" if self.muted else "mic", "bad" if self.muted else "text", 18))
         self.mute_button.setToolTip("Unmute (Space)" if self.muted else "Mute (Space)")
         self.meter.set_active(self.phase == IN_CALL and not self.muted and not self.text_only)
+        self._show_mic()
         if self.phase == IN_CALL and not self.text_only:
             self.bridge.set_muted(self.muted)
 
@@ -245,6 +274,8 @@ class CallView(QWidget):
         self.problemRaised.emit("other", f"The call could not start: {message}")
 
     def _on_state(self, state: str) -> None:
+        self._mic_paused = state == ev.PAUSED
+        self._show_mic()
         self.state_label.setText(STATE_TEXT.get(state, state.capitalize()))
         self.state_label.setProperty("state", state)
         self.state_label.style().unpolish(self.state_label)
@@ -270,6 +301,12 @@ class CallView(QWidget):
         self.transcript.tutor_done(event.reply, event.interrupted, GUARDRAIL_NOTES.get(event.guardrail or "", ""))
 
     def _on_problem(self, event: ev.Problem) -> None:
+        if event.kind == "no-microphone":
+            self._mic_missing = True
+            self._show_mic()
+        elif event.kind == "offline" and not self._fallback:
+            self._fallback = True
+            self._show_tutor()
         self.problemRaised.emit(event.kind, event.message)
         if event.fatal and self.phase in (STARTING, IN_CALL):
             # The microphone is gone for good: the call goes on typed until the learner
@@ -327,6 +364,40 @@ class CallView(QWidget):
             self.set_muted(False)
         elif self.mute_button.icon().isNull():
             self.set_muted(self.muted)
+        self._show_tutor()
+        self._show_mic()
+
+    def refresh_tutor(self) -> None:
+        """Read again which tutor answers (it may ask the OS keyring: not on every event)."""
+        self._tutor_info = self.bridge.tutor()
+        self._show_tutor()
+
+    def _show_tutor(self) -> None:
+        """Which tutor answers (the cloud model's name or the offline tutor) and a link to
+        the Models page; after a fallback in this call, that the offline tutor took over."""
+        info = self._tutor_info
+        if info is None:
+            self.tutor_label.hide()
+            return
+        label = html.escape(str(info.label))
+        if self._fallback and self.phase != IDLE and not getattr(info, "offline", True):
+            label += " · the offline tutor is answering (connection slow)"
+        self.tutor_label.setText(f'{label} · <a href="models">Models</a>')
+        self.tutor_label.setToolTip(str(getattr(info, "detail", "")))
+        self.tutor_label.setAccessibleDescription(f"{info.label}. {getattr(info, 'detail', '')}")
+        self.tutor_label.show()
+
+    def _show_mic(self) -> None:
+        """The microphone's state in a call: listening, muted or not available."""
+        if self.phase not in (IN_CALL, STARTING):
+            self.mic_label.hide()
+            return
+        state = ("off (text chat)" if self.text_only
+                 else "not available" if self._mic_missing or self._mic_paused else "muted" if self.muted
+                 else "listening" if self.phase == IN_CALL else "starting…")
+        self.mic_label.setText(f"Mic: {state}")
+        self.mic_label.setAccessibleDescription(f"Microphone: {state}")
+        self.mic_label.show()
 
     def _show_input(self) -> None:
         """What listens and what typing does: a spoken call, or a text chat (microphone off)."""

@@ -36,7 +36,7 @@ class MainWindow(QMainWindow):
     def __init__(self, services: UiServices, bridge: CallBridge | None = None, warm_up: bool = True) -> None:
         super().__init__()
         self.services = services
-        self.bridge = bridge or CallBridge(factory=services.make_backend, parent=self)
+        self.bridge = bridge or CallBridge(factory=services.make_backend, parent=self, tutor=services.tutor)
         self.warm_result: WarmResult | None = None
         self.setWindowTitle("English speaking practice")  # Qt appends " — Tutor" (the display name)
         self.setWindowIcon(icon("phone", "accent", 64))
@@ -47,6 +47,7 @@ class MainWindow(QMainWindow):
         # A change made anywhere (a panel, the Settings window, a speed asked for in a call) shows here.
         self.settings_watch = SettingsWatch(services.settings_store, self)
         self.settings_watch.changed.connect(self._update_profile_label)
+        self.settings_watch.changed.connect(lambda *_: self.call_view.refresh_tutor())  # a model picked, a key added
         if warm_up:
             QTimer.singleShot(0, self.start_background_work)
 
@@ -77,6 +78,7 @@ class MainWindow(QMainWindow):
         self.call_view.problemRaised.connect(self.show_problem)
         self.call_view.reportReady.connect(self._on_report)
         self.call_view.callStarting.connect(self._clear_call_problems)
+        self.call_view.modelsRequested.connect(lambda: self.show_page("models"))
         self.history = HistoryView()
         self._add_page("call", self.call_view)
         self._add_page("progress", self.history)

@@ -12,7 +12,7 @@ from datetime import datetime
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout,
-                               QInputDialog, QLabel, QLineEdit, QMessageBox, QPushButton,
+                               QInputDialog, QLabel, QLineEdit, QPushButton,
                                QSplitter, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from tutor_app.errors import error_text

@@ -147,6 +147,7 @@ class UiServices:
     on_profile_changed: Callable[[str], None] = lambda name: None
     audio_devices: Callable[[], AudioDevices] = list_audio_devices
     audio_test: Callable[..., str] = test_audio  # (input, output, progress) -> verdict
+    tutor: Callable[[], Any] | None = None  # -> llm.active.ActiveTutor: which tutor model answers
 
     @property
     def settings_store(self) -> SettingsStore:
@@ -166,7 +167,7 @@ class UiServices:
             # The lead's call controller; missing in early builds -> a clear banner.
             from tutor_app.tutor.call_controller import CallController
 
-            return CallController(app)
+            return CallController(app, greet=True)  # the tutor speaks first (not in a typed chat)
 
         def warm_up_steps() -> list[WarmStep]:
             return [
@@ -174,7 +175,9 @@ class UiServices:
                 ("voice", lambda: warm_service(app.tts)),
                 ("emotion reader", lambda: warm_service(app.emotion)),
                 ("memory", lambda: (warm_service(app.embedder), app.memory)),
-                ("tutor model", lambda: app.chat_model),
+                # The cloud client too (its SDK import takes seconds): the greeting's follow-up
+                # question and the first turn need not pay it; a local model loads in the call.
+                ("tutor model", lambda: warm_service(getattr(app.chat_model, "primary", None))),
                 # The tutor is ready; unfinished calls of earlier runs finish in the background.
                 ("tutor", lambda: (app.engine, app.recover_calls())),
             ]
@@ -225,4 +228,4 @@ class UiServices:
                    practice=lambda: app.practice,
                    install=install, compute=compute, tts_preview=tts_preview,
                    recommend=lambda: recommend_llm(app.registry),
-                   on_profile_changed=on_profile_changed)
+                   on_profile_changed=on_profile_changed, tutor=app.active_tutor)
