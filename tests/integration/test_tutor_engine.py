@@ -229,7 +229,7 @@ def test_api_errors_leave_the_call_going(make_engine, fake_anthropic):
 
 
 def test_a_rejected_key_is_said_plainly_and_the_apology_is_not_stored(make_engine, fake_anthropic):
-    from tutor_app.tutor.engine import SORRY_KEY
+    from tutor_app.tutor.reply_stream import SORRY_KEY
 
     engine = make_engine()
     fake_anthropic.push(Reply(status=401), Reply("Welcome back, Hana!"))

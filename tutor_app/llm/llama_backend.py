@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 JSON_INSTRUCTION = "Answer with one JSON object only, no other text."
 INSTALL_HINT = "run `tutor-app models install smollm2-135m-instruct`"
 _PER_MESSAGE_TOKENS = 8  # role markers around each message in a chat template
+COMPACT_BELOW_BYTES = 1 << 30  # a GGUF under 1 GB (up to ~1.5B parameters at Q4) gets the short prompt
+SAMPLE_TEMPERATURE = 0.7  # a second sample: another seed, some randomness
 
 
 @dataclass
@@ -131,16 +133,33 @@ class LlamaChatModel:
             if closer is not None:
                 closer()
 
+    @property
+    def compact_prompt(self) -> bool:
+        """A small model follows a short prompt better than the full one (tutor/prompts.py)."""
+        try:
+            return self.path.stat().st_size < COMPACT_BELOW_BYTES
+        except OSError:
+            return False
+
     # -- ChatModel --------------------------------------------------------------------
     def stream(self, system: SystemPrompt, messages: Sequence[ChatMessage],
                cancel: Cancellable | None = None) -> Iterator[str]:
+        return self._stream(system, messages, cancel, 0)
+
+    def sample(self, system: SystemPrompt, messages: Sequence[ChatMessage],
+               cancel: Cancellable | None, attempt: int) -> Iterator[str]:
+        """Another sample of a reply (greedy decoding would say the same words again)."""
+        return self._stream(system, messages, cancel, attempt)
+
+    def _stream(self, system: SystemPrompt, messages: Sequence[ChatMessage],
+                cancel: Cancellable | None, attempt: int) -> Iterator[str]:
         if cancel is not None and cancel.cancelled:
             return
         llama = self.load()
         opts = self.options
         with self._run_lock:
             chat = self._fit(llama, system_text(system), messages, opts.max_tokens)
-            chunks = self._call(llama, chat, opts.max_tokens, stream=True)
+            chunks = self._call(llama, chat, opts.max_tokens, stream=True, attempt=attempt)
             try:
                 for chunk in chunks:
                     if cancel is not None and cancel.cancelled:
@@ -177,13 +196,14 @@ class LlamaChatModel:
 
     # -- helpers ----------------------------------------------------------------------
     def _call(self, llama: Any, chat: list[dict[str, str]], max_tokens: int, stream: bool,
-              response_format: dict[str, Any] | None = None) -> Any:
+              response_format: dict[str, Any] | None = None, attempt: int = 0) -> Any:
         opts = self.options
+        temperature = max(opts.temperature, SAMPLE_TEMPERATURE) if attempt else opts.temperature
         try:
             return llama.create_chat_completion(
                 messages=chat, max_tokens=max(1, int(max_tokens)), stream=stream,
-                temperature=opts.temperature, top_p=opts.top_p, repeat_penalty=opts.repeat_penalty,
-                seed=opts.seed, response_format=response_format,
+                temperature=temperature, top_p=opts.top_p, repeat_penalty=opts.repeat_penalty,
+                seed=opts.seed + attempt, response_format=response_format,
             )
         except ValueError as exc:  # a prompt longer than the context, a bad template...
             raise LLMError(f"local model failed: {' '.join(str(exc).split())[:200]}") from None
