@@ -49,6 +49,7 @@ class LlamaOptions:
     device: str = "auto"  # auto | cpu | cuda
     threads: int = 0  # 0 = one per physical core
     smaller_model: str = ""  # named in the "too big" line
+    chat_format: str = ""  # a llama.cpp chat format ("gemma") for a GGUF without a chat template
 
 
 class LlamaChatModel:
@@ -71,7 +72,7 @@ class LlamaChatModel:
         """Header and offload plan without loading (for `doctor`): raises the same clear
         errors a load would for a missing/corrupt file or a missing chat template."""
         info = read_gguf_info(self.path)
-        if not info.has_chat_template:
+        if not info.has_chat_template and not self.options.chat_format:
             raise LLMError(f"the local model {self.path.name} has no chat template (a base model, not an "
                            "instruct one?): choose an instruct GGUF")
         hw = self._hardware or Hardware.this_machine()
@@ -114,7 +115,7 @@ class LlamaChatModel:
         return llama_cpp.Llama(
             model_path=str(self.path), n_ctx=n_ctx, n_threads=plan.n_threads,
             n_threads_batch=max(plan.n_threads, _logical_cpus()), n_gpu_layers=plan.n_gpu_layers,
-            seed=self.options.seed, verbose=False,
+            seed=self.options.seed, verbose=False, chat_format=self.options.chat_format or None,
         )
 
     def n_ctx_for(self, info: GGUFInfo) -> int:

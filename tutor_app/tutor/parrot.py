@@ -5,7 +5,7 @@ A small model often answers the learner with the learner's own line, as itself (
 my name is Minji. I'm an office worker in Seoul."), or says its previous reply again.
 Three kinds are caught:
 
-- "echo": the sentence copies a learner line (a long shared word run), or speaks the
+- "echo": the sentence says a learner sentence back unchanged, or speaks the
   learner's words in the first person (most of its content words come from one learner
   line and it says I/my/me). A recast in the second person ("Oh, you went to school
   yesterday?") shares words too but is what a tutor should say, so it passes.
@@ -20,11 +20,13 @@ from dataclasses import dataclass, field
 
 ECHO, IDENTITY, REPEAT = "echo", "identity", "repeat"
 
-COPY_RUN = 6  # this many words in a row from a learner line is copying, whatever the person
+COPY_SHARE = 0.9  # a sentence holding this share of a learner sentence unchanged copies it
+COPY_MIN = 4  # ...when that is at least this many words
 FIRST_PERSON_RUN = 4  # ...and this many when the tutor says them as itself
 CONTENT_SHARE = 0.6  # share of the sentence's content words taken from one learner line
 MIN_SHARED = 2  # content words in common before a share counts
 REPEAT_MIN_WORDS = 5  # shorter sentences ("What about you?") may come back
+REPEAT_RUN = 6  # words in a row from an earlier tutor sentence that make a repeat
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _CONTRACTIONS = {"i'm": "i am", "i've": "i have", "i'll": "i will", "i'd": "i would",
@@ -39,8 +41,9 @@ her it its they them their this that these those is am are was were be been bein
 have has had will would can could should shall may might must not no yes oh ah well what when
 where who whom why how which there here some any all much many more most one there's up out if
 s t re ve ll d m""".split())
-_NAME_PATTERNS = (re.compile(r"\bmy name is ([A-Z][\w'-]+)"), re.compile(r"\bcall me ([A-Z][\w'-]+)"),
+_NAME_PATTERNS = (re.compile(r"\b(?i:my name is) ([A-Z][\w'-]+)"), re.compile(r"\b(?i:call me) ([A-Z][\w'-]+)"),
                   re.compile(r"\bI(?:'m| am) ([A-Z][a-z][\w'-]*)\b"))
+_QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _NOT_NAMES = frozenset({"I", "Korean", "English", "American", "British", "Sorry", "Fine", "Good", "Okay", "OK"})
 
@@ -102,6 +105,8 @@ class ParrotCheck:
     def __post_init__(self) -> None:
         self.names = {n for n in self.names | learner_names(self.learner) if n}
         self._learner = [words(line) for line in self.learner]
+        self._learner_sentences = [[words(s) for s in _SENTENCE_END.split(line) if s.strip()]
+                                   for line in self.learner]
         self._tutor = [words(s) for line in self.tutor for s in _SENTENCE_END.split(line) if s.strip()]
         self._said: list[list[str]] = []  # sentences of this reply already let through
 
@@ -112,12 +117,15 @@ class ParrotCheck:
             return None
         if self._claims_name(sentence):
             return Verdict(IDENTITY, -1)
-        first_person = bool(FIRST_PERSON.intersection(tokens))
+        # A quoted model sentence ('The correct sentence is: "I went ..."') is not the tutor speaking.
+        first_person = bool(FIRST_PERSON.intersection(words(_QUOTED.sub(" ", sentence))))
         mine = content_words(tokens)
         for i, line in enumerate(self._learner):
-            run = longest_run(tokens, line)
-            if run >= COPY_RUN or (first_person and run >= FIRST_PERSON_RUN):
+            if first_person and longest_run(tokens, line) >= FIRST_PERSON_RUN:
                 return Verdict(ECHO, i)
+            if any(len(s) >= COPY_MIN and longest_run(tokens, s) >= COPY_SHARE * len(s)
+                   for s in self._learner_sentences[i]):
+                return Verdict(ECHO, i)  # said back unchanged; "the correct sentence is ..." changes it
             if first_person and _share(mine, content_words(line)):
                 return Verdict(ECHO, i)
         if len(tokens) >= REPEAT_MIN_WORDS:
@@ -148,4 +156,4 @@ def _same(tokens: list[str], earlier: list[str]) -> bool:
     if not earlier:
         return False
     run = longest_run(tokens, earlier)
-    return run >= COPY_RUN or run >= 0.8 * len(tokens)
+    return run >= REPEAT_RUN or run >= 0.8 * len(tokens)

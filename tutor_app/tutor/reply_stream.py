@@ -3,7 +3,8 @@ per-sentence callback (TTS in a call). Each sentence is checked before it is rel
 (tutor/parrot.py): when the first one parrots the learner or the tutor's last reply, that
 sample is dropped unheard and the turn is asked again (another sample, a shorter
 prompt); when that parrots too, a short honest fallback is said instead (tutor/recast.py).
-A parroting sentence after the first is dropped.
+A parroting sentence after the first is dropped. One echo is kept, turned round: the
+learner's sentence said back with a small fix is a recast ("you ate", not "I ate").
 """
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ from tutor_app.core.cancel import TurnHandle
 from tutor_app.core.protocols import ChatModel
 from tutor_app.core.sentences import SentenceSplitter
 from tutor_app.errors import TutorError
-from tutor_app.tutor.parrot import ParrotCheck
+from tutor_app.tutor.parrot import ECHO, ParrotCheck
 from tutor_app.tutor.prompts import Prompt, PromptInputs, build_compact_prompt, build_prompt
-from tutor_app.tutor.recast import fallback_reply
+from tutor_app.tutor.recast import fallback_reply, follow_up, repair
 from tutor_app.tutor.turn import Generated, StageClock, problem_kind
 
 log = logging.getLogger(__name__)
@@ -39,6 +40,7 @@ class ReplyRequest:
     fallback: str = ""  # said when every sample parroted (recast.fallback_reply)
     attempts: int = 2  # samples asked for before the fallback
     max_sentences: int = MAX_SENTENCES
+    follow_up: str = ""  # the question after a recast made from an echo (recast.repair)
 
 
 def reply_request(inputs: PromptInputs, compact: bool, turn_index: int) -> ReplyRequest:
@@ -52,12 +54,16 @@ def reply_request(inputs: PromptInputs, compact: bool, turn_index: int) -> Reply
     )
     prompt = build_compact_prompt(inputs) if compact else build_prompt(inputs)
     return ReplyRequest(prompt, check, build_compact_prompt(inputs, history=False),
-                        fallback_reply(inputs.user_text, turn_index),
+                        fallback_reply(inputs.user_text, turn_index), follow_up=follow_up(turn_index),
                         max_sentences=COMPACT_SENTENCES if compact else MAX_SENTENCES)
 
 
 class _Rejected(Exception):
     """This sample's first sentence parroted: nothing of it was said."""
+
+
+class _Done(Exception):
+    """This sample said what the turn needs; the rest of it is not used."""
 
 
 def generate(model_of: Callable[[], ChatModel], request: ReplyRequest,
@@ -81,13 +87,26 @@ def generate(model_of: Callable[[], ChatModel], request: ReplyRequest,
             on_sentence(sentence)
 
     def checked(sentence: str) -> None:
-        verdict = request.check.check(sentence) if request.check is not None else None
+        check = request.check
+        if check is None:
+            emit(sentence)
+            return
+        verdict = check.check(sentence)
         if verdict is None:
-            if request.check is not None:
-                request.check.accept(sentence)
+            check.accept(sentence)
             emit(sentence)
             return
         caught.append(verdict.kind)
+        fixed = repair(sentence, check.learner[0]) if verdict.kind == ECHO and verdict.line == 0 else None
+        if fixed is not None and check.check(fixed) is None and not delivered:
+            # The model corrected the learner's sentence as its own: said back, a recast.
+            # What follows it is commentary on the correction; a question goes on instead.
+            check.accept(fixed)
+            emit(fixed)
+            if request.follow_up:
+                emit(request.follow_up)
+            raise _Done
+
         if not delivered:
             raise _Rejected(verdict.kind)
 
@@ -103,6 +122,8 @@ def generate(model_of: Callable[[], ChatModel], request: ReplyRequest,
                 break
             except _Rejected:
                 continue
+            except _Done:
+                break
         else:
             if request.fallback and not handle.cancelled:
                 emit(request.fallback)  # every sample parroted: the honest short answer
