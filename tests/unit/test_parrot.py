@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tutor_app.tutor.parrot import ECHO, IDENTITY, REPEAT, ParrotCheck, learner_names
+from tutor_app.tutor.parrot import CANNED, ECHO, IDENTITY, REPEAT, ParrotCheck, learner_names
 from tutor_app.tutor.recast import fallback_reply, recast, repair
 
 MINJI = "Hello, my name is Minji. I am office worker in Seoul."
@@ -57,6 +57,15 @@ def test_the_tutors_own_previous_reply_is_not_said_again():
     assert check.check("That is so nice!") is None  # short: allowed
     check.accept("How often do you play it with your friends?")
     assert check.check("How often do you play it with your friends?").kind == REPEAT
+
+
+def test_a_chat_assistants_stock_line_is_not_a_tutor_reply():
+    check = ParrotCheck(["I bought new phone last week."])
+    for line in ("I'm sorry for your loss, but I don't have any information about the phone.",
+                 "I'm sorry, I can't help you with that.", "I don\u2019t have the ability to speak in English.",
+                 "The learner made a mistake in the sentence."):
+        assert check.check(line).kind == CANNED
+    assert check.check("Oh, you bought a new phone? Which one?") is None
 
 
 def test_names_the_learner_gave():

@@ -35,6 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                           "template (e.g. gemma: a base model)")
     parser.add_argument("--lines", type=int, default=0, help="use the first N lines (0 = all)")
     parser.add_argument("--threads", type=int, default=1, help="llama.cpp threads")
+    parser.add_argument("--attempts", type=int, default=0,
+                        help="samples before the fallback (0 = as a turn does)")
     parser.add_argument("--show", action="store_true", help="print every reply")
     parser.add_argument("--json", action="store_true", help="also print one JSON summary line")
 
@@ -91,7 +93,7 @@ def run(args: argparse.Namespace, app) -> int:
         lines = lines[: args.lines]
     print(machine_line())
     print(f"{len(lines)} learner lines ({DATA.name}), one fresh turn each, offline prompt, "
-          f"llama.cpp {args.threads} thread(s)")
+          f"llama.cpp {args.threads} thread(s), {args.attempts or 'default'} sample(s) before the fallback")
     rows = [_bench(label, path, args, lines) for label, path in _models(args, app)]
     _print(rows)
     if args.json:
@@ -123,7 +125,6 @@ def _bench(label: str, path: Path, args: argparse.Namespace, lines: list[dict[st
     from tutor_app.errors import TutorError
     from tutor_app.llm.llama_backend import LlamaChatModel, LlamaOptions
     from tutor_app.settings import TutorSettings
-    from tutor_app.tutor.parrot import ParrotCheck
     from tutor_app.tutor.prompts import PromptInputs
     from tutor_app.tutor.reply_stream import generate, reply_request
     from tutor_app.tutor.turn import StageClock
@@ -140,15 +141,16 @@ def _bench(label: str, path: Path, args: argparse.Namespace, lines: list[dict[st
     for i, item in enumerate(lines):
         inputs = PromptInputs(tutor=TutorSettings(), user_text=item["line"])
         request = reply_request(inputs, compact=True, turn_index=i)
+        request.attempts = args.attempts or request.attempts
         timed.first = {}
         gen = generate(lambda: timed, request, None, CancelToken(), StageClock())
         raw = timed.first.get("text", "")
         first = _sentences(raw)
         row.n += 1
-        row.parrot += any(ParrotCheck([item["line"]]).check(s) for s in first)
+        row.parrot += any(_parrots(s, item["line"]) for s in first)
         row.recast += _recast(raw, item["fixed"])
         row.nonsense += _nonsense(raw, item["line"])
-        row.heard_parrot += any(ParrotCheck([item["line"]]).check(s) for s in _sentences(gen.text))
+        row.heard_parrot += any(_parrots(s, item["line"]) for s in _sentences(gen.text))
         row.heard_recast += _recast(gen.text, item["fixed"])
         row.heard_nonsense += _nonsense(gen.text, item["line"])
         row.fallback += gen.text == request.fallback
@@ -162,6 +164,15 @@ def _bench(label: str, path: Path, args: argparse.Namespace, lines: list[dict[st
             print(f"  [{label}] {item['line']}\n      first: {raw.strip()[:160]!r}\n      heard: {gen.text[:160]!r}")
     model.close()
     return row
+
+
+def _parrots(sentence: str, line: str) -> bool:
+    """The learner's line said back as the tutor's own (tutor/parrot.py; its stock-line
+    kind counts as nonsense here)."""
+    from tutor_app.tutor.parrot import CANNED, ParrotCheck
+
+    verdict = ParrotCheck([line]).check(sentence)
+    return verdict is not None and verdict.kind != CANNED
 
 
 def _sentences(text: str) -> list[str]:
@@ -197,10 +208,17 @@ def _nonsense(reply: str, line: str) -> bool:
     letters = [c for c in text if c.isalpha()]
     if not letters or sum(c.isascii() for c in letters) < 0.9 * len(letters):
         return True
-    if _CANNED.search(text):
+    if _CANNED.search(text) or _canned(text):
         return True
     tokens = words(text)
     return not (content_words(tokens) & content_words(words(line))) and not {"you", "your"} & set(tokens)
+
+
+def _canned(text: str) -> bool:
+    from tutor_app.tutor.parrot import CANNED, ParrotCheck
+
+    check = ParrotCheck([])
+    return any((v := check.check(s)) is not None and v.kind == CANNED for s in _sentences(text))
 
 
 def _print(rows: list[Row]) -> None:

@@ -1,5 +1,6 @@
 """The turn pipeline: (STT) -> emotion -> guardrail -> gate/store -> recall -> history ->
-prompt -> streamed LLM -> sentence splitter -> per-sentence callback -> persisted turn.
+prompt -> streamed LLM -> sentence splitter -> parrot check -> per-sentence callback ->
+persisted turn (the streamed reply: tutor/reply_stream.py).
 
 `TutorEngine` holds the services; `start_call()` gives a `Conversation` whose `turn()`
 runs one turn on the caller's thread (the turns thread in a live call) and whose
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from tutor_app.tutor.turn_memory.history import SelectiveHistory
 
 log = logging.getLogger(__name__)
-
 
 
 @dataclass

@@ -11,6 +11,10 @@ Three kinds are caught:
   yesterday?") shares words too but is what a tutor should say, so it passes.
 - "identity": the tutor claims a name the learner gave as its own ("my name is Minji").
 - "repeat": the sentence says one of the tutor's own earlier sentences again.
+
+And one kind of line a small model falls back on instead of answering, never right on a
+tutor's call: "canned", a chat assistant's stock line ("I'm sorry for your loss", "I
+can't help you with that", "I don't have the ability to...") or talk about "the learner".
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-ECHO, IDENTITY, REPEAT = "echo", "identity", "repeat"
+ECHO, IDENTITY, REPEAT, CANNED = "echo", "identity", "repeat", "canned"
 
 COPY_SHARE = 0.9  # a sentence holding this share of a learner sentence unchanged copies it
 COPY_MIN = 4  # ...when that is at least this many words
@@ -43,6 +47,10 @@ where who whom why how which there here some any all much many more most one the
 s t re ve ll d m""".split())
 _NAME_PATTERNS = (re.compile(r"\b(?i:my name is) ([A-Z][\w'-]+)"), re.compile(r"\b(?i:call me) ([A-Z][\w'-]+)"),
                   re.compile(r"\bI(?:'m| am) ([A-Z][a-z][\w'-]*)\b"))
+_CANNED = re.compile(r"\b(?:sorry for your loss|(?:can't|cannot|can not) (?:help you|assist)|"
+                     r"(?:don't|do not) have the ability|(?:can't|cannot) speak|as an ai\b|"
+                     r"(?:don't|do not) speak (?:english|the|your)|the learner\b|the tutor\b|the user\b)",
+                     re.IGNORECASE)
 _QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _NOT_NAMES = frozenset({"I", "Korean", "English", "American", "British", "Sorry", "Fine", "Good", "Okay", "OK"})
@@ -89,8 +97,8 @@ def learner_names(lines: Iterable[str]) -> set[str]:
 
 @dataclass(frozen=True)
 class Verdict:
-    kind: str  # ECHO | IDENTITY | REPEAT
-    line: int  # which learner (ECHO) or tutor (REPEAT) line, newest = 0; -1 for IDENTITY
+    kind: str  # ECHO | IDENTITY | REPEAT | CANNED
+    line: int  # which learner (ECHO) or tutor (REPEAT) line, newest = 0; else -1
 
 
 @dataclass
@@ -117,6 +125,8 @@ class ParrotCheck:
             return None
         if self._claims_name(sentence):
             return Verdict(IDENTITY, -1)
+        if _CANNED.search(sentence.replace("\u2019", "'")):
+            return Verdict(CANNED, -1)
         # A quoted model sentence ('The correct sentence is: "I went ..."') is not the tutor speaking.
         first_person = bool(FIRST_PERSON.intersection(words(_QUOTED.sub(" ", sentence))))
         mine = content_words(tokens)
