@@ -43,9 +43,9 @@ class ScriptedModel:
         raise NotImplementedError
 
 
-def run_turn(model, text, history=(), turn=0):
+def run_turn(model, text, history=(), turn=0, compact=False):
     request = reply_request(PromptInputs(tutor=TutorSettings(), user_text=text, history=list(history)),
-                            compact=True, turn_index=turn)
+                            compact=compact, turn_index=turn)
     heard: list[str] = []
     gen = generate(lambda: model, request, heard.append, CancelToken(), StageClock())
     return gen, heard
@@ -66,6 +66,18 @@ def test_when_every_sample_parrots_the_learner_hears_a_recast():
     gen, heard = run_turn(model, SCHOOL)
     assert heard == [gen.text] and gen.text.startswith("Oh, you went to school yesterday with your friend?")
     assert gen.caught == 2 and "my friend" not in gen.text
+
+
+def test_a_small_local_model_that_parrots_gets_the_fallback_at_once():
+    model = ScriptedModel("Hello, my name is Minji. I'm a professional office worker in Seoul.", "unused")
+    gen, heard = run_turn(model, MINJI, turn=1, compact=True)
+    assert heard == ["Oh, really? Can you tell me more?"] and model.requests == [("stream", 0)]
+    assert "Rules:" not in model_system(MINJI, compact=True)
+
+
+def model_system(text, compact):
+    return reply_request(PromptInputs(tutor=TutorSettings(), user_text=text), compact=compact,
+                         turn_index=0).prompt.system
 
 
 def test_a_later_parroting_sentence_is_dropped():

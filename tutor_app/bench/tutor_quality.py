@@ -152,8 +152,8 @@ def _bench(label: str, path: Path, args: argparse.Namespace, lines: list[dict[st
         row.nonsense += _nonsense(raw, item["line"])
         row.heard_parrot += any(_parrots(s, item["line"]) for s in _sentences(gen.text))
         row.heard_recast += _recast(gen.text, item["fixed"])
-        row.heard_nonsense += _nonsense(gen.text, item["line"])
         row.fallback += gen.text == request.fallback
+        row.heard_nonsense += gen.text != request.fallback and _nonsense(gen.text, item["line"])
         if "first_token_s" in timed.first:
             row.first_token_s.append(timed.first["first_token_s"])
             tokens = len(model.load().tokenize(raw.encode(), add_bos=False, special=False))
@@ -222,7 +222,8 @@ def _canned(text: str) -> bool:
 
 
 def _print(rows: list[Row]) -> None:
-    print("\nfirst sample = the model's own reply; heard = after the parrot check (second sample or fallback)")
+    print("\nfirst sample = the model's own reply; heard = after the parrot check (second sample or fallback; "
+          "the fallback is not counted as nonsense)")
     print(f"{'model':28} {'MB':>5} | {'parrot':>7} {'recast':>7} {'nonsense':>8} | {'heard: parrot':>13} "
           f"{'recast':>7} {'nonsense':>8} {'fallback':>8} | {'1st token ms':>12} {'tok/s':>6}")
     for r in rows:

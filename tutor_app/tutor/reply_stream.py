@@ -2,7 +2,8 @@
 per-sentence callback (TTS in a call). Each sentence is checked before it is released
 (tutor/parrot.py): when the first one parrots the learner or the tutor's last reply, that
 sample is dropped unheard and the turn is asked again (another sample, a shorter
-prompt); when that parrots too, a short honest fallback is said instead (tutor/recast.py).
+prompt; not for a small local model, whose second sample is rarely better); when that
+parrots too, a short honest fallback is said instead (tutor/recast.py).
 A parroting sentence after the first is dropped. One echo is kept, turned round: the
 learner's sentence said back with a small fix is a recast ("you ate", not "I ate").
 """
@@ -53,8 +54,11 @@ def reply_request(inputs: PromptInputs, compact: bool, turn_index: int) -> Reply
         names={str(inputs.profile.get("name") or "").strip()},
     )
     prompt = build_compact_prompt(inputs) if compact else build_prompt(inputs)
+    # A small model's second sample (some temperature) is mostly off topic when its first
+    # was unusable (bench tutor-quality): the honest fallback serves the learner better.
     return ReplyRequest(prompt, check, build_compact_prompt(inputs, history=False),
-                        fallback_reply(inputs.user_text, turn_index), follow_up=follow_up(turn_index),
+                        fallback_reply(inputs.user_text, turn_index), attempts=1 if compact else 2,
+                        follow_up=follow_up(turn_index),
                         max_sentences=COMPACT_SENTENCES if compact else MAX_SENTENCES)
 
 
