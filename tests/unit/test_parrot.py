@@ -79,12 +79,12 @@ def test_recast_fixes_only_what_the_rules_are_sure_of():
     assert recast("My sister like coffee very much.") == "Oh, your sister likes coffee very much?"
     assert recast("She have two children.") == "Oh, she has two children?"
     for fine_or_unsure in ("I went to school yesterday.", "My sister likes coffee.", "I was born at 1995.",
-                           "I have meeting in the Monday.", "He don't like spicy food.", "What is my name?"):
+                           "I have meeting in the Monday.", "I have been to Jeju Island last summer.", "He don't like spicy food.", "What is my name?"):
         assert recast(fine_or_unsure) is None
 
 
 def test_fallback_is_a_recast_or_a_varied_follow_up():
-    assert fallback_reply(SCHOOL, 0).startswith("Oh, you went to school yesterday with your friend? ")
+    assert fallback_reply(SCHOOL, 1) == "Oh, you went to school yesterday with your friend? Can you tell me more?"
     plain = {fallback_reply("I like tennis.", turn) for turn in range(3)}
     assert len(plain) == 3 and all(line.endswith(("?", ".")) for line in plain)
 

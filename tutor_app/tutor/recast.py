@@ -33,11 +33,14 @@ _FIRST = re.compile(r"^\s*((?:yesterday|last \w+|\w+ \w+ ago),?\s+)?(I|We|He|She
 _THIRD = re.compile(r"^\s*(He|She|My (?:[a-z]+ ){0,2}?(?:sister|brother|mother|father|mom|dad|friend|"
                     r"boss|husband|wife|son|daughter|teacher|cat|dog|company|team))\s+([a-z]+)\b(.*)$",
                     re.IGNORECASE)
+_PARTICIPLE = re.compile(r"\s+(?:been|gone|done|seen|had|made|taken|eaten|met|bought|\w+ed)\b", re.IGNORECASE)
 _SWAP_CONTRACTED = {"i'm": "you're", "i've": "you've", "i'll": "you'll", "i'd": "you'd", "we're": "you're"}
 _SWAP = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
          "we": "you", "us": "you", "our": "your", "am": "are", "was": "were"}
 FOLLOW_UPS = ("Tell me more about that.", "Oh, really? Can you tell me more?", "I see. What happened next?",
               "That's interesting. How did you feel about it?", "Mm-hm. And then?")
+AFTER_RECAST = ("Tell me more about that.", "Can you tell me more?", "What happened next?",
+                "How did you feel about it?", "And then?")  # after "Oh, you went...?": no second "Oh"
 
 
 def recast(line: str) -> str | None:
@@ -55,8 +58,8 @@ def _past(clause: str) -> str | None:
     if m is None or not _PAST_TIME.search(clause):
         return None
     verb = m.group(3).lower()
-    if verb not in PAST:
-        return None  # already past ("went"), or a verb not listed: no guess
+    if verb not in PAST or _PARTICIPLE.match(m.group(4)):
+        return None  # already past ("went"), a perfect ("have been"), or a verb not listed: no guess
     when = (m.group(1) or "").lower()
     return f"Oh, {when}{_swap(m.group(2)).lower()} {PAST[verb]}{_swap(_tail(m.group(4)))}?"
 
@@ -106,13 +109,13 @@ def repair(sentence: str, learner_line: str) -> str | None:
     return None
 
 
-def follow_up(turn: int) -> str:
-    return FOLLOW_UPS[turn % len(FOLLOW_UPS)]
+def follow_up(turn: int, after_recast: bool = False) -> str:
+    choices = AFTER_RECAST if after_recast else FOLLOW_UPS
+    return choices[turn % len(choices)]
 
 
 def fallback_reply(learner_line: str, turn: int) -> str:
     """What the tutor says instead of an unusable reply: a sure recast with a question,
     else one of the follow-ups (varied by `turn`, so a call never hears one line twice in a row)."""
-    follow = follow_up(turn)
     fixed = recast(learner_line)
-    return f"{fixed} {follow}" if fixed else follow
+    return f"{fixed} {follow_up(turn, after_recast=True)}" if fixed else follow_up(turn)

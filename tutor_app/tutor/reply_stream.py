@@ -58,7 +58,7 @@ def reply_request(inputs: PromptInputs, compact: bool, turn_index: int) -> Reply
     # was unusable (bench tutor-quality): the honest fallback serves the learner better.
     return ReplyRequest(prompt, check, build_compact_prompt(inputs, history=False),
                         fallback_reply(inputs.user_text, turn_index), attempts=1 if compact else 2,
-                        follow_up=follow_up(turn_index),
+                        follow_up=follow_up(turn_index, after_recast=True),
                         max_sentences=COMPACT_SENTENCES if compact else MAX_SENTENCES)
 
 
