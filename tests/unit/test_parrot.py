@@ -29,6 +29,7 @@ def test_the_learner_said_as_the_tutor_is_caught(sentence, kind):
     "Tell me about your friend at school.",
     "I love Seoul too. How long have you lived there?",
     'The correct sentence is: "I went to school yesterday with my friend."',
+    "Okay, I will remember that your friend went to school.",
 ])
 def test_a_tutor_reply_about_the_learner_passes(sentence):
     assert ParrotCheck([SCHOOL, MINJI]).check(sentence) is None

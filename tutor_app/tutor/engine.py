@@ -25,7 +25,9 @@ from tutor_app.errors import TutorError
 from tutor_app.settings import Settings, memory_on as memory_rule
 from tutor_app.speech.bias import transcribe_with
 from tutor_app.tutor.prompts import PromptInputs, RecalledItem
-from tutor_app.tutor.reply_stream import generate, reply_request
+from tutor_app.tutor.reply_stream import (  # noqa: F401 - the apologies, named here by the call loop's tests
+    MAX_SENTENCES, SORRY_EMPTY, SORRY_KEY, SORRY_OFFLINE, SWITCHED, generate, reply_request,
+)
 from tutor_app.tutor.report import TurnRecord
 from tutor_app.tutor.turn import StageClock, TurnResult
 from tutor_app.tutor.turn_memory.history import RECENT

@@ -6,8 +6,8 @@ my name is Minji. I'm an office worker in Seoul."), or says its previous reply a
 Three kinds are caught:
 
 - "echo": the sentence says a learner sentence back unchanged, or speaks the
-  learner's words in the first person (most of its content words come from one learner
-  line and it says I/my/me). A recast in the second person ("Oh, you went to school
+  learner's words in the first person (four of them in a row, or most of its content
+  words from one learner line while it says I/my and not you/your). A recast in the second person ("Oh, you went to school
   yesterday?") shares words too but is what a tutor should say, so it passes.
 - "identity": the tutor claims a name the learner gave as its own ("my name is Minji").
 - "repeat": the sentence says one of the tutor's own earlier sentences again.
@@ -39,6 +39,7 @@ _CONTRACTIONS = {"i'm": "i am", "i've": "i have", "i'll": "i will", "i'd": "i wo
                  "we're": "we are", "they're": "they are", "what's": "what is", "let's": "let us"}
 # The tutor speaking as itself; "me"/"us" are left out ("tell me about your school" is a question).
 FIRST_PERSON = frozenset({"i", "my", "mine", "myself", "we", "our"})
+SECOND_PERSON = frozenset({"you", "your", "yours", "yourself"})
 STOPWORDS = frozenset("""a an the and or but so to of in on at for with from by about as into
 than then too very also just really i me my mine myself we us our you your yours he him his she
 her it its they them their this that these those is am are was were be been being do does did
@@ -128,7 +129,10 @@ class ParrotCheck:
         if _CANNED.search(sentence.replace("\u2019", "'")):
             return Verdict(CANNED, -1)
         # A quoted model sentence ('The correct sentence is: "I went ..."') is not the tutor speaking.
-        first_person = bool(FIRST_PERSON.intersection(words(_QUOTED.sub(" ", sentence))))
+        spoken = set(words(_QUOTED.sub(" ", sentence)))
+        first_person = bool(FIRST_PERSON & spoken)
+        # "I will remember that your PIN is 4921" gives the learner's facts back to the learner.
+        as_own = first_person and not SECOND_PERSON & spoken
         mine = content_words(tokens)
         for i, line in enumerate(self._learner):
             if first_person and longest_run(tokens, line) >= FIRST_PERSON_RUN:
@@ -136,7 +140,7 @@ class ParrotCheck:
             if any(len(s) >= COPY_MIN and longest_run(tokens, s) >= COPY_SHARE * len(s)
                    for s in self._learner_sentences[i]):
                 return Verdict(ECHO, i)  # said back unchanged; "the correct sentence is ..." changes it
-            if first_person and _share(mine, content_words(line)):
+            if as_own and _share(mine, content_words(line)):
                 return Verdict(ECHO, i)
         if len(tokens) >= REPEAT_MIN_WORDS:
             for i, line in enumerate(self._tutor + self._said):
