@@ -102,8 +102,6 @@ def test_emotional_sentence_is_stored_and_recalled_with_its_reason(make_engine, 
 
 
 def test_temp_memo_lives_only_in_the_call_and_expires(make_engine, fake_anthropic):
-    # distinct replies: the same reply twice in a row would be held back as a repeat
-    fake_anthropic.push(Reply("Got it."), Reply("Your room number is 1207."), Reply("I'm not sure, sorry."))
     engine = make_engine()
     call = engine.start_call("memo")
     call.turn("Temp memo: my hotel room number is 1207.")
@@ -231,7 +229,7 @@ def test_api_errors_leave_the_call_going(make_engine, fake_anthropic):
 
 
 def test_a_rejected_key_is_said_plainly_and_the_apology_is_not_stored(make_engine, fake_anthropic):
-    from tutor_app.tutor.reply_stream import SORRY_KEY
+    from tutor_app.tutor.engine import SORRY_KEY
 
     engine = make_engine()
     fake_anthropic.push(Reply(status=401), Reply("Welcome back, Hana!"))
@@ -246,7 +244,7 @@ def test_a_rejected_key_is_said_plainly_and_the_apology_is_not_stored(make_engin
 
 
 def test_a_stalled_model_costs_the_turn_budget_not_minutes(make_engine, fake_anthropic):
-    from tutor_app.tutor.reply_stream import SORRY_OFFLINE
+    from tutor_app.tutor.engine import SORRY_OFFLINE
 
     engine = make_engine()
     engine.services.chat_model().first_token_s = 0.3  # the voice turn's budget (4 s by default)
@@ -307,7 +305,7 @@ def test_extracted_names_with_quotes_and_korean(make_engine, fake_anthropic):
 
 
 def test_a_rambling_reply_is_cut_after_five_sentences(make_engine, fake_anthropic):
-    from tutor_app.tutor.reply_stream import MAX_SENTENCES
+    from tutor_app.tutor.engine import MAX_SENTENCES
 
     ramble = " ".join(f"This is sentence number {i} of a very long answer." for i in range(1, 12))
     fake_anthropic.push(Reply(ramble))

@@ -50,7 +50,9 @@ def reply_request(inputs: PromptInputs, compact: bool, turn_index: int) -> Reply
     history = list(inputs.earlier) + list(inputs.history)
     check = ParrotCheck(
         learner=[inputs.user_text] + [m.content for m in reversed(history) if m.role == "user"],
-        tutor=[m.content for m in reversed(history) if m.role == "assistant"],
+        # A small model says its last reply again turn after turn; a cloud model does not,
+        # and may well open two turns alike.
+        tutor=[m.content for m in reversed(history) if m.role == "assistant"] if compact else [],
         names={str(inputs.profile.get("name") or "").strip()},
     )
     prompt = build_compact_prompt(inputs) if compact else build_prompt(inputs)
