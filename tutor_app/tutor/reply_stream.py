@@ -112,7 +112,6 @@ def generate(model_of: Callable[[], ChatModel], request: ReplyRequest,
             if request.follow_up:
                 emit(request.follow_up)
             raise _Done
-
         if not delivered:
             raise _Rejected(verdict.kind)
 
