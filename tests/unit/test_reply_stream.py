@@ -107,3 +107,22 @@ def test_a_cloud_model_gets_the_full_prompt_and_the_same_check():
     request = reply_request(PromptInputs(tutor=TutorSettings(), user_text=MINJI), compact=False, turn_index=0)
     assert "Rules:" in request.prompt.system and "Rules:" not in request.retry_prompt.system
     assert request.check is not None and request.check.check("My name is Minji.") is not None
+
+
+def test_a_small_model_leads_with_the_recast_the_rules_are_sure_of():
+    model = ScriptedModel("That's a great way to start. What kind of school do you attend?")
+    gen, heard = run_turn(model, SCHOOL, turn=0, compact=True)
+    assert heard == ["Oh, you went to school yesterday with your friend?", "That's a great way to start.",
+                     "What kind of school do you attend?"]
+    parrot = ScriptedModel("I am go to school yesterday with my friend.")
+    gen, heard = run_turn(parrot, SCHOOL, turn=0, compact=True)
+    assert heard == ["Oh, you went to school yesterday with your friend?", "Tell me more about that."]
+
+
+def test_a_small_model_is_not_asked_the_learners_name():
+    model = ScriptedModel("My name is Emily.")
+    history = [ChatMessage("user", MINJI), ChatMessage("assistant", "Nice to meet you!")]
+    gen, heard = run_turn(model, "What is my name?", history=history, compact=True)
+    assert heard == ["Your name is Minji."] and model.requests == []
+    gen, heard = run_turn(model, "What's my name?", compact=True)
+    assert heard == ["I don't know your name yet. What is it?"]

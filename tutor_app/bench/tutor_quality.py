@@ -53,6 +53,7 @@ class Row:
     heard_recast: int = 0
     heard_nonsense: int = 0
     fallback: int = 0
+    rule: int = 0  # turns led by a rule's recast or answer (said before the model)
     first_token_s: list[float] = field(default_factory=list)
     tokens_per_s: list[float] = field(default_factory=list)
     error: str = ""
@@ -153,6 +154,7 @@ def _bench(label: str, path: Path, args: argparse.Namespace, lines: list[dict[st
         row.heard_parrot += any(_parrots(s, item["line"]) for s in _sentences(gen.text))
         row.heard_recast += _recast(gen.text, item["fixed"])
         row.fallback += gen.text == request.fallback
+        row.rule += bool(request.lead or request.answer)
         row.heard_nonsense += gen.text != request.fallback and _nonsense(gen.text, item["line"])
         if "first_token_s" in timed.first:
             row.first_token_s.append(timed.first["first_token_s"])
@@ -222,10 +224,10 @@ def _canned(text: str) -> bool:
 
 
 def _print(rows: list[Row]) -> None:
-    print("\nfirst sample = the model's own reply; heard = after the parrot check (second sample or fallback; "
-          "the fallback is not counted as nonsense)")
+    print("\nfirst sample = the model's own reply; heard = what the learner hears: a rule's recast or answer first "
+          "(rule), the model's sentences that pass the parrot check, else the fallback (not counted as nonsense)")
     print(f"{'model':28} {'MB':>5} | {'parrot':>7} {'recast':>7} {'nonsense':>8} | {'heard: parrot':>13} "
-          f"{'recast':>7} {'nonsense':>8} {'fallback':>8} | {'1st token ms':>12} {'tok/s':>6}")
+          f"{'recast':>7} {'nonsense':>8} {'fallback':>8} {'rule':>5} | {'1st token ms':>12} {'tok/s':>6}")
     for r in rows:
         if r.error:
             print(f"{r.label:28} {r.size_mb:5.0f} | not measured: {r.error}")
@@ -235,5 +237,5 @@ def _print(rows: list[Row]) -> None:
             return f"{100 * k / max(1, r.n):6.0f}%"
 
         print(f"{r.label:28} {r.size_mb:5.0f} | {pct(r.parrot)} {pct(r.recast)} {pct(r.nonsense):>8} | "
-              f"{pct(r.heard_parrot):>13} {pct(r.heard_recast)} {pct(r.heard_nonsense):>8} {pct(r.fallback):>8} | "
+              f"{pct(r.heard_parrot):>13} {pct(r.heard_recast)} {pct(r.heard_nonsense):>8} {pct(r.fallback):>8} {pct(r.rule):>5} | "
               f"{1000 * p50(r.first_token_s):12.0f} {p50(r.tokens_per_s):6.1f}")

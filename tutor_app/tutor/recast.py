@@ -109,6 +109,17 @@ def repair(sentence: str, learner_line: str) -> str | None:
     return None
 
 
+_NAME_QUESTION = re.compile(r"\b(?:what(?:'s| is) my name|do you (?:know|remember) my name|who am i)\b", re.IGNORECASE)
+
+
+def name_answer(line: str, name: str) -> str | None:
+    """The learner asks their own name: the known one, or honestly none (a small model
+    invents one). None when the line asks something else."""
+    if not _NAME_QUESTION.search(line):
+        return None
+    return f"Your name is {name}." if name else "I don't know your name yet. What is it?"
+
+
 def follow_up(turn: int, after_recast: bool = False) -> str:
     choices = AFTER_RECAST if after_recast else FOLLOW_UPS
     return choices[turn % len(choices)]

@@ -20,7 +20,7 @@ from tutor_app.core.sentences import SentenceSplitter
 from tutor_app.errors import TutorError
 from tutor_app.tutor.parrot import ECHO, ParrotCheck
 from tutor_app.tutor.prompts import Prompt, PromptInputs, build_compact_prompt, build_prompt
-from tutor_app.tutor.recast import fallback_reply, follow_up, repair
+from tutor_app.tutor.recast import fallback_reply, follow_up, name_answer, recast, repair
 from tutor_app.tutor.turn import Generated, StageClock, problem_kind
 
 log = logging.getLogger(__name__)
@@ -42,6 +42,8 @@ class ReplyRequest:
     attempts: int = 2  # samples asked for before the fallback
     max_sentences: int = MAX_SENTENCES
     follow_up: str = ""  # the question after a recast made from an echo (recast.repair)
+    lead: str = ""  # said before the model's reply: a small model's rule recast (recast.recast)
+    answer: str = ""  # said instead of asking the model (recast.name_answer)
 
 
 def reply_request(inputs: PromptInputs, compact: bool, turn_index: int) -> ReplyRequest:
@@ -58,10 +60,19 @@ def reply_request(inputs: PromptInputs, compact: bool, turn_index: int) -> Reply
     prompt = build_compact_prompt(inputs) if compact else build_prompt(inputs)
     # A small model's second sample (some temperature) is mostly off topic when its first
     # was unusable (bench tutor-quality): the honest fallback serves the learner better.
-    return ReplyRequest(prompt, check, build_compact_prompt(inputs, history=False),
-                        fallback_reply(inputs.user_text, turn_index), attempts=1 if compact else 2,
-                        follow_up=follow_up(turn_index, after_recast=True),
-                        max_sentences=COMPACT_SENTENCES if compact else MAX_SENTENCES)
+    request = ReplyRequest(prompt, check, build_compact_prompt(inputs, history=False),
+                           fallback_reply(inputs.user_text, turn_index), attempts=1 if compact else 2,
+                           follow_up=follow_up(turn_index, after_recast=True),
+                           max_sentences=COMPACT_SENTENCES if compact else MAX_SENTENCES)
+    if compact:
+        # A small model rarely recasts, and invents the learner's name: what the rules
+        # are sure of is said first (and at once), the model goes on after it.
+        name = sorted(check.names)[0] if check.names else ""
+        request.answer = name_answer(inputs.user_text, name) or ""
+        request.lead = recast(inputs.user_text) or ""
+        if request.lead:
+            request.fallback = request.follow_up
+    return request
 
 
 class _Rejected(Exception):
@@ -103,6 +114,7 @@ def generate(model_of: Callable[[], ChatModel], request: ReplyRequest,
             emit(sentence)
             return
         caught.append(verdict.kind)
+        first = len(delivered) == said_before
         fixed = repair(sentence, check.learner[0]) if verdict.kind == ECHO and verdict.line == 0 else None
         if fixed is not None and check.check(fixed) is None and not delivered:
             # The model corrected the learner's sentence as its own: said back, a recast.
@@ -112,9 +124,19 @@ def generate(model_of: Callable[[], ChatModel], request: ReplyRequest,
             if request.follow_up:
                 emit(request.follow_up)
             raise _Done
-        if not delivered:
+        if first:
             raise _Rejected(verdict.kind)
 
+    for line in (request.answer or request.lead,):
+        if line:
+            emit(line)
+            if request.check is not None:
+                request.check.accept(line)
+    said_before = len(delivered)  # the model's first sentence comes after these
+    if request.answer:
+        clock.mark("llm")
+        out.text = " ".join(delivered)
+        return out
     model: ChatModel | None = None
     try:
         model = model_of()
@@ -142,7 +164,7 @@ def generate(model_of: Callable[[], ChatModel], request: ReplyRequest,
         out.error = str(exc)
         if model is not None:
             out.backend = getattr(model, "last_backend", None) or out.backend
-        if delivered:
+        if len(delivered) > said_before:
             out.problem = "cut"  # the learner heard part of a reply; the call loop ends it kindly
         elif caught and request.fallback and not handle.cancelled:
             emit(request.fallback)  # the retry failed after a parroting sample: still answer
@@ -156,6 +178,8 @@ def generate(model_of: Callable[[], ChatModel], request: ReplyRequest,
     if caught:
         log.info("reply check held back %d sentence(s): %s", len(caught), ",".join(caught))
     out.caught = len(caught)
+    if said_before and len(delivered) == said_before and request.follow_up:
+        emit(request.follow_up)  # only the recast was said: a question keeps the call going
     if not delivered and not handle.cancelled:
         out.apology = True
         emit(SORRY_EMPTY)  # the model returned nothing: never leave the learner hanging
