@@ -145,6 +145,8 @@ def _bench(label: str, path: Path, args: argparse.Namespace, lines: list[dict[st
         request.attempts = args.attempts or request.attempts
         timed.first = {}
         gen = generate(lambda: timed, request, None, CancelToken(), StageClock())
+        if not timed.first:  # answered by a rule: the model's own reply is still measured
+            list(timed.stream(request.prompt.system_parts, request.prompt.messages))
         raw = timed.first.get("text", "")
         first = _sentences(raw)
         row.n += 1
