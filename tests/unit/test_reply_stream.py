@@ -71,6 +71,9 @@ def test_when_every_sample_parrots_the_learner_hears_a_recast():
 def test_a_small_local_model_that_parrots_gets_the_fallback_at_once():
     model = ScriptedModel("Hello, my name is Minji. I'm a professional office worker in Seoul.", "unused")
     gen, heard = run_turn(model, MINJI, turn=1, compact=True)
+    assert heard == ["Nice to meet you, Minji!", "Can you tell me more?"] and model.requests == [("stream", 0)]
+    model = ScriptedModel("I like tennis too.", "unused")
+    gen, heard = run_turn(model, "I like tennis too.", turn=1, compact=True)
     assert heard == ["Oh, really? Can you tell me more?"] and model.requests == [("stream", 0)]
     assert "Rules:" not in model_system(MINJI, compact=True)
 

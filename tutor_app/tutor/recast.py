@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from tutor_app.tutor.parrot import STOPWORDS, words
+from tutor_app.tutor.parrot import STOPWORDS, learner_names, words
 
 PAST = {"go": "went", "eat": "ate", "see": "saw", "buy": "bought", "meet": "met", "have": "had",
         "do": "did", "come": "came", "take": "took", "make": "made", "get": "got", "drink": "drank",
@@ -118,6 +118,12 @@ def name_answer(line: str, name: str) -> str | None:
     if not _NAME_QUESTION.search(line):
         return None
     return f"Your name is {name}." if name else "I don't know your name yet. What is it?"
+
+
+def greeting(line: str) -> str | None:
+    """The learner says their name: greet them by it (a small model takes the name as its own)."""
+    names = sorted(learner_names([line]))
+    return f"Nice to meet you, {names[0]}!" if names else None
 
 
 def follow_up(turn: int, after_recast: bool = False) -> str:

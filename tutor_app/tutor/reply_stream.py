@@ -20,7 +20,7 @@ from tutor_app.core.sentences import SentenceSplitter
 from tutor_app.errors import TutorError
 from tutor_app.tutor.parrot import ECHO, ParrotCheck
 from tutor_app.tutor.prompts import Prompt, PromptInputs, build_compact_prompt, build_prompt
-from tutor_app.tutor.recast import fallback_reply, follow_up, name_answer, recast, repair
+from tutor_app.tutor.recast import fallback_reply, follow_up, greeting, name_answer, recast, repair
 from tutor_app.tutor.turn import Generated, StageClock, problem_kind
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ def reply_request(inputs: PromptInputs, compact: bool, turn_index: int) -> Reply
         # are sure of is said first (and at once), the model goes on after it.
         name = sorted(check.names)[0] if check.names else ""
         request.answer = name_answer(inputs.user_text, name) or ""
-        request.lead = recast(inputs.user_text) or ""
+        request.lead = recast(inputs.user_text) or greeting(inputs.user_text) or ""
         if request.lead:
             request.fallback = request.follow_up
     return request
