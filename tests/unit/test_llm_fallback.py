@@ -202,3 +202,25 @@ def test_fallback_reason_is_per_thread(fake_anthropic, local):
     worker.join()
     assert seen == [None]  # another thread's call did not fall back
     assert model.last_fallback_reason
+
+
+class SmallLocal(ScriptedLocal):
+    compact_prompt = True
+
+    def sample(self, system, messages, cancel, attempt):
+        self.calls.append((system, list(messages)))
+        yield from ["Another ", f"sample {attempt}."]
+
+
+def test_a_second_sample_comes_from_the_model_that_answered(fake_anthropic):
+    small = SmallLocal()
+    fake_anthropic.push(Reply(status=500))
+    model = make(small, rest_s=60.0)
+    assert not model.compact_prompt  # the cloud gets the full prompt
+    assert "".join(model.stream("s", HI)) == "Local reply."
+    assert "".join(model.sample("s", HI, None, 1)) == "Another sample 1."  # not the cloud again
+    assert model.compact_prompt  # while the cloud rests, the small local model answers: its short prompt
+    fake_anthropic.push("Cloud reply.", "Cloud again.")
+    cloud_first = make(SmallLocal())
+    assert "".join(cloud_first.stream("s", HI)) == "Cloud reply."
+    assert "".join(cloud_first.sample("s", HI, None, 1)) == "Cloud again."

@@ -18,7 +18,12 @@ AREAS = {
     "echo": "echo cancellation on a looped-back virtual sound card: ERLE, false turns, barge-in time, CPU",
     "ui": "seconds from starting the desktop app to its window, and to warmed-up models",
     "llm": "local model: llama.cpp vs transformers (load, first token, tokens/s), call-end extraction and time",
+    "tutor-quality": "local tutor models on learner lines with errors: parroting, recasts, nonsense, speed",
 }
+
+
+def module_of(area: str) -> str:
+    return "tutor_app.bench." + area.replace("-", "_")
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -27,7 +32,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     bsub = p.add_subparsers(dest="bench_area", metavar="AREA", required=True)
     available = []
     for area, help_text in AREAS.items():
-        module_name = f"tutor_app.bench.{area}"
+        module_name = module_of(area)
         if not module_available(module_name):
             continue
         module = importlib.import_module(module_name)
@@ -43,7 +48,7 @@ def _run_all(args: argparse.Namespace, app) -> int:
     status = 0
     for area in args.bench_areas:
         print(f"\n=== bench {area} ===", flush=True)
-        module = importlib.import_module(f"tutor_app.bench.{area}")
+        module = importlib.import_module(module_of(area))
         parser = argparse.ArgumentParser()
         module.add_arguments(parser)
         status |= int(module.run(parser.parse_args([]), app) or 0)

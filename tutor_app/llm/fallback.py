@@ -124,6 +124,23 @@ class FallbackChatModel:
         self._last.switched = True
         yield from local.stream(system, messages, cancel)
 
+    @property
+    def compact_prompt(self) -> bool:
+        """While the primary rests the local model answers: it gets the short prompt too."""
+        local = self._local
+        return local is not None and self._rest_reason() is not None and bool(getattr(local, "compact_prompt", False))
+
+    def sample(self, system: SystemPrompt, messages: Sequence[ChatMessage], cancel: Cancellable | None,
+               attempt: int) -> Iterator[str]:
+        """Another sample: from the local model when it answered this thread's last call
+        (the same prompt again would give the same words), else a new call as usual."""
+        local = self._local
+        local_sample = getattr(local, "sample", None) if self.last_fallback_reason is not None else None
+        if local is None or local_sample is None:
+            yield from self.stream(system, messages, cancel)
+            return
+        yield from local_sample(system, messages, cancel, attempt)
+
     def _primary_stream(self, system: SystemPrompt, messages: Sequence[ChatMessage],
                         cancel: Cancellable | None) -> Iterator[str]:
         if self.first_token_s <= 0:

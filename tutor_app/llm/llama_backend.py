@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 JSON_INSTRUCTION = "Answer with one JSON object only, no other text."
 INSTALL_HINT = "run `tutor-app models install smollm2-135m-instruct`"
 _PER_MESSAGE_TOKENS = 8  # role markers around each message in a chat template
+COMPACT_BELOW_BYTES = 1 << 30  # a GGUF under 1 GB (up to ~1.5B parameters at Q4) gets the short prompt
+SAMPLE_TEMPERATURE = 0.7  # a second sample: another seed, some randomness
 
 
 @dataclass
@@ -47,6 +49,7 @@ class LlamaOptions:
     device: str = "auto"  # auto | cpu | cuda
     threads: int = 0  # 0 = one per physical core
     smaller_model: str = ""  # named in the "too big" line
+    chat_format: str = ""  # a llama.cpp chat format ("gemma") for a GGUF without a chat template
 
 
 class LlamaChatModel:
@@ -69,7 +72,7 @@ class LlamaChatModel:
         """Header and offload plan without loading (for `doctor`): raises the same clear
         errors a load would for a missing/corrupt file or a missing chat template."""
         info = read_gguf_info(self.path)
-        if not info.has_chat_template:
+        if not info.has_chat_template and not self.options.chat_format:
             raise LLMError(f"the local model {self.path.name} has no chat template (a base model, not an "
                            "instruct one?): choose an instruct GGUF")
         hw = self._hardware or Hardware.this_machine()
@@ -112,7 +115,7 @@ class LlamaChatModel:
         return llama_cpp.Llama(
             model_path=str(self.path), n_ctx=n_ctx, n_threads=plan.n_threads,
             n_threads_batch=max(plan.n_threads, _logical_cpus()), n_gpu_layers=plan.n_gpu_layers,
-            seed=self.options.seed, verbose=False,
+            seed=self.options.seed, verbose=False, chat_format=self.options.chat_format or None,
         )
 
     def n_ctx_for(self, info: GGUFInfo) -> int:
@@ -131,16 +134,33 @@ class LlamaChatModel:
             if closer is not None:
                 closer()
 
+    @property
+    def compact_prompt(self) -> bool:
+        """A small model follows a short prompt better than the full one (tutor/prompts.py)."""
+        try:
+            return self.path.stat().st_size < COMPACT_BELOW_BYTES
+        except OSError:
+            return False
+
     # -- ChatModel --------------------------------------------------------------------
     def stream(self, system: SystemPrompt, messages: Sequence[ChatMessage],
                cancel: Cancellable | None = None) -> Iterator[str]:
+        return self._stream(system, messages, cancel, 0)
+
+    def sample(self, system: SystemPrompt, messages: Sequence[ChatMessage],
+               cancel: Cancellable | None, attempt: int) -> Iterator[str]:
+        """Another sample of a reply (greedy decoding would say the same words again)."""
+        return self._stream(system, messages, cancel, attempt)
+
+    def _stream(self, system: SystemPrompt, messages: Sequence[ChatMessage],
+                cancel: Cancellable | None, attempt: int) -> Iterator[str]:
         if cancel is not None and cancel.cancelled:
             return
         llama = self.load()
         opts = self.options
         with self._run_lock:
             chat = self._fit(llama, system_text(system), messages, opts.max_tokens)
-            chunks = self._call(llama, chat, opts.max_tokens, stream=True)
+            chunks = self._call(llama, chat, opts.max_tokens, stream=True, attempt=attempt)
             try:
                 for chunk in chunks:
                     if cancel is not None and cancel.cancelled:
@@ -177,13 +197,14 @@ class LlamaChatModel:
 
     # -- helpers ----------------------------------------------------------------------
     def _call(self, llama: Any, chat: list[dict[str, str]], max_tokens: int, stream: bool,
-              response_format: dict[str, Any] | None = None) -> Any:
+              response_format: dict[str, Any] | None = None, attempt: int = 0) -> Any:
         opts = self.options
+        temperature = max(opts.temperature, SAMPLE_TEMPERATURE) if attempt else opts.temperature
         try:
             return llama.create_chat_completion(
                 messages=chat, max_tokens=max(1, int(max_tokens)), stream=stream,
-                temperature=opts.temperature, top_p=opts.top_p, repeat_penalty=opts.repeat_penalty,
-                seed=opts.seed, response_format=response_format,
+                temperature=temperature, top_p=opts.top_p, repeat_penalty=opts.repeat_penalty,
+                seed=opts.seed + attempt, response_format=response_format,
             )
         except ValueError as exc:  # a prompt longer than the context, a bad template...
             raise LLMError(f"local model failed: {' '.join(str(exc).split())[:200]}") from None

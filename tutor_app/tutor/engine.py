@@ -1,5 +1,6 @@
 """The turn pipeline: (STT) -> emotion -> guardrail -> gate/store -> recall -> history ->
-prompt -> streamed LLM -> sentence splitter -> per-sentence callback -> persisted turn.
+prompt -> streamed LLM -> sentence splitter -> parrot check -> per-sentence callback ->
+persisted turn (the streamed reply: tutor/reply_stream.py).
 
 `TutorEngine` holds the services; `start_call()` gives a `Conversation` whose `turn()`
 runs one turn on the caller's thread (the turns thread in a live call) and whose
@@ -19,14 +20,16 @@ from typing import TYPE_CHECKING, Any
 
 from tutor_app.core.cancel import CancelToken, TurnHandle
 from tutor_app.core.protocols import ChatModel, EmotionScorer, MemoryStore, PracticeBook, SpeechToText
-from tutor_app.core.sentences import SentenceSplitter
 from tutor_app.core.types import AudioClip, ChatMessage, EmotionScore, top_emotion
 from tutor_app.errors import TutorError
 from tutor_app.settings import Settings, memory_on as memory_rule
 from tutor_app.speech.bias import transcribe_with
-from tutor_app.tutor.prompts import PromptInputs, RecalledItem, build_prompt
+from tutor_app.tutor.prompts import PromptInputs, RecalledItem
+from tutor_app.tutor.reply_stream import (  # noqa: F401 - the apologies, named here by the call loop's tests
+    MAX_SENTENCES, SORRY_EMPTY, SORRY_KEY, SORRY_OFFLINE, SWITCHED, generate, reply_request,
+)
 from tutor_app.tutor.report import TurnRecord
-from tutor_app.tutor.turn import Generated, StageClock, TurnResult, problem_kind
+from tutor_app.tutor.turn import StageClock, TurnResult
 from tutor_app.tutor.turn_memory.history import RECENT
 
 if TYPE_CHECKING:
@@ -34,16 +37,9 @@ if TYPE_CHECKING:
     from tutor_app.speech.bias import BiasList
     from tutor_app.tutor.call_end import CallEndJob
     from tutor_app.tutor.lifecycle import CallOutcome
-    from tutor_app.tutor.prompts import Prompt
     from tutor_app.tutor.turn_memory.history import SelectiveHistory
 
 log = logging.getLogger(__name__)
-
-SORRY_OFFLINE = "Sorry, I lost my connection to the tutor model for a moment. Could you say that again?"
-SORRY_EMPTY = "Sorry, I didn't catch that. Could you say it again?"
-SORRY_KEY = "Sorry, I can't reach the tutor model: the API key was not accepted. Please check it in Settings."
-SWITCHED = "My connection is slow, so I'll answer offline for now."
-MAX_SENTENCES = 5  # the prompt asks for 1-3; a rambling model is cut here
 
 
 @dataclass
@@ -101,6 +97,15 @@ class TutorEngine:
                 warm()
         except TutorError as exc:
             log.warning("tutor model warm-up failed: %s", exc)
+
+
+def compact_prompt(chat_model: Callable[[], ChatModel]) -> bool:
+    """Does the tutor model want the short prompt (a small local model)? A model that
+    cannot be had now gets the full one; the turn then reports its error as usual."""
+    try:
+        return bool(getattr(chat_model(), "compact_prompt", False))
+    except TutorError:
+        return False
 
 
 def new_session_id() -> str:
@@ -210,14 +215,15 @@ class Conversation:
                               if k != "memory_total"})
         clock.mark("memory")
         recent, earlier = self._history(text, flow.history)
-        top = top_emotion(scores)
-        prompt = build_prompt(PromptInputs(
+        inputs = PromptInputs(
             tutor=settings.tutor, user_text=text,
             profile=s.memory.profile_view(),  # read-only: off the record is not amnesia
             recalled=[RecalledItem(h.text, h.reason) for h in flow.recalled],
             session_notes=flow.memos, history=recent, earlier=earlier,
-            emotion=top, guardrail_instruction=decision.instruction, practice_plan=self.practice_plan,
-        ))
+            emotion=top_emotion(scores), guardrail_instruction=decision.instruction,
+            practice_plan=self.practice_plan,
+        )
+        request = reply_request(inputs, compact_prompt(s.chat_model), len(self.turns))
         clock.mark("prompt")
 
         def store_when_committed(block: bool) -> bool:
@@ -232,7 +238,7 @@ class Conversation:
             return True
 
         store_when_committed(block=False)
-        gen = self._generate(prompt, on_sentence, handle, clock, lambda: store_when_committed(block=False))
+        gen = generate(s.chat_model, request, on_sentence, handle, clock, lambda: store_when_committed(block=False))
         if not store_when_committed(block=True):
             return self._retracted(text, clock)
         reply = spoken(gen.text) if spoken else gen.text
@@ -284,77 +290,6 @@ class Conversation:
         if recent and recent[-1].role == "user" and recent[-1].content == text:
             recent.pop()
         return recent, [ChatMessage(m.role, m.text) for m in history.relevant]
-
-    def _generate(self, prompt: Prompt, on_sentence: Callable[[str], None] | None, handle: TurnHandle,
-                  clock: StageClock,
-                  on_delta: Callable[[], Any] | None = None) -> "Generated":
-        """Stream the reply and hand out whole sentences as they end. Stops when the turn is
-        cancelled (barge-in) or after MAX_SENTENCES (a rambling model must not talk for
-        minutes: the stream is closed, which ends generation). A failure becomes a problem
-        kind and, when nothing was said yet, an apology that is spoken but never stored."""
-        splitter = SentenceSplitter()
-        delivered: list[str] = []
-        out = Generated()
-        first_token = False
-
-        def emit(sentence: str) -> None:
-            if handle.cancelled or len(delivered) >= MAX_SENTENCES:
-                return
-            if not delivered:
-                clock.since_start("first_sentence")
-            delivered.append(sentence)
-            if on_sentence:
-                on_sentence(sentence)
-
-        stream = None
-        model: ChatModel | None = None
-        try:
-            model = self.engine.services.chat_model()
-            out.backend = getattr(model, "name", "")
-            stream = model.stream(prompt.system_parts, prompt.messages, handle)
-            for delta in stream:
-                if handle.cancelled or len(delivered) >= MAX_SENTENCES:
-                    break
-                if not first_token:
-                    clock.since_start("first_token")
-                    first_token = True
-                    if getattr(model, "last_switched", False) and on_sentence and not handle.cancelled:
-                        out.notice = SWITCHED  # heard once, at the switch; not part of the reply
-                        on_sentence(SWITCHED)
-                for sentence in splitter.feed(delta):
-                    emit(sentence)
-                if on_delta:
-                    on_delta()
-            else:
-                for sentence in splitter.flush():
-                    emit(sentence)
-            out.backend = getattr(model, "last_backend", None) or out.backend
-            fallback = getattr(model, "last_fallback_reason", None)
-            if fallback:
-                # Answered by the local model: a notice, not a failure.
-                out.fallback, out.problem, out.error = str(fallback), "fallback", f"offline: local tutor ({fallback})"
-        except TutorError as exc:
-            log.warning("tutor model failed: %s", type(exc).__name__)
-            out.error = str(exc)
-            if model is not None:
-                out.backend = getattr(model, "last_backend", None) or out.backend
-            if delivered:
-                out.problem = "cut"  # the learner heard part of a reply; the call loop ends it kindly
-            else:
-                out.problem = problem_kind(exc)
-                if not handle.cancelled:
-                    out.apology = True
-                    emit(SORRY_KEY if out.problem == "api-key" else SORRY_OFFLINE)
-        finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()  # ends generation when we stopped early
-        clock.mark("llm")
-        if not delivered and not handle.cancelled:
-            out.apology = True
-            emit(SORRY_EMPTY)  # the model returned nothing: never leave the learner hanging
-        out.text, out.interrupted = " ".join(delivered), handle.cancelled
-        return out
 
     def _record(self, text: str, reply: str, scores: list[EmotionScore], speech_seconds: float | None,
                 kept: bool, transcript: Any = None) -> None:

@@ -50,6 +50,17 @@ RULES = """Rules:
 9) If the learner asks you to forget things, tell them they can see and delete everything you remember in the app's Memory panel; you cannot delete it yourself during the call."""
 
 
+# The offline prompt, for a small local model (a few hundred million parameters): short,
+# one worked recast, the learner's name as a plain fact, and only the last exchanges.
+COMPACT = """You are a friendly English tutor talking with a learner on the phone. Speak {accent}.
+Reply in one or two short sentences, then ask one question about what the learner said.
+If the learner made a mistake, say their sentence back correctly with "you", like this:
+Learner: I am go to school yesterday.
+Tutor: Oh, you went to school yesterday? What did you do there?
+Never speak as the learner: their name, job and life are theirs, not yours."""
+COMPACT_HISTORY = 4  # messages: the last two exchanges
+
+
 @dataclass
 class RecalledItem:
     text: str
@@ -103,6 +114,24 @@ def build_prompt(inputs: PromptInputs) -> Prompt:
     if dynamic:
         parts.append((dynamic, False))
     return Prompt(parts, _messages(inputs.history, inputs.user_text))
+
+
+def build_compact_prompt(inputs: PromptInputs, history: bool = True) -> Prompt:
+    """The short prompt for a small local model (`history=False`: the current line only,
+    for a second try). The learner's name and a care instruction are kept; memories,
+    plans and emotions are left out: a small model repeats them instead of using them."""
+    accent = ACCENTS.get(inputs.tutor.accent, ACCENTS["us"]).split(" (")[0]
+    text = COMPACT.format(accent=accent)
+    from tutor_app.tutor.parrot import learner_names
+
+    said = [m.content for m in inputs.history if m.role == "user"] + [inputs.user_text]
+    name = str(inputs.profile.get("name") or "").strip() or next(iter(sorted(learner_names(said))), "")
+    if name:
+        text += f"\nThe learner's name is {quote(name, 60)}."
+    if inputs.guardrail_instruction:
+        text += "\n" + inputs.guardrail_instruction
+    recent = list(inputs.history)[-COMPACT_HISTORY:] if history else []
+    return Prompt([(text, True)], _messages(recent, inputs.user_text))
 
 
 def _profile_block(profile: dict[str, Any]) -> str:

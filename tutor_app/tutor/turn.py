@@ -84,6 +84,7 @@ class Generated:
     backend: str = ""
     apology: bool = False  # `text` is the app's apology, not a tutor reply
     notice: str = ""  # said before the reply (the switch to the local model), never stored
+    caught: int = 0  # sentences held back as parroting (tutor/parrot.py)
 
 
 def problem_kind(exc: Exception) -> str:
