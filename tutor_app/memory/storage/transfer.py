@@ -115,12 +115,17 @@ def _item(obj: Any, where: str, keep_extra: bool = False) -> dict[str, Any]:
 
 def import_file(store: "ProfileMemory", path: Path) -> ImportResult:
     path = Path(path)
+    too_large = TutorError(f"{path} is too large to import (the limit is {MAX_IMPORT_BYTES} bytes); nothing imported")
     try:
         if path.stat().st_size > MAX_IMPORT_BYTES:
-            raise TutorError(f"{path} is too large to import")
-        raw = path.read_bytes()
+            raise too_large
+        # Read with the bound itself too: a pipe or /dev/stdin has no size to check beforehand.
+        with path.open("rb") as f:
+            raw = f.read(MAX_IMPORT_BYTES + 1)
     except OSError as exc:
         raise TutorError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_IMPORT_BYTES:
+        raise too_large
     return import_items(store, parse_import(raw, path.name))
 
 
