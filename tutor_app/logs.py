@@ -45,8 +45,17 @@ def setup_logging(log_file: Path | None, debug: bool = False) -> None:
 
 
 # Loggers of libraries that can log request/response bodies. The anthropic SDK sets its
-# own level from ANTHROPIC_LOG, so a handler filter drops their lower records too.
-BODY_LOGGERS = ("httpx", "httpcore", "h11", "h2", "hpack", "urllib3", "anthropic", "openai", "llama_cpp")
+# own level from ANTHROPIC_LOG, so a handler filter drops their lower records too. The
+# installed HTTP client logs as "httpx2"/"httpcore2" (a renamed fork; a plain "httpx" in
+# other builds): named here, and the filter also takes a numbered variant as its family.
+BODY_LOGGERS = ("httpx", "httpcore", "httpx2", "httpcore2", "h11", "h2", "hpack", "urllib3", "anthropic", "openai",
+                "llama_cpp", "opentelemetry")
+
+
+def body_logger(name: str) -> bool:
+    """A logger of a library that may log requests: its top-level name, digits aside."""
+    top = name.split(".")[0]
+    return top in BODY_LOGGERS or top.rstrip("0123456789") in BODY_LOGGERS
 ENV_LOG_CONTENT = "TUTOR_APP_LOG_CONTENT"
 _PLAIN = (str, int, float, bool, type(None), Path)
 
@@ -68,7 +77,7 @@ class _PrivacyFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if content_logging():
             return True
-        if record.levelno < logging.WARNING and record.name.split(".")[0] in BODY_LOGGERS:
+        if record.levelno < logging.WARNING and body_logger(record.name):
             return False
         if not isinstance(record.msg, str):
             record.msg = _Redacted(record.msg)
