@@ -114,6 +114,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.info("unexpected error", exc_info=True)  # to the log file only
         if args.debug:
             raise
+        from tutor_app.memory.storage.journal import journal_path
+        from tutor_app.storage_errors import storage_line
+
+        storage = storage_line(exc, app.paths.data_dir, pending_deletion=journal_path(app.paths.db_dir).exists())
+        if storage:
+            print(f"tutor-app: {storage}", file=sys.stderr)
+            return 1
         print(f"tutor-app: unexpected error: {type(exc).__name__}: {exc} "
               f"(run with --debug for details; log: {app.paths.log_file})", file=sys.stderr)
         return 1
