@@ -98,3 +98,17 @@ def test_memory_add_on_a_full_disk_is_one_line(data_dir):
     assert out.stderr.strip().splitlines() == [
         f"tutor-app: the disk is full: the data folder {data_dir} cannot be written; free some space on that disk "
         "and run the command again"], out.stderr
+
+
+def test_a_journal_write_on_a_full_disk_leaves_no_empty_tmp_file(tmp_path, monkeypatch):
+    import pytest
+
+    from tutor_app.memory.storage import journal
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(journal.os, "fsync", full)
+    with pytest.raises(OSError):
+        journal.rewrite_jobs(tmp_path, lambda jobs: [*jobs, journal.PurgeJob("default", "memory", ["m1"])])
+    assert list(tmp_path.iterdir()) == []  # neither the journal nor a 0-byte .tmp
