@@ -55,10 +55,14 @@ def run_end_call(args: argparse.Namespace, app) -> int:
     from tutor_app.tutor.lifecycle import process_call
 
     engine = app.engine
-    if not any(c.session_id == args.session for c in app.memory.calls()):
+    calls = [c for c in app.memory.calls() if c.session_id == args.session]
+    if not calls:
         raise TutorError(f"no call with session '{args.session}' in profile '{app.settings.profile}'")
     app.recover_calls(exclude=args.session)
-    outcome = process_call(engine, args.session, None, None, engine.services.clock())
+    # Unfinished now: if another process (a second end-call, a start's recovery) finishes it
+    # first, it is not extracted twice. Finished already: the learner asks for it again.
+    outcome = process_call(engine, args.session, None, None, engine.services.clock(),
+                           unless_done=not any(c.extracted for c in calls))
     if args.json:
         print_json(outcome.to_json())
         return 0

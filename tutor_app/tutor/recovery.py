@@ -107,7 +107,7 @@ def recover(engine: CallEndEngine, live_dir: Path, exclude: str | None = None) -
     for call in unfinished(engine.services.memory, live_dir, exclude):
         ended = call.ended_at.timestamp() if call.ended_at else _last_activity(engine, call)
         try:
-            outcome = process_call(engine, call.session_id, None, None, ended)
+            outcome = process_call(engine, call.session_id, None, None, ended, unless_done=True)
         except Exception:  # noqa: BLE001 - one bad call must not stop the others; next start retries
             log.exception("recovering call %s failed", call.session_id)
             continue
