@@ -57,4 +57,4 @@ def test_a_stored_overlong_session_id_never_breaks_later_starts(fake_anthropic, 
     assert out.returncode == 0, out.stderr
     assert "recover-calls failed" not in out.stderr and "File name too long" not in out.stderr, out.stderr
     assert not lease_path(live, "x/" + LONG).exists()  # recovered: its lease has done its job
-    assert list(live.iterdir()) == []
+    assert list(live.glob("*.lease")) == []
