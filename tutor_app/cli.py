@@ -58,12 +58,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _blank_option(args: argparse.Namespace) -> str:
-    """An empty --data-dir or --profile would silently mean the default one: refuse it."""
+def _bad_option(args: argparse.Namespace) -> str:
+    """An empty --data-dir or --profile would silently mean the default one: refuse it. A
+    profile or session name is bounded here, before anything is opened or named after it."""
+    from tutor_app.memory.storage.schema import MAX_PROFILE_CHARS, check_session_id
+
     for dest, flag in (("data_dir", "--data-dir"), ("profile", "--profile")):
         value = getattr(args, dest, None)
         if value is not None and not value.strip():
             return f"{flag} is empty: give a {'folder' if dest == 'data_dir' else 'profile name'}"
+    profile = getattr(args, "profile", None)
+    if profile is not None and (len(profile) > MAX_PROFILE_CHARS or not profile.isprintable()):
+        return f"--profile must be 1-{MAX_PROFILE_CHARS} printable characters ({len(profile)} characters given)"
+    # chat and call start or continue a session; end-call may still name an older, longer one.
+    session = getattr(args, "session", None)
+    if session is not None and args.command in ("chat", "call"):
+        try:
+            check_session_id(session)
+        except TutorError as exc:
+            return f"--session: {exc} ({len(session)} characters given)"
     return ""
 
 
@@ -75,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         args = parser.parse_args(["gui", *(argv if argv is not None else sys.argv[1:])])
-    problem = _blank_option(args)
+    problem = _bad_option(args)
     if problem:
         print(f"tutor-app: {problem}", file=sys.stderr)
         return 2
@@ -101,6 +114,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.info("unexpected error", exc_info=True)  # to the log file only
         if args.debug:
             raise
+        from tutor_app.memory.storage.journal import journal_path
+        from tutor_app.storage_errors import storage_line
+
+        storage = storage_line(exc, app.paths.data_dir, pending_deletion=journal_path(app.paths.db_dir).exists())
+        if storage:
+            print(f"tutor-app: {storage}", file=sys.stderr)
+            return 1
         print(f"tutor-app: unexpected error: {type(exc).__name__}: {exc} "
               f"(run with --debug for details; log: {app.paths.log_file})", file=sys.stderr)
         return 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import os
+import sys
 from pathlib import Path
 
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -16,18 +17,17 @@ def setup_logging(log_file: Path | None, debug: bool = False) -> None:
             root.removeHandler(handler)
             handler.close()
     root.setLevel(logging.DEBUG if debug else logging.INFO)
-    console = logging.StreamHandler()
+    console = _QuietStreamHandler()
     console.setLevel(logging.DEBUG if debug else logging.WARNING)
-    console.setFormatter(logging.Formatter("tutor-app: %(levelname)s: %(message)s"))
+    console_format = "tutor-app: %(levelname)s: %(message)s"
+    console.setFormatter(logging.Formatter(console_format) if debug else _OneLineFormatter(console_format))
     console._tutor_app = True  # type: ignore[attr-defined]
     console.addFilter(_PRIVACY)  # also when the log file cannot be opened (early return below)
     root.addHandler(console)
     if log_file is not None:
         try:
             log_file.parent.mkdir(parents=True, exist_ok=True)
-            handler = logging.handlers.RotatingFileHandler(
-                log_file, maxBytes=2_000_000, backupCount=3, encoding="utf-8"
-            )
+            handler = _QuietFileHandler(log_file, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
         except OSError:
             return  # an unwritable data dir is reported by the command that needs it
         _private(log_file)
@@ -44,9 +44,61 @@ def setup_logging(log_file: Path | None, debug: bool = False) -> None:
             h.addFilter(_PRIVACY)
 
 
+class _QuietOnOSError:
+    """A log line that cannot be written (a full disk, a closed stderr) is dropped quietly:
+    Python's default prints "--- Logging error ---" and a traceback over the one line the
+    command itself prints about the disk. Other errors (a bad format) are still shown."""
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging's name
+        if isinstance(sys.exc_info()[1], OSError):
+            return
+        super().handleError(record)  # type: ignore[misc]
+
+    def flush(self) -> None:  # also called by close(): at exit, and when logging is set up again
+        try:
+            super().flush()  # type: ignore[misc]
+        except OSError:
+            pass
+
+
+class _OneLineFormatter(logging.Formatter):
+    """stderr without --debug: a record's traceback becomes its error's one line (no source
+    paths); the log file keeps the traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from tutor_app.errors import error_text
+        from tutor_app.storage_errors import without_source_paths
+
+        saved = record.exc_info, record.exc_text, record.stack_info
+        exc = record.exc_info[1] if record.exc_info else None
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        try:
+            line = super().format(record)
+        finally:
+            record.exc_info, record.exc_text, record.stack_info = saved
+        return f"{line} ({without_source_paths(error_text(exc))})" if exc is not None else line
+
+
+class _QuietFileHandler(_QuietOnOSError, logging.handlers.RotatingFileHandler):
+    pass
+
+
+class _QuietStreamHandler(_QuietOnOSError, logging.StreamHandler):
+    pass
+
+
 # Loggers of libraries that can log request/response bodies. The anthropic SDK sets its
-# own level from ANTHROPIC_LOG, so a handler filter drops their lower records too.
-BODY_LOGGERS = ("httpx", "httpcore", "h11", "h2", "hpack", "urllib3", "anthropic", "openai", "llama_cpp")
+# own level from ANTHROPIC_LOG, so a handler filter drops their lower records too. The
+# installed HTTP client logs as "httpx2"/"httpcore2" (a renamed fork; a plain "httpx" in
+# other builds): named here, and the filter also takes a numbered variant as its family.
+BODY_LOGGERS = ("httpx", "httpcore", "httpx2", "httpcore2", "h11", "h2", "hpack", "urllib3", "anthropic", "openai",
+                "llama_cpp", "opentelemetry")
+
+
+def body_logger(name: str) -> bool:
+    """A logger of a library that may log requests: its top-level name, digits aside."""
+    top = name.split(".")[0]
+    return top in BODY_LOGGERS or top.rstrip("0123456789") in BODY_LOGGERS
 ENV_LOG_CONTENT = "TUTOR_APP_LOG_CONTENT"
 _PLAIN = (str, int, float, bool, type(None), Path)
 
@@ -68,7 +120,7 @@ class _PrivacyFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if content_logging():
             return True
-        if record.levelno < logging.WARNING and record.name.split(".")[0] in BODY_LOGGERS:
+        if record.levelno < logging.WARNING and body_logger(record.name):
             return False
         if not isinstance(record.msg, str):
             record.msg = _Redacted(record.msg)

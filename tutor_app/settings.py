@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import os
-import tomllib
 from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -168,12 +167,11 @@ class Settings:
     ) -> "Settings":
         settings = cls(paths=paths, debug=debug)
         if paths.settings_file.is_file():
-            try:
-                data = tomllib.loads(paths.settings_file.read_text(encoding="utf-8"))
-            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-                log.warning("ignoring unreadable settings file %s: %s", paths.settings_file, exc)
-                data = {}
-            settings = settings._with_file_values(data)
+            from tutor_app.settings_check import read_settings_file
+
+            # checked first: a damaged file is set aside, named once, and what it held in good
+            # order is kept (settings_check.py)
+            settings = settings._with_file_values(read_settings_file(paths.settings_file, settings, cls.SECTIONS))
         # An argument wins over the environment, which wins over the file.
         for key, value in (
             ("profile", profile or os.environ.get(ENV_PROFILE)),

@@ -116,7 +116,8 @@ def test_pauses_stored_with_the_call_and_read_back_per_profile(tmp_path):
     db = tmp_path / "memory.lancedb"
     minji, joon = open_store(db, DimOnlyEmbedder(), "minji"), open_store(db, DimOnlyEmbedder(), "joon")
     try:
-        engine = SimpleNamespace(services=SimpleNamespace(memory=minji, chat_model=lambda: None))
+        engine = SimpleNamespace(services=SimpleNamespace(memory=minji, chat_model=lambda: None),
+                                 settings=SimpleNamespace(paths=SimpleNamespace(live_dir=tmp_path / "live")))
         turns = [TurnRecord(1000.0, "Next month I am planning to visit my aunt", "Lovely!", 4.0)]
         process_call(engine, "call-1", turns, 990.0, 1060.0, pauses_ms=[900, 1300, 1700])
         expected = PauseStats.from_pauses([900, 1300, 1700])

@@ -38,14 +38,52 @@ def text_arg(value: str) -> str:
     return fixed
 
 
-def stdin_lines() -> list[str]:
+def too_long(what: str, limit: int, size: int | None = None) -> str:
+    """The one wording for oversized input, the same as the storage checks use."""
+    told = f"{size} bytes" if size is not None else f"more than {limit} bytes"
+    return f"{what} is too long ({told}; the limit is {limit})"
+
+
+def check_size(text: str, limit: int, what: str) -> str:
+    """`text` when it fits in `limit` UTF-8 bytes; else the one-line TutorError, before any work."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        from tutor_app.errors import TutorError
+
+        raise TutorError(too_long(what, limit, size))
+    return text
+
+
+def _bounded_raw_lines(source: Any, limit: int | None, what: str):
+    """Raw lines of a binary stream, each read with a bound: a line longer than `limit`
+    bytes is refused as soon as the limit is passed, never read whole into memory."""
+    number = 0
+    while True:
+        raw = source.readline() if limit is None else source.readline(limit + 3)
+        if not raw:
+            return
+        number += 1
+        body = raw.rstrip(b"\r\n")
+        if limit is not None and len(body) > limit:
+            from tutor_app.errors import TutorError
+
+            raise TutorError(f"stdin line {number}: {too_long(what, limit)}; nothing was done")
+        yield raw
+
+
+def stdin_lines(limit: int | None = None, what: str = "a line") -> list[str]:
     """Non-empty input lines when a command reads stdin (no positional values given).
     Read as bytes and decoded line by line: a line with invalid UTF-8 is kept with the
-    bad bytes replaced (and reported), never dropped with the lines around it."""
+    bad bytes replaced (and reported), never dropped with the lines around it. With
+    `limit`, every line is read with that bound (bytes) and an overlong one is refused
+    before any line is used."""
     if sys.stdin is None or sys.stdin.isatty():
         return []
     source = getattr(sys.stdin, "buffer", None)
-    raw_lines = list(source) if source is not None else [line.encode("utf-8", "surrogateescape") for line in sys.stdin]
+    if source is not None:
+        raw_lines = list(_bounded_raw_lines(source, limit, what))
+    else:
+        raw_lines = [line.encode("utf-8", "surrogateescape") for line in sys.stdin]
     lines = []
     for number, raw in enumerate(raw_lines, start=1):
         try:
@@ -57,6 +95,8 @@ def stdin_lines() -> list[str]:
         if replaced:
             print(f"tutor-app: line {number}: invalid UTF-8 bytes replaced with U+FFFD", file=sys.stderr)
         if line.strip():
+            if limit is not None:
+                check_size(line, limit, f"stdin line {number}: {what}")
             lines.append(line)
     return lines
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tutor_app.commands import print_json, stdin_lines, text_arg
+from tutor_app.commands import check_size, print_json, stdin_lines, text_arg
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -25,8 +25,13 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 def run_chat(args: argparse.Namespace, app) -> int:
     from tutor_app.errors import UsageError
+    from tutor_app.memory.storage.schema import MAX_MESSAGE_BYTES
 
-    texts = args.text if args.text else stdin_lines()
+    # Sizes first: an overlong turn is refused before the models load or anything is read whole.
+    if args.text:
+        texts = [check_size(t, MAX_MESSAGE_BYTES, "message text") for t in args.text]
+    else:
+        texts = stdin_lines(MAX_MESSAGE_BYTES, "message text")
     if not texts:
         raise UsageError("nothing to say: give --text T or lines on stdin")
     engine = app.engine
@@ -50,10 +55,14 @@ def run_end_call(args: argparse.Namespace, app) -> int:
     from tutor_app.tutor.lifecycle import process_call
 
     engine = app.engine
-    if not any(c.session_id == args.session for c in app.memory.calls()):
+    calls = [c for c in app.memory.calls() if c.session_id == args.session]
+    if not calls:
         raise TutorError(f"no call with session '{args.session}' in profile '{app.settings.profile}'")
     app.recover_calls(exclude=args.session)
-    outcome = process_call(engine, args.session, None, None, engine.services.clock())
+    # Unfinished now: if another process (a second end-call, a start's recovery) finishes it
+    # first, it is not extracted twice. Finished already: the learner asks for it again.
+    outcome = process_call(engine, args.session, None, None, engine.services.clock(),
+                           unless_done=not any(c.extracted for c in calls))
     if args.json:
         print_json(outcome.to_json())
         return 0

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from tutor_app.commands import print_json, stdin_lines, text_arg
+from tutor_app.commands import check_size, print_json, stdin_lines, text_arg
 
 
 def register(subparsers, common) -> None:
@@ -20,7 +20,10 @@ def register(subparsers, common) -> None:
 
 
 def run(args: argparse.Namespace, app) -> int:
-    texts = list(args.text) or stdin_lines()
+    from tutor_app.memory.storage.schema import MAX_MESSAGE_BYTES
+
+    # A text to score is at most a transcript line; checked before the model loads.
+    texts = [check_size(t, MAX_MESSAGE_BYTES, "text") for t in args.text] or stdin_lines(MAX_MESSAGE_BYTES, "text")
     if not texts:
         from tutor_app.errors import UsageError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tutor_app.commands import print_json, stdin_lines, text_arg
+from tutor_app.commands import check_size, print_json, stdin_lines, text_arg
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -98,8 +98,9 @@ def run_profile(args: argparse.Namespace, app) -> int:
 
 def run_add(args: argparse.Namespace, app) -> int:
     from tutor_app.errors import UsageError
-    from tutor_app.memory.storage.schema import MEMORY_TYPES
+    from tutor_app.memory.storage.schema import MAX_TEXT_BYTES, MEMORY_TYPES
 
+    check_size(args.text, MAX_TEXT_BYTES, "memory text")
     if args.memory_type not in MEMORY_TYPES:
         raise UsageError(f"--type must be one of {', '.join(MEMORY_TYPES)}")
     try:
@@ -114,10 +115,15 @@ def run_add(args: argparse.Namespace, app) -> int:
 
 def run_search(args: argparse.Namespace, app) -> int:
     from tutor_app.errors import UsageError
+    from tutor_app.memory.storage.schema import MAX_TEXT_BYTES
 
     if args.k < 1:
         raise UsageError("--k must be at least 1")
-    queries = [args.query] if args.query is not None else stdin_lines()
+    # A query is compared with memories, so it gets their size limit, checked before the index loads.
+    if args.query is not None:
+        queries = [check_size(args.query, MAX_TEXT_BYTES, "search query")]
+    else:
+        queries = stdin_lines(MAX_TEXT_BYTES, "search query")
     if not queries:
         raise UsageError("give a QUERY or one query per line on stdin")
     for q in queries:

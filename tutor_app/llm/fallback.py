@@ -178,7 +178,7 @@ class FallbackChatModel:
         self._last.reason = str(cloud_error)
         self._last.backend = local.name
         if not quiet:
-            log.warning("cloud LLM unavailable (%s); answering with %s", cloud_error, local.name)
+            log.warning("tutor model %s unavailable (%s); answering with %s", self.primary.name, cloud_error, local.name)
 
     def warm_up(self) -> None:
         """Warm the cloud client only; the local model loads when first needed."""

@@ -9,7 +9,8 @@ An empty model name means the first model the server lists.
 Failures map to the same `LLMError` classes as the cloud backend: cannot connect,
 timeout or 5xx -> `LLMUnavailableError` (the factory's fallback answers such a turn with
 the bundled model); a break after some text -> `LLMStreamCutError` with that text;
-4xx -> `LLMRequestError` with the server's own message.
+4xx -> `LLMRequestError` with the server's own message; an event that is not JSON is a
+failure like a break (unavailable before any text, a cut after).
 """
 from __future__ import annotations
 
@@ -90,9 +91,15 @@ class OpenAIServerChatModel:
                 if event == "[DONE]":
                     finished = True
                     break
+                if not event.strip():
+                    continue
                 data = _json_or_none(event)
                 if data is None:
-                    continue
+                    # A stream that cannot be parsed is a failed reply, not an empty one: the
+                    # fallback answers (or, after some text, it is a cut). Its size, never its text.
+                    raise _during(LLMUnavailableError(
+                        f"the local server at {self.url} sent a reply that cannot be read "
+                        f"(an event of {len(event)} chars is not a JSON object)"), received)
                 if "error" in data:
                     raise _during(LLMUnavailableError(f"the local server failed mid-reply: {_message(data)}"),
                                   received)

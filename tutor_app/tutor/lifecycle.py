@@ -69,8 +69,21 @@ _ONE_AT_A_TIME = threading.Lock()
 
 
 def process_call(engine: CallEndEngine, session_id: str, turns: list[TurnRecord] | None,
-                 started_at: float | None, ended_at: float, pauses_ms: list[float] | None = None) -> CallOutcome:
-    with _ONE_AT_A_TIME:
+                 started_at: float | None, ended_at: float, pauses_ms: list[float] | None = None,
+                 unless_done: bool = False) -> CallOutcome:
+    """`unless_done`: a recovery, which found the call unfinished before it took the lock:
+    a call another process finished meanwhile is left as it is."""
+    from filelock import FileLock
+
+    # One call end at a time across processes too (two `end-call`, two starts recovering
+    # one killed call): the second finds the first's memories, so nothing is merged twice.
+    folder = engine.settings.paths.live_dir
+    folder.mkdir(parents=True, exist_ok=True)
+    with _ONE_AT_A_TIME, FileLock(str(folder / "call-end.lock")):
+        if unless_done:
+            call = _call_record(engine.services.memory, session_id)
+            if call is not None and call.extracted:
+                return CallOutcome(session_id, extraction="done", profile=engine.services.memory.profile_view())
         return _process_call(engine, session_id, turns, started_at, ended_at, pauses_ms)
 
 

@@ -11,7 +11,9 @@ Which calls are unfinished:
 """
 from __future__ import annotations
 
+import hashlib
 import logging
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +29,15 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LEASE_SUFFIX = ".lease"
+_PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,99}")
+
+
+def lease_path(live_dir: Path, session_id: str) -> Path:
+    """The lease file of a session: its id when that is a plain, short name, else a digest,
+    so no id (a 5,000-character one from an older version, a '../x') names a bad file."""
+    if _PLAIN_ID.fullmatch(session_id):
+        return live_dir / f"{session_id}{LEASE_SUFFIX}"
+    return live_dir / f"session-{hashlib.sha256(session_id.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}{LEASE_SUFFIX}"
 
 
 class CallLease:
@@ -37,7 +48,7 @@ class CallLease:
         from filelock import FileLock
 
         live_dir.mkdir(parents=True, exist_ok=True)
-        self.path = live_dir / f"{session_id}{LEASE_SUFFIX}"
+        self.path = lease_path(live_dir, session_id)
         self._lock = FileLock(str(self.path), timeout=0)
         self._lock.acquire()
 
@@ -52,7 +63,7 @@ def abandoned(live_dir: Path, session_id: str) -> bool:
     """True when a live call's lease exists and nobody holds it (its process is gone)."""
     from filelock import FileLock, Timeout
 
-    path = live_dir / f"{session_id}{LEASE_SUFFIX}"
+    path = lease_path(live_dir, session_id)
     if not path.exists():
         return False
     probe = FileLock(str(path), timeout=0)
@@ -107,7 +118,7 @@ def recover(engine: CallEndEngine, live_dir: Path, exclude: str | None = None,
     for call in calls:
         ended = call.ended_at.timestamp() if call.ended_at else _last_activity(engine, call)
         try:
-            outcome = process_call(engine, call.session_id, None, None, ended)
+            outcome = process_call(engine, call.session_id, None, None, ended, unless_done=True)
         except Exception:  # noqa: BLE001 - one bad call must not stop the others; next start retries
             log.exception("recovering call %s failed", call.session_id)
             continue
@@ -115,7 +126,7 @@ def recover(engine: CallEndEngine, live_dir: Path, exclude: str | None = None,
         log.info("recovered call %s: extraction %s", call.session_id, outcome.extraction)
         # The call has its end time now: a failed extraction is retried as "ended, not
         # extracted", so the dead call's lease has done its job.
-        (live_dir / f"{call.session_id}{LEASE_SUFFIX}").unlink(missing_ok=True)
+        lease_path(live_dir, call.session_id).unlink(missing_ok=True)
     return done
 
 

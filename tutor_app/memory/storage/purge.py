@@ -14,20 +14,20 @@ that step, so a test can `kill -9` it exactly there without sleeping.
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
 import sys
-import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import partial
 from operator import methodcaller
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tutor_app.memory.storage import schema as S
+from tutor_app.memory.storage.journal import PurgeJob as PurgeJob  # the store builds jobs as purge.PurgeJob
+from tutor_app.memory.storage.journal import journal_path as journal_path
+from tutor_app.memory.storage.journal import UNREADABLE, read_jobs, rewrite_jobs
 
 if TYPE_CHECKING:
     from tutor_app.memory.storage.models import Memory, Message
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-JOURNAL_NAME = "pending-purges.json"
 ENV_PAUSE_AT = "TUTOR_APP_TEST_PAUSE_AT"
 HOOK: Callable[[str], None] | None = None  # tests: raise at a stage to simulate a crash
 MAX_VERSIONS_SCANNED = 200  # an unknown id must not scan a long history (`memory cleanup` erases all)
@@ -51,18 +50,6 @@ class Footprint(Protocol):
 
 
 @dataclass
-class PurgeJob:
-    """What one deletion removes. `kind` "memory": these memories and message ids;
-    "clear": every row of the profile (memories, messages, calls)."""
-
-    profile: str
-    kind: str = "memory"
-    memory_ids: list[str] = field(default_factory=list)
-    message_ids: list[str] = field(default_factory=list)
-    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
-
-
-@dataclass
 class PurgeResult:
     """What a deletion removed (for the running session's in-memory history)."""
 
@@ -71,59 +58,6 @@ class PurgeResult:
     message_ids: set[str] = field(default_factory=set)
     texts: set[str] = field(default_factory=set)  # the deleted lines, to drop from live history
     everything: bool = False
-
-
-# -- the journal ---------------------------------------------------------------------------
-def journal_path(db_dir: Path) -> Path:
-    return Path(db_dir) / JOURNAL_NAME
-
-
-def read_jobs(db_dir: Path) -> list[PurgeJob]:
-    path = journal_path(db_dir)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return []
-    except (OSError, ValueError):
-        # A torn journal cannot name its rows: erase everything hidden (every table is
-        # rewritten) rather than forget that something was being deleted.
-        log.warning("the pending-deletion journal is unreadable; purging every table")
-        return [PurgeJob(profile="", kind="tables", id="unreadable")]
-    jobs = []
-    for raw in data.get("jobs", []) if isinstance(data, dict) else []:
-        try:
-            jobs.append(PurgeJob(**{k: raw[k] for k in ("profile", "kind", "memory_ids", "message_ids", "id")}))
-        except (KeyError, TypeError):
-            jobs.append(PurgeJob(profile="", kind="tables", id="unreadable"))
-    return jobs
-
-
-def _write_jobs(db_dir: Path, jobs: list[PurgeJob]) -> None:
-    path = journal_path(db_dir)
-    if not jobs:
-        path.unlink(missing_ok=True)
-        _fsync_dir(path.parent)
-        return
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump({"version": 1, "jobs": [asdict(j) for j in jobs]}, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(folder: Path) -> None:
-    if os.name == "nt":  # pragma: no cover - directories cannot be fsynced there
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _stage(name: str) -> None:
@@ -190,7 +124,7 @@ def run(store: "PurgeStore", job: PurgeJob) -> PurgeResult:
     """Journal the job, then complete it."""
     db = store._db
     with db.writing():  # one read-modify-write of the journal at a time, across processes
-        _write_jobs(db.db_dir, [*read_jobs(db.db_dir), job])
+        rewrite_jobs(db.db_dir, lambda jobs: [*jobs, job])
     _stage("journal")
     return complete(store, job)
 
@@ -213,6 +147,9 @@ def complete(store: "PurgeStore", job: PurgeJob) -> PurgeResult:
 
     db = store._db
     where = store._where
+    # Every job ends by rewriting every table, so a damaged journal's stand-in that is
+    # already journalled is done by this job too.
+    done = {job.id} | ({UNREADABLE} if any(j.id == UNREADABLE for j in read_jobs(db.db_dir)) else set())
     result = PurgeResult(store.profile, set(job.memory_ids), set(job.message_ids), everything=job.kind == "clear")
     if job.kind == "clear":
         msgs = [m for m, _ in store.session_messages(None)] if job.profile else []
@@ -262,7 +199,7 @@ def complete(store: "PurgeStore", job: PurgeJob) -> PurgeResult:
         store._write(partial(db.purge, (name,)))
     _stage("done")
     with db.writing():
-        _write_jobs(db.db_dir, [j for j in read_jobs(db.db_dir) if j.id != job.id])
+        rewrite_jobs(db.db_dir, lambda jobs: [j for j in jobs if j.id not in done])
     db.notify_forgotten(result)
     return result
 

@@ -28,6 +28,7 @@ MAX_TEXT_BYTES = 8 * 1024  # a memory is a sentence or a short paragraph, not a 
 MAX_MESSAGE_BYTES = 256 * 1024  # a transcript line is kept in full, even a 5,000-word turn
 MAX_META_BYTES = 16 * 1024
 MAX_PROFILE_CHARS = 200
+MAX_SESSION_CHARS = 100  # a session id names a file (live/<id>.lease): bounded well below NAME_MAX
 
 
 class NewerSchemaError(TutorError):
@@ -60,6 +61,14 @@ def check_profile(profile: Any) -> str:
     if not isinstance(profile, str) or not profile.strip() or len(profile) > MAX_PROFILE_CHARS:
         raise TutorError("profile name must be 1-200 characters")
     return profile
+
+
+def check_session_id(session_id: Any) -> str:
+    """A session id a learner gives (`--session`): short, printable, no path separators."""
+    if (not isinstance(session_id, str) or not session_id.strip() or len(session_id) > MAX_SESSION_CHARS
+            or not session_id.isprintable() or "/" in session_id or "\\" in session_id):
+        raise TutorError(f"a session id must be 1-{MAX_SESSION_CHARS} printable characters without '/' or '\\'")
+    return session_id
 
 
 def check_importance(value: Any) -> float:

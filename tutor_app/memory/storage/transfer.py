@@ -115,12 +115,17 @@ def _item(obj: Any, where: str, keep_extra: bool = False) -> dict[str, Any]:
 
 def import_file(store: "ProfileMemory", path: Path) -> ImportResult:
     path = Path(path)
+    too_large = TutorError(f"{path} is too large to import (the limit is {MAX_IMPORT_BYTES} bytes); nothing imported")
     try:
         if path.stat().st_size > MAX_IMPORT_BYTES:
-            raise TutorError(f"{path} is too large to import")
-        raw = path.read_bytes()
+            raise too_large
+        # Read with the bound itself too: a pipe or /dev/stdin has no size to check beforehand.
+        with path.open("rb") as f:
+            raw = f.read(MAX_IMPORT_BYTES + 1)
     except OSError as exc:
         raise TutorError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_IMPORT_BYTES:
+        raise too_large
     return import_items(store, parse_import(raw, path.name))
 
 
@@ -130,15 +135,33 @@ def import_items(store: "ProfileMemory", items: list[dict[str, Any]]) -> ImportR
         checked = store.add_many(items, validate_only=True)
     except TutorError as exc:
         raise TutorError(f"{exc}; nothing imported") from None
+    fresh = _not_present(store, items, checked, range(len(items)))
+    if not fresh:
+        return ImportResult(0, len(items), len(items))
+    # The embedding (seconds for a large file) runs outside the writer lock; the duplicate
+    # check is made again under it, against the table as it is now, so two imports of one
+    # file at the same time (two processes) add it once.
+    vectors = store.embedder.embed([checked[i].text for i in fresh])
+    with store._db.writing():
+        still = _not_present(store, items, checked, fresh)
+        if still:
+            keep = [fresh.index(i) for i in still]
+            store.add_many([items[i] for i in still], vectors=vectors[keep])
+    return ImportResult(len(still), len(items) - len(still), len(items))
+
+
+def _not_present(store: "ProfileMemory", items: list[dict[str, Any]], checked: list[Any],
+                 candidates: Any) -> list[int]:
+    """Indices among `candidates` whose memory the profile does not hold yet (the same text
+    and time; a text without a time matches that text at any time), each once."""
     existing = {(m.text, iso(m.created_at)) for m in store.list()}
-    fresh, seen, skipped = [], set(), 0
-    for item, mem in zip(items, checked):
-        key = (mem.text, iso(mem.created_at) if item.get("created_at") else None)
-        if key in existing or (key[1] is None and any(t == mem.text for t, _ in existing)) or key in seen:
-            skipped += 1  # re-importing the same file does not duplicate memories
-            continue
+    texts = {t for t, _ in existing}
+    out, seen = [], set()
+    for i in candidates:
+        mem = checked[i]
+        key = (mem.text, iso(mem.created_at) if items[i].get("created_at") else None)
+        if key in existing or (key[1] is None and mem.text in texts) or key in seen:
+            continue  # re-importing the same file does not duplicate memories
         seen.add(key)
-        fresh.append(item)
-    if fresh:
-        store.add_many(fresh)
-    return ImportResult(len(fresh), skipped, len(items))
+        out.append(i)
+    return out

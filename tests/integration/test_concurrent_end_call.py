@@ -1,0 +1,51 @@
+"""One call end per session across processes (issue #33): two `end-call` of one session
+at the same time take turns, and the second leaves a call the first finished as it is,
+so nothing learned is stored twice. Real processes, the real anthropic SDK against the
+fake server."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.fakes.anthropic_server import Reply
+from tests.memory_fixtures import REPO
+
+pytestmark = pytest.mark.slow
+
+FACTS = {"name": "Dohyun", "occupation": "pharmacist", "interests": ["tennis"],
+         "learning_goals": ["pass the IELTS exam"]}
+
+
+def cli(*args: str, input_text: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tutor_app", "--llm", "anthropic", *args], capture_output=True,
+                          text=True, env=dict(os.environ), input=input_text, timeout=300, cwd=REPO)
+
+
+def _at_once(*args: str) -> list[subprocess.CompletedProcess]:
+    procs = [subprocess.Popen([sys.executable, "-m", "tutor_app", "--llm", "anthropic", *args], cwd=REPO,
+                              env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outs = []
+    for proc in procs:
+        stdout, stderr = proc.communicate(timeout=600)
+        outs.append(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr))
+    return outs
+
+
+def test_two_end_calls_of_one_session_at_once_store_each_fact_once(fake_anthropic):
+    fake_anthropic.default = Reply(json.dumps(FACTS))  # every extraction and review gets it
+    rounds = ["Hi, I'm Dohyun and I work as a pharmacist.\nI love tennis and I want to pass the IELTS exam.\n",
+              "Hello again, it's Dohyun.\nToday I want to practise small talk for work.\n"]
+    for round_, turns in enumerate(rounds):
+        session = f"e{round_}"
+        assert cli("chat", "--session", session, input_text=turns).returncode == 0
+        for out in _at_once("end-call", "--session", session, "--json"):
+            assert out.returncode == 0, out.stderr
+            assert json.loads(out.stdout)["extraction"] == "done"
+        listed = cli("memory", "list", "--json")
+        texts = [json.loads(line)["text"] for line in listed.stdout.splitlines()]
+        assert texts and len(texts) == len(set(texts)), texts
