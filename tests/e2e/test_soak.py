@@ -77,12 +77,20 @@ def tail(text: str, lines: int = 40) -> str:
     return "\n".join(kept[-lines:])
 
 
+def crash_report(err: str) -> str:
+    """The fatal error's own lines and the stack of the thread that crashed (faulthandler)."""
+    crash = err[err.index("Fatal Python error"):]
+    head = crash.splitlines()[:2]
+    current = crash.find("Current thread")
+    stack = crash[current:].split("\n\n")[0].splitlines()[:16] if current >= 0 else []
+    return "\n".join([*head, *stack])
+
+
 def test_three_calls_of_six_spoken_turns_in_the_real_window(sound_card, xvfb_display, tmp_path):
     code, out, err = run_soak(xvfb_display, tmp_path)
 
     if "Fatal Python error" in err:
-        at = err.index("Fatal Python error")
-        pytest.fail(f"the app crashed (exit {code}):\n{tail(err[at:], 60)}", pytrace=False)
+        pytest.fail(f"the app crashed (exit {code}):\n{crash_report(err)}", pytrace=False)
     summary_line = next((line for line in reversed(out.splitlines()) if line.startswith("{")), None)
     if summary_line is None:
         pytest.fail(f"the soak ended without its summary (exit {code}); stderr ends with:\n{tail(err)}", pytrace=False)
