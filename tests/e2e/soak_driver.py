@@ -101,7 +101,7 @@ class Soak:
 
     # -- the soak ---------------------------------------------------------------------
     def run(self, window) -> None:
-        from PySide6.QtCore import Qt
+        from PySide6.QtCore import QCoreApplication, Qt
         from PySide6.QtTest import QTest
 
         bridge, view = window.bridge, window.call_view
@@ -127,25 +127,30 @@ class Soak:
                 self.wait_until(lambda: window.stack.currentWidget() is view, 10, f"call {c}: the Call page")
             mark = len(self.events)
             QTest.keyClick(view, Qt.Key.Key_Space)  # Space starts a call
-            self.wait_until(lambda: bool(self.since(mark, "started") or self.since(mark, "failed")), 120,
+            self.wait_until(lambda m=mark: bool(self.since(m, "started") or self.since(m, "failed")), 120,
                             f"call {c}: started after Space")
             if self.since(mark, "failed"):
                 raise SoakFailure(f"call {c}: could not start: {self.since(mark, 'failed')[0]}")
             controller = bridge.backend()
             self.wait_until(controller.loop.ready.is_set, 120, f"call {c}: microphone and models ready")
-            record = {"session_id": bridge.session_id, "learner_turns": 0, "replies": 0, "interrupted": 0}
+            # A greeting's first sentence was posted before `ready`: take it in before the
+            # first turn asks whether the tutor is speaking.
+            QCoreApplication.sendPostedEvents()
+            QCoreApplication.processEvents()
+            record = {"session_id": bridge.session_id, "learner_turns": 0, "replies": 0}
             for t in range(1, self.turns + 1):
                 self.turn(c, t, record)
-            record["unprompted_tutor_turns"] = len(self.since(mark, "done")) - record["replies"]
+            record["unprompted_tutor_turns"] = len(self.since(mark, "done")) - record["replies"]  # a greeting
+            record["interrupted"] = sum(1 for p in self.since(mark, "done") if p.interrupted)
             self.summary["calls"].append(record)
 
             mark = len(self.events)
             ending = time.monotonic()
             window.activateWindow()
             QTest.keyClick(view, Qt.Key.Key_Escape)  # Esc ends it
-            self.wait_until(lambda: bool(self.since(mark, "report")), 300, f"call {c}: its report after Esc")
+            self.wait_until(lambda m=mark: bool(self.since(m, "report")), 300, f"call {c}: its report after Esc")
             self.wait_until(lambda: window.stack.currentWidget() is window.history, 30, f"call {c}: its report shown")
-            self.wait_until(lambda: window.history.calls.count() >= c, 30, f"call {c}: in the Past calls list")
+            self.wait_until(lambda n=c: window.history.calls.count() >= n, 30, f"call {c}: in the Past calls list")
             self.wait_until(lambda: view.phase == "idle", 30, f"call {c}: the call view back to idle")
             record["end_s"] = round(time.monotonic() - ending, 1)
             record["none_refcount"] = sys.getrefcount(None)  # at the same point of every call
@@ -178,12 +183,12 @@ class Soak:
         self.wait_until(lambda: heard() >= 0, self.turn_s, f"{where}: the learner's words heard")
         record["learner_turns"] += 1
 
-        def reply() -> Any:
-            return next((p for k, p in self.events[heard():] if k == "done" and p.reply.strip()), None)
+        def reply() -> Any:  # the tutor's answer to it: not a greeting, not cut short
+            return next((p for k, p in self.events[heard():] if k == "done" and p.reply.strip()
+                         and not p.interrupted and not getattr(p, "greeting", False)), None)
 
         self.wait_until(lambda: reply() is not None, self.turn_s, f"{where}: a tutor reply")
         record["replies"] += 1
-        record["interrupted"] += int(reply().interrupted)
         record.setdefault("reply_words", []).append(len(reply().reply.split()))
         replied = time.monotonic()
         self.wait_until(self.tutor_quiet, self.turn_s, f"{where}: the tutor done speaking")

@@ -34,15 +34,17 @@ def xvfb_display(tmp_path):
     if shutil.which("Xvfb") is None:
         missing_prerequisite("Xvfb is not installed (scripts/system-packages.sh installs xvfb)")
     read_fd, write_fd = os.pipe()
-    server = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-                              pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=open(tmp_path / "xvfb.log", "wb"))
+    log = tmp_path / "xvfb.log"
+    with open(log, "wb") as err:
+        server = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1280x800x24",
+                                   "-nolisten", "tcp"], pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=err)
     os.close(write_fd)
     try:
         ready, _, _ = select.select([read_fd], [], [], 60)
         number = os.read(read_fd, 64).decode().strip() if ready else ""
         if not number:
             server.kill()
-            missing_prerequisite(f"Xvfb did not start: {(tmp_path / 'xvfb.log').read_text(errors='replace')[-500:]}")
+            missing_prerequisite(f"Xvfb did not start: {log.read_text(errors='replace')[-500:]}")
         yield f":{number}"
     finally:
         os.close(read_fd)
