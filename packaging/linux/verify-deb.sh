@@ -381,7 +381,7 @@ export XDG_RUNTIME_DIR=$out/xdg PULSE_SERVER=unix:$out/xdg/pulse/native
 mkdir -p -m 700 "$XDG_RUNTIME_DIR"
 fail() { echo "spoken call: $*"; exit 1; }
 pulseaudio -D --exit-idle-time=-1 --disallow-exit --log-target=file:"$out/pulse.log" || fail "pulseaudio did not start"
-trap 'kill $(jobs -p) 2>/dev/null; pactl exit 2>/dev/null; :' EXIT
+trap 'kill $(jobs -p) $(cat "$XDG_RUNTIME_DIR/pulse/pid" 2>/dev/null) 2>/dev/null; :' EXIT
 trap 'exit 143' TERM INT   # timeout's SIGTERM: the EXIT trap still stops the app and the daemon
 for _ in $(seq 100); do pactl info >/dev/null 2>&1 && break; sleep 0.1; done
 pactl info >/dev/null 2>&1 || fail "pulseaudio does not answer (see $out/pulse.log)"
