@@ -102,6 +102,7 @@ class Soak:
     # -- the soak ---------------------------------------------------------------------
     def run(self, window) -> None:
         from PySide6.QtCore import QCoreApplication, Qt
+        from PySide6.QtGui import QGuiApplication
         from PySide6.QtTest import QTest
 
         bridge, view = window.bridge, window.call_view
@@ -116,6 +117,7 @@ class Soak:
         self.wait_until(lambda: bool(warmed) or view.ready, 300, "the window's warm-up")
         if warmed and (warmed[0].missing or warmed[0].problems):
             raise SoakFailure(f"warm-up: missing {warmed[0].missing}, problems {warmed[0].problems}")
+        self.summary["platform"] = QGuiApplication.platformName()  # "xcb" on an X server, not "offscreen"
         window.activateWindow()
         self.wait_until(window.isActiveWindow, 10, "the window becoming active")
         self.summary["none_refcount_before"] = sys.getrefcount(None)

@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.audio, pytest.mark.slow]
 
 DRIVER = Path(__file__).with_name("soak_driver.py")
 CALLS, TURNS = 3, 6
-DEADLINE_S = 1500  # a hang, not slowness: each step of a turn has its own limit in the driver
+DEADLINE_S = 1200  # a hang, not slowness: each step of a turn has its own limit in the driver
 
 
 @pytest.fixture
@@ -104,6 +104,7 @@ def test_three_calls_of_six_spoken_turns_in_the_real_window(sound_card, xvfb_dis
 
     assert summary["failure"] is None, f"{summary['failure']}\nstderr ends with:\n{tail(err)}"
     assert summary["ok"] and code == 0 and summary["exit_code"] == 0, (code, summary)
+    assert summary["platform"] == "xcb"  # the real window on the X server, not offscreen
     assert len(calls) == CALLS
     for c in calls:  # every learner turn answered (a greeting, if any, counts apart)
         assert c["learner_turns"] == TURNS and c["replies"] == TURNS, c
