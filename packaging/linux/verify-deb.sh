@@ -30,7 +30,9 @@ mkdir -p "$LOG_DIR"
 # without recommends, so they cannot hide a missing dependency of the package. Xvfb
 # -fbdir gives the screenshot: xwd (x11-apps) or imagemagick would pull in fontconfig
 # and fonts, which the package itself must bring or the desktop must have.
-TEST_TOOLS=(xvfb xauth xdotool netpbm desktop-file-utils)
+# pulseaudio, pulseaudio-utils and libasound2-plugins (ALSA's pulse plugin, which the
+# bundle's PortAudio reaches through ALSA) make the virtual sound card of the spoken call.
+TEST_TOOLS=(xvfb xauth xdotool netpbm desktop-file-utils pulseaudio pulseaudio-utils libasound2-plugins)
 # Real human speech with a reference transcript: the project's shared speech clips
 # (../shared/data/speech next to the checkout); SPEECH_DIR overrides. A clip made with
 # 'tutor-app speak' stands in when they are missing.
@@ -366,6 +368,102 @@ check "4. GUI log has no Python traceback" sh -c "! grep -q Traceback '$LOG_DIR/
 # The bundle has libfontconfig but no config or fonts: without them all text is empty boxes.
 check "4. GUI text can render (fontconfig found its config and fonts)" \
     sh -c "! grep -q 'Fontconfig error' '$LOG_DIR/gui.log'" || true
+
+# The spoken call, as the user inside the chroot (written to the user's home below): a
+# virtual sound card like scripts/virtual-audio.sh (PulseAudio with two null sinks: `spk`
+# is the app's speaker, `micsrc` the learner's voice, its monitor the default microphone),
+# the learner's lines spoken into WAVs by the app's own voice, then a live call with the
+# bundled offline model: each line is played into the microphone once the tutor has
+# finished its reply to the one before; the last line says goodbye, which ends the call.
+# Usage: bash spoken-call.sh OUT_DIR (TUTOR_APP overrides the command, e.g. a source
+# checkout's python -m tutor_app). Prints a line per step; exit 0 when every line was
+# answered and the call ended with its report.
+spoken_call_script() {
+    cat <<'EOF'
+set -u
+out=$1
+read -r -a app <<<"${TUTOR_APP:-tutor-app}"
+mkdir -p "$out"
+export XDG_RUNTIME_DIR=$out/xdg PULSE_SERVER=unix:$out/xdg/pulse/native
+mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+fail() { echo "spoken call: $*"; exit 1; }
+pulseaudio -D --exit-idle-time=-1 --disallow-exit --log-target=file:"$out/pulse.log" || fail "pulseaudio did not start"
+trap 'kill $(jobs -p) $(cat "$XDG_RUNTIME_DIR/pulse/pid" 2>/dev/null) 2>/dev/null; :' EXIT
+trap 'exit 143' TERM INT   # timeout's SIGTERM: the EXIT trap still stops the app and the daemon
+for _ in $(seq 100); do pactl info >/dev/null 2>&1 && break; sleep 0.1; done
+pactl info >/dev/null 2>&1 || fail "pulseaudio does not answer (see $out/pulse.log)"
+pactl unload-module module-suspend-on-idle >/dev/null 2>&1 || true
+pactl load-module module-null-sink sink_name=spk >/dev/null
+pactl load-module module-null-sink sink_name=micsrc >/dev/null
+pactl set-default-sink spk
+pactl set-default-source micsrc.monitor
+pacat -r --latency-msec=20 -d micsrc.monitor >/dev/null 2>&1 &
+pacat -r --latency-msec=20 -d spk.monitor >/dev/null 2>&1 &
+
+lines=("I went to the market this morning." "My brother works in a big hospital."
+       "I like to cook pasta on Sundays." "Thank you, that was fun. Goodbye!")
+for i in "${!lines[@]}"; do
+    "${app[@]}" speak "${lines[i]}" --output "$out/line$i.wav" >/dev/null 2>>"$out/speak.err" ||
+        fail "tutor-app speak failed: $(tail -n 3 "$out/speak.err")"
+done
+# Short replies keep this step to a few minutes; a data dir of its own.
+mkdir -p "$out/data/config"
+printf '[llm]\nmax_tokens = 40\n' >"$out/data/config/settings.toml"
+
+# --json: one line per tutor turn, then the call's summary; a greeting (a tutor turn before
+# the learner speaks) has an empty user_text and is not counted as a reply.
+streams() { pactl list short source-outputs | grep -c . || true; }
+before=$(streams)
+"${app[@]}" --data-dir "$out/data" --llm local call --live --json --audio-mode headset --max-turns 8 \
+    >"$out/call.jsonl" 2>"$out/call.err" &
+call=$!
+replies() { grep -c '"user_text": "[^"].*"reply": "[^"]' "$out/call.jsonl" || true; }
+alive() { kill -0 "$call" 2>/dev/null; }
+# Listening once the app's own recording stream is on the microphone (next to pacat's).
+for _ in $(seq 600); do
+    [[ $(streams) -gt $before ]] && break
+    alive || break; sleep 0.5
+done
+alive || fail "the call ended before it listened: $(tail -n 5 "$out/call.err")"
+for i in "${!lines[@]}"; do
+    paplay --device=micsrc "$out/line$i.wav" || fail "paplay failed on line $((i + 1))"
+    for _ in $(seq 600); do   # up to 5 min a turn on a slow machine; the reply line comes once it was spoken
+        [[ $(replies) -gt $i ]] && break
+        alive || break; sleep 0.5
+    done
+    [[ $(replies) -gt $i ]] || fail "no reply to line $((i + 1)) of ${#lines[@]}$(alive || echo ' (the app exited)')"
+    echo "line $((i + 1)): answered"
+done
+for _ in $(seq 600); do alive || break; sleep 0.5; done   # goodbye ends the call; then extraction and report
+alive && { kill "$call"; fail "the call did not end after goodbye"; }
+wait "$call"; rc=$?
+[[ $rc -eq 0 ]] || fail "tutor-app call exited $rc: $(tail -n 5 "$out/call.err")"
+grep -q 'Fatal Python error\|Traceback' "$out/call.err" && fail "a crash or traceback: $(grep -m1 -A3 'Fatal Python error\|Traceback' "$out/call.err")"
+summary=$(tail -n 1 "$out/call.jsonl")
+[[ $summary == *'"session_id": "'* && $summary == *'"report": {"'* ]] || fail "no call summary with a report: $summary"
+echo "call ended with its report: $(replies) replies to ${#lines[@]} lines"
+EOF
+}
+
+log "4. a spoken call on a virtual sound card (offline model)"
+t0=$(date +%s)
+# PulseAudio refuses to start without a machine id; a minbase chroot has an empty one.
+[[ -s $ROOT/etc/machine-id ]] || od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$ROOT/etc/machine-id"
+spoken_call_script >"$ROOT$USER_HOME/spoken-call.sh"
+in_root chown "$USER_NAME:$USER_NAME" "$USER_HOME/spoken-call.sh"
+if run_logged spoken-call 1800 bash "$USER_HOME/spoken-call.sh" "$USER_HOME/spoken-call"; then
+    record PASS "4. spoken call: 4 lines played into the microphone, each answered aloud, goodbye ended it with its report ($(( $(date +%s) - t0 )) s)"
+else
+    record FAIL "4. spoken call on the virtual sound card (logs: $USER_HOME/spoken-call in the chroot)"
+    for f in call.err pulse.log; do
+        if [[ -f $ROOT$USER_HOME/spoken-call/$f ]]; then
+            echo "    $f:"; grep -v 'underrun occurred' "$ROOT$USER_HOME/spoken-call/$f" | tail -n 15 | sed -e 's/^/    /' || true
+        fi
+    done
+fi
+cp "$ROOT$USER_HOME/spoken-call/call.jsonl" "$LOG_DIR/spoken-call.jsonl" 2>/dev/null || true
+check "4. spoken call: no crash (no 'Fatal Python error' in its stderr)" \
+    sh -c "! grep -qs 'Fatal Python error' '$ROOT$USER_HOME/spoken-call/call.err'" || true
 
 DESKTOP=/usr/share/applications/tutor-app.desktop
 check "4. menu entry $DESKTOP has Exec=tutor-app gui" grep -qx 'Exec=tutor-app gui' "$ROOT$DESKTOP" || true
