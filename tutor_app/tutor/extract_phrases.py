@@ -26,7 +26,7 @@ _NOT_A_JOB = re.compile(r"\b(?:not|no|never|former|ex|future|good|bad|great|terr
 
 _BE = r"(?:i'm|i\s+am|im)"
 _JOB = [re.compile(rf"\b{_BE}\s+(?:an?\s+)?((?:[\w-]+\s+){{0,2}}?(?:{TITLES})s?)\b", _I),
-        re.compile(rf"\bi(?:\s+|'m\s+|\s+am\s+)(?:work|working)\s+(?:for\s+[\w\s]{{2,30}}?\s+)?as\s+(?:an?\s+)?"
+        re.compile(rf"\bi(?:\s+|'m\s+|\s+am\s+)(?:work|working)\s+(?:(?:for|at|in)\s+[\w\s]{{2,30}}?\s+)?as\s+(?:an?\s+)?"
                    rf"((?:[\w-]+\s+){{0,2}}?(?:{TITLES})s?)\b", _I),
         re.compile(rf"\bmy\s+(?:job|occupation|profession|work)\s+is\s+(?:an?\s+)?((?:[\w-]+\s+){{0,2}}?"
                    rf"(?:{TITLES})s?)\b", _I)]
@@ -43,9 +43,12 @@ _PLACE_WORDS = (r"company|bank|hospital|clinic|school|university|factory|office|
                 r"store|startup|start-up|government|marketing|sales|finance|accounting|it|hr|education|design|"
                 r"advertising|construction|manufacturing|retail|tourism|insurance|law\s+firm|lab|laboratory|"
                 r"department|team|agency|firm|airline|museum|library|kindergarten|academy|hagwon")
-_WORK_AT = re.compile(rf"\bi(?:\s+|'m\s+|\s+am\s+)(?:work|working)\s+(at|in|for)\s+"
+_WORK_AT = re.compile(rf"\bi(?:\s+|'m\s+|\s+am\s+)(?:work|working)\s+(?:part-time\s+|full-time\s+)?(at|in|for)\s+"
                       rf"((?:an?\s+|the\s+)?(?:[\w&'-]+\s+){{0,3}}(?:{_PLACE_WORDS})s?"
                       r"|[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,3})(?=[,.!;]|\s|$)", _I)
+_OWN_BUSINESS = re.compile(r"\bi\s+(run|own|have)\s+((?:a|an|my\s+own)\s+(?:small\s+|little\s+)?(?:[\w-]+\s+)?"
+                           r"(?:cafe|café|restaurant|shop|store|business|company|bakery|academy|hagwon|clinic|bar|"
+                           r"salon|studio|office|startup|farm))\b", _I)
 _IN_TEAM = re.compile(r"\b(?:i'm|i\s+am)\s+in\s+((?:the\s+)?[\w-]+\s+(?:team|department))\b", _I)
 _WORK_NOT_A_PLACE = re.compile(r"^(?:the\s+)?(?:home|night|nights|weekends?|morning|evening|afternoon|shifts?|"
                                r"moment|same|first|end|time|here|there)\b", _I)
@@ -90,11 +93,21 @@ _PREF = [re.compile(r"\bplease\s+((?:correct|speak|talk|use|don't|do not|stop|ex
 _FACT = [(re.compile(r"\bi(?:\s+|'m\s+|\s+am\s+)(?:live|living)\s+(in|near|with)\s+"
                      r"((?:[\w'-]+\s+){0,3}?[\w'-]+)(?=[,.!;]|\s+(?:and|but|because|with|for|since|now)\b|$)", _I),
           "lives {} {}"),
-         (re.compile(r"\b(?:i'm|i\s+am|im)\s+from\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})", _I), "from {}"),
+         (re.compile(r"\b(?:i'm|i\s+am|im)\s+(?:originally\s+)?from\s+((?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2})",
+                     _I), "from {}"),
          (re.compile(r"\bi\s+(?:have|has)\s+((?:an?|one|two|three|four|\d)\s+(?:little\s+|older\s+|younger\s+)?"
-                     r"(?:sons?|daughters?|kids|children|child|dogs?|cats?|brothers?|sisters?|babies|baby))\b", _I),
+                     r"(?:sons?|daughters?|kids|children|child|dogs?|cats?|brothers?|sisters?|babies|baby)"
+                     r"(?:\s+(?:named|called)\s+(?-i:[A-Z])[\w'-]*)?)\b", _I),
           "has {}"),
-         (re.compile(r"\b(?:i'm|i\s+am|im)\s+(married|single|divorced|pregnant)\b", _I), "{}")]
+         (re.compile(r"\b(?:i'm|i\s+am|im)\s+(married|single|divorced|pregnant)\b", _I), "{}"),
+         (re.compile(r"\b(?:i'm|i\s+am|im)\s+(\d{1,2})\s+years?\s+old\b", _I), "{} years old"),
+         (re.compile(r"\bi\s+was\s+born\s+in\s+((?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2})", _I),
+          "born in {}"),
+         (re.compile(r"\bi(?:\s+|'m\s+|\s+am\s+)(?:live|living)\s+alone\b", _I), "lives alone"),
+         (re.compile(r"\b(?:i(?:'m|\s+am)\s+majoring|i\s+major|my\s+major\s+is)\s+(?:in\s+)?([\w\s-]{2,40}?)"
+                     r"(?=[,.!;]|\s+(?:at|and|but|because)\b|$)", _I), "majors in {}"),
+         (re.compile(r"\b(?:i'm|i\s+am|im)\s+(?:looking\s+for|finding)\s+(?:a\s+|an?\s+new\s+)?job\b", _I),
+          "looking for a job")]
 
 _GERUND = {"play": "playing", "watch": "watching", "read": "reading", "cook": "cooking", "bake": "baking",
            "swim": "swimming", "draw": "drawing", "paint": "painting", "sing": "singing", "dance": "dancing",
@@ -106,7 +119,8 @@ _GERUND = {"play": "playing", "watch": "watching", "read": "reading", "cook": "c
 _STOP_TAIL = re.compile(r"\s+(?:a lot|very much|so much|too|though|actually|now|these days|really|"
                         r"every day|all the time)$", _I)
 # Case matters: "it" is "it", "IT" is a line of work.
-_OWN = re.compile(r"^(?:[Mm]y|your|his|her|our|their|it|that|this|them|him|you|me|those|these|doing\s+it)\b")
+_OWN = re.compile(r"^(?:[Mm]y|your|his|her|our|their|it|that|this|them|him|you|me|those|these|doing\s+it|"
+                  r"especially|particularly|also|too|like|such)\b")
 
 
 def occupation(clause: str) -> str:
@@ -133,6 +147,10 @@ def workplace(clause: str) -> str:
     m = _WORK_AT.search(clause)
     if m and not _WORK_NOT_A_PLACE.match(m.group(2)) and not _OWN.match(m.group(2)):
         return f"works {m.group(1).lower()} {clean(m.group(2))}"
+    m = _OWN_BUSINESS.search(clause)
+    if m and (m.group(1).lower() != "have" or "own" in m.group(2).lower()):
+        verb = {"run": "runs", "own": "owns", "have": "has"}[m.group(1).lower()]
+        return f"{verb} {re.sub(r'^my own ', 'their own ', clean(m.group(2)), flags=_I)}"
     m = _IN_TEAM.search(clause)
     return f"works in {clean(m.group(1))}" if m else ""
 

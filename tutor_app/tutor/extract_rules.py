@@ -49,7 +49,7 @@ _NAME = [re.compile(r"\b(?i:my (?:english |korean |full )?name(?:'s| is)|the nam
          re.compile(r"\b(?i:call me|calls me|i'm called|i am called|i go by|know me as|known as)\s+([A-Z][\w'-]+)"),
          re.compile(r"^(?i:hi|hello|hey|good (?:morning|afternoon|evening))[\s,!.]+(?i:i'm|i am)\s+([A-Z][\w'-]+)\b"),
          # "I'm Joon, ..." at the start or after a comma; the name ends the clause
-         re.compile(r"(?:^|,\s*)(?i:i'm|i am)\s+([A-Z][\w'-]+)(?=\s*(?:[,.!]|$))"),
+         re.compile(r"(?:^|,\s*)(?i:i'm|i am)\s+([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)(?=\s*(?:[,.!]|$))"),
          re.compile(r"^(?i:this is)\s+([A-Z][\w'-]+)\s+(?i:speaking)\b"),
          re.compile(r"(?:^|,\s*)([A-Z][\w'-]+)\s+(?i:is my name|here)(?=\s*(?:[,.!]|$))")]
 _SENTENCE = re.compile(r"[^.!?]+[.!?]?")
