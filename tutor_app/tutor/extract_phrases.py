@@ -63,6 +63,9 @@ _HOBBY = [re.compile(rf"\bmy\s+(?:hobby|hobbies|favou?rite\s+(?:hobby|thing|acti
                      rf"([\w\s,'-]{{2,60}}?){_ITEMS_END}", _I),
           re.compile(r"^([\w'-]+(?:\s+[\w'-]+){0,2})\s+(?:is|are)\s+(?:my\s+(?:favou?rite\s+)?(?:hobby|hobbies|pastime|"
                      r"thing|favou?rite\s+(?:thing|activity))|what\s+i\s+(?:do|love|enjoy))\b", _I),
+          re.compile(r"\bi\s+(?:usually\s+|often\s+)?spend\s+(?:a\s+lot\s+of\s+|most\s+of\s+my\s+|my\s+|much\s+)?"
+                     r"(?:free\s+|spare\s+)?time\s+(?:on\s+|to\s+|with\s+|for\s+)?"
+                     rf"([\w\s,'-]{{2,60}}?){_ITEMS_END}", _I),
           re.compile(r"\b(?:in\s+my\s+(?:free|spare)\s+time|on\s+(?:the\s+)?weekends?|after\s+work|after\s+school),?\s+"
                      r"i\s+(?:usually\s+|often\s+|always\s+|sometimes\s+)?((?:go|play|watch|read|cook|bake|swim|draw|"
                      rf"paint|sing|dance|ride|climb|hike|run|jog|knit|practi[cs]e|listen)\b[\w\s,'-]{{0,40}}?){_ITEMS_END}",
