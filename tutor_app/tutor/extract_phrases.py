@@ -34,7 +34,7 @@ _JOB_OTHER = [re.compile(r"\bi(?:\s+|'m\s+|\s+am\s+)(?:work|working)\s+as\s+(?:a
                          r"(?=[,.!?;]|\s+(?:at|in|for|and|but|since)\b|$)", _I),
               re.compile(r"\bmy\s+(?:job|occupation|profession)\s+is\s+an?\s+([\w-]+(?:\s+[\w-]+){0,2}?)"
                          r"(?=[,.!?;]|\s+(?:at|in|for|and|but|since)\b|$)", _I)]
-_TEACH = re.compile(rf"\b(?:i(?:\s+|'m\s+|\s+am\s+)(?:teach|teaching)|my\s+job\s+is\s+(?:to\s+)?teach(?:ing)?)\s+"
+_TEACH = re.compile(r"\b(?:i(?:\s+|'m\s+|\s+am\s+)(?:teach|teaching)|my\s+job\s+is\s+(?:to\s+)?teach(?:ing)?)\s+"
                     r"((?:[\w-]+\s+){0,2}?[\w-]+)(?=\s+(?:at|in|to|for|on|with|and)\b|[,.!;]|$)", _I)
 _NOT_SUBJECT = re.compile(r"^(?:[Mm]y|your|his|her|our|their|him|them|me|myself|it|there|here|at|in|to|for)\b")
 _PEOPLE = re.compile(r"\b(?:students|kids|children|adults|people|teenagers|beginners|class(?:es)?)$", _I)
