@@ -17,6 +17,7 @@ class Mem:
     text: str
     importance: float = 0.5
     created_at: datetime = T0
+    accessed_at: datetime | None = None
     superseded_by: str = ""
     meta: dict = field(default_factory=dict)
 
@@ -37,7 +38,7 @@ MEMORIES = [
 def test_names_only_from_the_memories():
     bias = bias_terms({"name": "Minji"}, MEMORIES)
     assert bias.terms[0] == "Minji"  # the learner's own name first
-    assert set(bias.terms) == {"Minji", "Haneul", "Hongdae", "Kongi", "UX", "Naver", "Seongnam", "Jiwoo",
+    assert set(bias.terms) == {"Minji", "Haneul", "Hongdae", "Kongi", "Naver", "Seongnam", "Jiwoo",
                                "Busan", "Dubu"}
     # Not a word of the memories beyond the names: no pronouns, verbs, days, common nouns.
     assert not {"My", "I", "best", "friend", "Friday", "dog", "sister", "called"} & set(bias.terms)
@@ -51,7 +52,7 @@ def test_a_memory_with_a_secret_gives_nothing():
 
 def test_sentence_openers_and_possessives():
     assert names_in("Yesterday I saw Haneul's dog. Kongi barked at Minho!") == ["Haneul", "Minho"]
-    assert names_in("We went to Lotte World, then to the Han River.") == ["Lotte", "World", "Han", "River"]
+    assert names_in("We went to Lotte World, then to the Han River.") == ["Lotte", "Han"]  # World, River: common nouns
     assert names_in("I’m learning English with Mr Kim at 7 PM") == ["Kim"]
 
 
@@ -64,12 +65,23 @@ def test_bounded_in_terms_and_characters():
     assert len(bias_terms({}, long_names).text) <= MAX_CHARS
 
 
-def test_most_important_then_most_recent_first():
+def test_most_recent_first_then_most_important():
     mems = [Mem("I met Oldfriend at school", importance=0.5, created_at=T0),
             Mem("I met Newfriend at work", importance=0.5, created_at=T0 + timedelta(days=3)),
-            Mem("I love Seonghwa", importance=0.9, created_at=T0)]
-    assert bias_terms({}, mems).terms == ("Seonghwa", "Newfriend", "Oldfriend")
-    assert bias_terms({}, mems, max_terms=2).terms == ("Seonghwa", "Newfriend")
+            Mem("I love Seonghwa", importance=0.9, created_at=T0),
+            Mem("My dog is Kongi", importance=0.4, created_at=T0 + timedelta(days=3, hours=1))]
+    # Newest day first (Newfriend, then Kongi said later that day but less important).
+    assert bias_terms({}, mems).terms == ("Newfriend", "Kongi", "Seonghwa", "Oldfriend")
+    assert bias_terms({}, mems, max_terms=2).terms == ("Newfriend", "Kongi")
+    # A memory recalled lately counts as recent again.
+    mems[0].accessed_at = T0 + timedelta(days=5)
+    assert bias_terms({}, mems).terms[0] == "Oldfriend"
+
+
+def test_common_nouns_inside_names_are_left_out():
+    bias = bias_terms({"occupation": "Nurse at Severance Hospital"},
+                      [Mem("We went to Lotte World, then to the Han River and Seoul Station.")])
+    assert bias.terms == ("Severance", "Lotte", "Han", "Seoul")
 
 
 def test_superseded_memories_and_profile_fields():

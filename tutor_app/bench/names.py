@@ -1,13 +1,15 @@
 """`tutor-app bench names`: names heard right with and without the profile's bias list.
 
-A name-rich learner profile (a real memory store in a temporary folder: "My best friend is
-called Haneul", "I have a dog named Kongi", ...) gives the bias list exactly as a call
-would (speech/bias.py `build_bias`). Sentences that use those names are spoken by the
+A name-rich learner profile in a real memory store in a temporary folder gives the bias
+list exactly as a call would (speech/bias.py `build_bias`): by default a profile built up
+over 20 calls (bench/names_profile.py: ~46 names, one call a day), or `--learner small`,
+one call's 13 memories ("My best friend is called Haneul", "I have a dog named Kongi", ...). Sentences that use those names are spoken by the
 app's own TTS (Piper joe at two speeds, plus an espeak-ng voice when installed) into a
 temporary folder and transcribed by Whisper with no list, with the list as `hotwords`
 and as `initial_prompt`. Same run: WER on the shared clips (plain speech, no names) per
-mode, so a list that makes plain speech worse shows, and silence / low noise per mode
-(prompted Whisper's known failure is to "hear" the prompt there). Prints; asserts nothing.
+mode, and on plain learner sentences with none of the names (Piper, same voices), so a list
+that makes plain speech worse shows, and silence / low noise per mode (prompted Whisper's
+known failure is to "hear" the prompt there). Prints; asserts nothing.
 """
 from __future__ import annotations
 
@@ -23,8 +25,9 @@ import numpy as np
 
 from tutor_app.bench.common import machine_line
 
-GOALS = "names right with the list >= 80 %; WER on the shared clips unchanged; silence/noise -> no text"
+GOALS = "names right with the list >= 80 %; plain WER (shared and plain clips) not worse; silence/noise -> no text"
 MODES = ("off", "hotwords", "prompt")
+PROFILES = ("calls", "small")
 PROFILE = "bench-names"
 
 # The learner's memories: (text, category, importance, meta). Names in them, plus things
@@ -59,6 +62,19 @@ SENTENCES = (
     ("I grew up in Ilsan, but now I live in Mapo.", ("Ilsan", "Mapo")),
     ("Kakao offered me an interview next month.", ("Kakao",)),
 )
+# Plain learner sentences: none of the profile's names, words a bias list could pull toward them.
+PLAIN = (
+    "I usually take the subway to work, but today I walked because the weather was nice.",
+    "My manager asked me to prepare a short presentation for the meeting on Friday.",
+    "I would like to speak more naturally when I talk with clients on the phone.",
+    "Last weekend I cooked dinner for my family and we watched a movie together.",
+    "I am a little nervous about the interview, so I want to practise my answers.",
+    "When I was a student, I never had the chance to talk with native speakers.",
+    "Could you tell me if this sentence sounds natural or too formal?",
+    "I think I drink too much coffee, maybe four cups a day.",
+    "My hobby is playing the guitar, but I have not practised for a long time.",
+    "Honestly, I get tired after work, and it is hard to study in the evening.",
+)
 VOICES = ("piper:joe@1.0", "piper:joe@1.25")  # normal and a slower learner
 ESPEAK_VOICE = "espeak:en-us@150"
 
@@ -67,7 +83,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", metavar="DIR", default=None,
                         help="folder with speech/manifest.tsv (default: shared/data beside the checkout)")
     parser.add_argument("--stt-model", default=None, metavar="NAME", help="default: settings (whisper-tiny.en)")
-    parser.add_argument("--modes", default=",".join(MODES), help=f"comma-separated: {', '.join(MODES)}")
+    parser.add_argument("--learner", choices=PROFILES, default="calls",
+                        help="calls: built up over 20 calls (default); small: one call's 13 memories")
+    parser.add_argument("--modes", default="off,hotwords", help=f"comma-separated: {', '.join(MODES)}")
+    parser.add_argument("--max-terms", type=int, default=None, metavar="N",
+                        help="cut the profile's list to its first N terms (try a shorter list)")
     parser.add_argument("--no-espeak", action="store_true", help="Piper voices only")
     parser.add_argument("--keep", metavar="DIR", default=None, help="write the name clips here and keep them")
     parser.add_argument("--json", action="store_true", help="also print one JSON summary line")
@@ -80,7 +100,7 @@ def heard(name: str, text: str) -> bool:
     return name.lower() in norm
 
 
-def name_profile(folder: Path, embedder):
+def name_profile(folder: Path, embedder, kind: str = "small"):
     """A real memory store with the name-rich profile (and one other profile beside it)."""
     from tutor_app.memory.storage.store import open_store
 
@@ -88,6 +108,11 @@ def name_profile(folder: Path, embedder):
     other.add("My brother Dmitri lives in Novosibirsk", category="fact")
     other.close()
     store = open_store(folder, embedder, PROFILE)
+    if kind == "calls":
+        from tutor_app.bench.names_profile import fill_store
+
+        fill_store(store)
+        return store
     for text, category, importance, meta in MEMORIES:
         store.add(text, category=category, importance=importance, meta=meta)
     return store
@@ -97,7 +122,7 @@ def run(args: argparse.Namespace, app) -> int:
     from tutor_app.bench.speech import default_data_dir, read_manifest
     from tutor_app.errors import TutorError
     from tutor_app.speech.audiofile import load_audio
-    from tutor_app.speech.bias import build_bias
+    from tutor_app.speech.bias import BiasList, build_bias
     from tutor_app.speech.devices import select_compute
     from tutor_app.speech.stt import SttOptions, WhisperStt
 
@@ -112,13 +137,19 @@ def run(args: argparse.Namespace, app) -> int:
     print(machine_line())
     work = Path(tempfile.mkdtemp(prefix="tutor-bench-names-"))
     try:
-        store = name_profile(work / "memory.lancedb", app.embedder)
+        store = name_profile(work / "memory.lancedb", app.embedder, args.learner)
         started = time.perf_counter()
         bias = build_bias(store)
         bias_ms = (time.perf_counter() - started) * 1000
         store.close()
-        print(f"bias list ({len(bias)} terms, {len(bias.text)} chars, built in {bias_ms:.0f} ms): {bias.text}")
-        clips = _name_clips(app.registry, Path(args.keep) if args.keep else work / "clips", not args.no_espeak)
+        if args.max_terms is not None:
+            bias = BiasList(bias.terms[:max(0, args.max_terms)])
+        spoken = {n for _s, names in SENTENCES for n in names}
+        print(f"profile {args.learner}: bias list ({len(bias)} terms, {len(bias.text)} chars, built in "
+              f"{bias_ms:.0f} ms; {len(spoken & set(bias.terms))} of the {len(spoken)} spoken names): {bias.text}")
+        folder = Path(args.keep) if args.keep else work / "clips"
+        clips = _name_clips(app.registry, folder, not args.no_espeak)
+        plain = _plain_clips(app.registry, folder, not args.no_espeak)
         name = args.stt_model or app.settings.speech.stt_model
         choice = select_compute("auto", "auto")
         base = SttOptions.from_settings(app.settings.speech)
@@ -126,29 +157,39 @@ def run(args: argparse.Namespace, app) -> int:
 
         stt = WhisperStt(app.registry.path(name), app.vad, choice.device, choice.compute_type, base)
         shared = [(row, load_audio(data / "speech" / row["file"])) for row in rows]
-        results = {mode: _measure(stt, replace(base, bias_mode=mode), bias, clips, shared) for mode in modes}
+        results = {mode: _measure(stt, replace(base, bias_mode=mode), bias, clips, shared, plain) for mode in modes}
     finally:
         shutil.rmtree(work, ignore_errors=True)
     total = sum(len(names) for _t, names, _v, _a in clips)
     voices = sorted({v for _t, _n, v, _a in clips})
     print(f"\nSTT {name} on {choice.device} {choice.compute_type} (beam {base.beam_size}); "
           f"{len(clips)} name clips ({len(SENTENCES)} sentences x {len(voices)} voices: {', '.join(voices)})")
-    print(f"  {'mode':10} {'names right':>14} {'shared-clip WER':>16} {'silence/noise':>14} {'ms/clip':>8}")
+    print(f"  {'mode':10} {'names right':>14} {'shared-clip WER':>20} {'plain-clip WER':>20} "
+          f"{'silence/noise':>14} {'ms/clip':>8}")
     for mode, r in results.items():
         print(f"  {mode:10} {r['right']:>4}/{total:<3} {r['right'] / total * 100:5.1f}% "
-              f"{r['wer'] * 100:14.2f} % {r['noise_text'] or '(none)':>14} {r['ms_per_clip']:8.0f}")
+              f"{r['wer'] * 100:6.2f} % ({r['errors']:>2}/{r['words']}) "
+              f"{r['plain_wer'] * 100:6.2f} % ({r['plain_errors']:>2}/{r['plain_words']}) "
+              f"{r['noise_text'] or '(none)':>14} {r['ms_per_clip']:8.0f}")
     print(f"  goals: {GOALS}")
     for mode, r in results.items():
         if r["missed"]:
             print(f"  missed ({mode}): " + "; ".join(r["missed"][:12]))
+    if "off" in results:  # plain sentences heard worse with the list: what it pulled them toward
+        for mode, r in results.items():
+            worse = [f"{got} (+{e - e0})" for (e, got), (e0, _g) in zip(r["plain_heard"], results["off"]["plain_heard"])
+                     if e > e0]
+            if mode != "off" and worse:
+                print(f"  plain worse ({mode}): " + "; ".join(worse))
     if args.json:
-        summary = {"bench": "names", "stt_model": name, "names_total": total, "clips": len(clips),
+        summary = {"bench": "names", "profile": args.learner, "stt_model": name, "names_total": total, "clips": len(clips),
                    "voices": voices, "bias_terms": len(bias), "bias_chars": len(bias.text),
                    "bias_build_ms": round(bias_ms, 1)}
         for mode, r in results.items():
             summary[f"names_right_{mode}"] = r["right"]
             summary[f"names_rate_{mode}"] = round(r["right"] / total, 4)
             summary[f"wer_{mode}"] = round(r["wer"], 4)
+            summary[f"plain_wer_{mode}"] = round(r["plain_wer"], 4)
             summary[f"noise_text_{mode}"] = r["noise_text"]
         print(json.dumps(summary))
     return 0
@@ -171,7 +212,17 @@ def _name_clips(registry, folder: Path, with_espeak: bool) -> list[tuple[str, tu
     return out
 
 
-def _measure(stt, options, bias, clips, shared) -> dict:
+def _plain_clips(registry, folder: Path, with_espeak: bool) -> list[tuple[str, np.ndarray]]:
+    """(sentence, 16 kHz samples) for the plain sentences, one per sentence and voice."""
+    from tutor_app.bench.splice import Voices
+
+    voices = list(VOICES) + ([ESPEAK_VOICE] if with_espeak and shutil.which("espeak-ng") else [])
+    speaker = Voices(registry)
+    folder.mkdir(parents=True, exist_ok=True)
+    return [(text, speaker.speak(voice, text)) for voice in voices for text in PLAIN]
+
+
+def _measure(stt, options, bias, clips, shared, plain=()) -> dict:
     from tutor_app.core.types import AudioClip
     from tutor_app.speech.wer import wer_counts
 
@@ -191,8 +242,18 @@ def _measure(stt, options, bias, clips, shared) -> dict:
         counts = wer_counts(row["transcript"], stt.transcribe(clip, bias=bias).text)
         errors += counts.errors
         words += counts.reference_words
+    plain_errors = plain_words = 0
+    plain_heard = []
+    for text, audio in plain:
+        got = stt.transcribe(AudioClip(audio, 16000), bias=bias).text
+        counts = wer_counts(text, got)
+        plain_errors += counts.errors
+        plain_words += counts.reference_words
+        plain_heard.append((counts.errors, got))
     rng = np.random.default_rng(3)
     quiet = [np.zeros(16000 * 5, np.float32)] + [rng.normal(0, a, 16000 * 5).astype(np.float32) for a in (0.003, 0.03)]
     noise_text = " | ".join(t for t in (stt.transcribe(AudioClip(q, 16000), bias=bias).text for q in quiet) if t)
     return {"right": right, "missed": missed, "wer": errors / words if words else 0.0,
+            "errors": errors, "words": words, "plain_errors": plain_errors, "plain_words": plain_words,
+            "plain_wer": plain_errors / plain_words if plain_words else 0.0, "plain_heard": plain_heard,
             "noise_text": noise_text[:60], "ms_per_clip": seconds / len(clips) * 1000}

@@ -161,7 +161,7 @@ def ground(facts: ExtractedFacts, said: str, tutor: str = "") -> tuple[Extracted
       words pass, inventions and the tutor's questions do not), without repeats;
     - no preferences or other facts: a small model's free text there was mostly
       invention (the rules still find "please correct me ..." and the like)."""
-    from tutor_app.memory.retrieval.slots import JOB_TITLES
+    from tutor_app.tutor.extract_phrases import TITLES
 
     words = _words(said)
     said_flat, tutor_flat = _flat(said), _flat(tutor)
@@ -175,7 +175,7 @@ def ground(facts: ExtractedFacts, said: str, tutor: str = "") -> tuple[Extracted
     out = ExtractedFacts()
     if facts.name and _self_named(facts.name, said):
         out.name = facts.name
-    job = re.compile(rf"\b(?:{JOB_TITLES})s?\b", re.IGNORECASE)
+    job = re.compile(rf"\b(?:{TITLES})s?\b", re.IGNORECASE)
     if facts.occupation and job.search(facts.occupation) and _supported(facts.occupation, words):
         out.occupation = facts.occupation
     for key in ("interests", "learning_goals"):
@@ -216,7 +216,8 @@ def merge_floor(model: ExtractedFacts, rules: ExtractedFacts,
                 prefer_rules: bool = True) -> tuple[ExtractedFacts, list[str]]:
     """Single fields: with `prefer_rules` (a small local model) the rules' explicit
     first-person statement wins ("my name is ..."), else the model's value stands and the
-    rules only fill it when empty. Lists: the model's items plus the rules' items it lacks."""
+    rules only fill it when empty. Lists: the model's items plus the rules' items it lacks;
+    field by field, so a model's empty or misfiled field never hides what the rules found."""
     merged = ExtractedFacts()
     filled: list[str] = []
     for key in SINGLE_FIELDS:
@@ -225,8 +226,11 @@ def merge_floor(model: ExtractedFacts, rules: ExtractedFacts,
         if value and not getattr(model, key):
             filled.append(key)
         setattr(merged, key, value)
+    singles = [getattr(merged, key) for key in SINGLE_FIELDS if getattr(merged, key)]
     for key in LIST_FIELDS:
-        items = list(getattr(model, key))
+        # A model item that is a single field's value filed under a list ("office worker"
+        # as an interest) is a wrong field, not a second fact.
+        items = [i for i in getattr(model, key) if not any(_near(i, v) for v in singles)]
         added = False
         for item in getattr(rules, key):
             same = next((i for i, have in enumerate(items) if _near(item, have)), None)

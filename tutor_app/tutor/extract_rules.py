@@ -1,8 +1,12 @@
 """Call-end extraction without a model: the learner's own plain statements ("my name is
 Joon", "I'm a nurse", "I love hiking", "I want to pass IELTS", "please correct me at
-the end"). Used when the model's extraction fails (the small offline model rarely
-returns valid JSON), so the profile still learns from an offline call. Conservative on
-purpose: only first-person statements with a clear pattern, never questions."""
+the end"), as Korean learners say them too ("I am office worker", "My hobby is play
+guitar": extract_phrases.py). Used when the model's extraction fails or leaves a field
+empty (the small offline model rarely returns valid JSON), so the profile still learns
+from an offline call. Conservative on
+purpose: only first-person statements with a clear pattern; never questions, negations
+("I am not a teacher"), hypotheticals ("if I were a doctor") or other people's facts ("my
+sister is a nurse", "my mom says I'm lazy")."""
 from __future__ import annotations
 
 import re
@@ -11,7 +15,7 @@ from typing import Any
 
 from tutor_app.core.types import ChatMessage
 from tutor_app.memory.profile.fields import LIST_KEYS, SINGLE_KEYS
-from tutor_app.memory.retrieval.slots import JOB_TITLES
+from tutor_app.tutor import extract_phrases as P
 
 # The facts both extractors fill (the model's in extract.py, the rules' here): the
 # profile schema's fields (memory/profile/fields.py), named here for extract.py.
@@ -41,40 +45,33 @@ _NOT_NAMES = frozenset("""a an the so very really just not from here there fine 
 busy back ready sure glad excited nervous learning working trying going doing feeling still also home
 korean japanese chinese vietnamese american british canadian australian english french german spanish""".split())
 # Names keep their capital letter (Whisper writes them so): only the cue words ignore case.
-_NAME = [re.compile(r"\b(?i:my name(?:'s| is)|the name's)\s+([A-Z][\w'-]+)"),
+_NAME = [re.compile(r"\b(?i:my (?:english |korean |full )?name(?:'s| is)|the name's)\s+([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)"),
          re.compile(r"\b(?i:call me|calls me|i'm called|i am called|i go by|know me as|known as)\s+([A-Z][\w'-]+)"),
          re.compile(r"^(?i:hi|hello|hey|good (?:morning|afternoon|evening))[\s,!.]+(?i:i'm|i am)\s+([A-Z][\w'-]+)\b"),
          # "I'm Joon, ..." at the start or after a comma; the name ends the clause
-         re.compile(r"(?:^|,\s*)(?i:i'm|i am)\s+([A-Z][\w'-]+)(?=\s*(?:[,.!]|$))"),
+         re.compile(r"(?:^|,\s*)(?i:i'm|i am)\s+([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)(?=\s*(?:[,.!]|$))"),
          re.compile(r"^(?i:this is)\s+([A-Z][\w'-]+)\s+(?i:speaking)\b"),
          re.compile(r"(?:^|,\s*)([A-Z][\w'-]+)\s+(?i:is my name|here)(?=\s*(?:[,.!]|$))")]
-_AS = r"(?:an?\s+)?([\w\s-]{2,40}?)(?=[,.!?;]|\s+(?:at|in|for)\b|$)"
-_JOB = [re.compile(rf"\b(?:i'm|i am)\s+(?:an?\s+)?((?:\w+\s+){{0,2}}(?:{JOB_TITLES}))s?\b", _I),
-        re.compile(rf"\bi(?:\s+|'m\s+|\s+am\s+)(?:work|working)\s+(?:for\s+[\w\s]{{2,30}}?\s+)?as\s+{_AS}", _I),
-        re.compile(rf"\bmy\s+(?:job|occupation|profession)\s+is\s+{_AS}", _I)]
-_FOND = (r"like|love|enjoy|into|(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of|crazy\s+about|passionate\s+about|keen\s+on|"
-         r"fond\s+of|mad\s+about")
-_LIKE = re.compile(rf"\bi(?:\s+|'m\s+|\s+am\s+)(?:really\s+|also\s+|just\s+)?(?:{_FOND})\s+"
-                   r"([\w\s'-]{2,40}?)(?=[,.!?;]|\s+(?:and|but|because|so|when|with|on|at|in)\b|$)", _I)
-_HOBBY = [re.compile(r"\bmy\s+(?:hobby|hobbies|favou?rite\s+\w+)\s+(?:is|are)\s+([\w\s'-]{2,40}?)(?=[,.!?;]|$)", _I),
-          re.compile(r"^([\w'-]+(?:\s+[\w'-]+){0,2})\s+(?:is|are)\s+(?:my\s+(?:favou?rite\s+)?(?:hobby|hobbies|pastime|"
-                     r"thing|favou?rite\s+(?:thing|activity))|what\s+i\s+(?:do|love|enjoy))\b", _I)]
-_GOAL_VERBS = (r"pass|get|improve|speak|study|learn|practise|practice|prepare|work|move|become|sound|understand|"
-               r"read|write|talk|chat|communicate|make|use|give|present|travel|live|be\s+able|have")
-_GOAL = [re.compile(r"\bmy\s+(?:goal|dream|aim|plan|target)\s+is\s+(?:to\s+)?([\w\s'.-]{3,60}?)(?=[,.!?;]|$)", _I),
-         re.compile(r"\bi(?:(?:'d|\s+would)\s+(?:like|love)|(?:'m|\s+am)\s+(?:hoping|planning|trying)|"
-                    r"\s+(?:want|need|hope|plan))\s+to\s+"
-                    rf"((?:{_GOAL_VERBS})\b[\w\s'.-]{{0,50}}?)(?=[,.!?;]|\s+(?:because|so)\b|$)", _I),
-         re.compile(r"\bi(?:'m|\s+am)\s+(?:preparing|studying)\s+for\s+([\w\s'.-]{2,50}?)(?=[,.!?;]|$)", _I)]
-_PREF = [re.compile(r"\bplease\s+((?:correct|speak|talk|use|don't|do not|stop)\b[\w\s'\"-]{2,60}?)(?=[,.!?;]|$)", _I),
-         re.compile(r"\bi\s+prefer\s+([\w\s'-]{2,50}?)(?=[,.!?;]|$)", _I)]
 _SENTENCE = re.compile(r"[^.!?]+[.!?]?")
-_TO_GO = re.compile(r"^to\s+(?:go\s+)?(?=\w)", _I)
-_STOP_TAIL = re.compile(r"\s+(?:a lot|very much|so much|too|though|actually|now|these days)$", _I)
+# Clauses of a sentence: "I'm a nurse, but I don't like my job" is two statements.
+_CLAUSE = re.compile(r"\s*(?:[;:]|,?\s+(?:but|and|because|so|although|though|while)\s+(?=(?:i|i'm|i'd|im|my)\b)"
+                     r"|,\s+(?=(?:i|i'm|i'd|im|my)\b))", _I)
+# "In my free time, I ..." is one statement: its comma must not split it.
+_LEISURE = re.compile(r"^(in\s+my\s+(?:free|spare)\s+time|on\s+(?:the\s+)?weekends?|after\s+(?:work|school)),\s+", _I)
+_QUESTION = re.compile(r"^(?:do|does|did|can|could|would|will|should|shall|is|are|am|was|were|what|where|why|"
+                       r"how|who|which|whose|have\s+you|has|may|isn't|aren't|don't|doesn't)\b", _I)
+_NEGATED = re.compile(r"\b(?:not|never|no\s+longer|hardly|neither|nor)\b|n't\b|\bcannot\b", _I)
+# Not a fact of the learner's life today: a condition, a wish, a guess, a past "when".
+_CONDITIONAL = re.compile(r"\b(?:if|unless|wish|wished|imagine|pretend|suppose|supposing)\b", _I)
+_HYPOTHETICAL = re.compile(r"^(?:when|maybe|perhaps)\b|\bmight\b|\b(?:would|could|'d)\s+(?!like\b|love\b|prefer\b)"
+                           r"(?:be|have|live|work|become)\b", _I)
+# Someone else's words about the learner: "my mom says I'm lazy".
+_REPORTED = re.compile(r"\b(?:says?|said|thinks?|thought|told\s+me|believes?|calls?\s+me\s+a)\s+(?:that\s+)?i\b", _I)
 
 
 def extract_by_rules(messages: list[ChatMessage]) -> ExtractedFacts:
     facts = ExtractedFacts()
+    title = place = ""
     for message in messages:
         if message.role != "user":
             continue
@@ -82,47 +79,47 @@ def extract_by_rules(messages: list[ChatMessage]) -> ExtractedFacts:
             sentence = sentence.strip()
             if not sentence or sentence.endswith("?"):
                 continue  # questions are not statements about oneself
-            _scan(sentence, facts)
-    for key in ("interests", "learning_goals", "preferences"):
+            # "If I were a doctor, I'd ...": every clause hangs on the condition.
+            conditional = _CONDITIONAL.search(sentence) is not None
+            for clause in _CLAUSE.split(_LEISURE.sub(r"\1 ", sentence)):
+                clause = clause.strip(" ,")
+                if not clause or _QUESTION.match(clause):
+                    continue
+                for item in P.preferences(clause):  # requests: "please don't ..." is one too
+                    _append(facts.preferences, item)
+                if conditional or _NEGATED.search(clause) or _HYPOTHETICAL.search(clause) or _REPORTED.search(clause):
+                    continue
+                title = P.occupation(clause) or title  # the latest statement wins, as in a merge
+                place = P.workplace(clause) or place
+                _scan(clause, facts)
+    # The job: its title, else where they work; with both, the workplace is kept as a fact.
+    facts.occupation = title or place
+    if title and place:
+        _append(facts.mentioned_facts, place)
+    for key in LIST_FIELDS:
         setattr(facts, key, getattr(facts, key)[:MAX_ITEMS])
     return facts
 
 
-def _scan(sentence: str, facts: ExtractedFacts) -> None:
+def _scan(clause: str, facts: ExtractedFacts) -> None:
     for pattern in _NAME:
-        m = pattern.search(sentence)
-        if m and m.group(1).lower() not in _NOT_NAMES and not _is_job(m.group(1)):
-            facts.name = m.group(1)  # the latest statement wins, as in a merge
+        m = pattern.search(clause)
+        if m and m.group(1).split()[0].lower() not in _NOT_NAMES and not _is_job(m.group(1)):
+            facts.name = m.group(1)
             break
-    for pattern in _JOB:
-        m = pattern.search(sentence)
-        if m and not sentence.lower().startswith(("if ", "when ")):
-            facts.occupation = _phrase(m.group(1))
-            break
-    for pattern in (_LIKE, *_HOBBY):
-        for m in pattern.finditer(sentence):
-            _append(facts.interests, m.group(1))
-    for pattern in _GOAL:
-        for m in pattern.finditer(sentence):
-            _append(facts.learning_goals, m.group(1))
-    for pattern in _PREF:
-        for m in pattern.finditer(sentence):
-            _append(facts.preferences, m.group(1))
+    for item in P.interests(clause):
+        _append(facts.interests, item)
+    for item in P.goals(clause):
+        _append(facts.learning_goals, item)
+    for item in P.facts(clause):
+        _append(facts.mentioned_facts, item)
 
 
 def _is_job(word: str) -> bool:
-    return re.fullmatch(rf"(?:{JOB_TITLES})s?", word, _I) is not None
+    return re.fullmatch(rf"(?:{P.TITLES})s?", word, _I) is not None
 
 
-def _phrase(text: str) -> str:
-    text = _STOP_TAIL.sub("", " ".join(text.split())).strip(" '\"-")
-    return _TO_GO.sub("", text)  # "I like to go camping" -> "camping"
-
-
-def _append(items: list[str], raw: str) -> None:
-    text = _phrase(raw)
+def _append(items: list[str], text: str) -> None:
     if len(text) < 2 or text.lower() in _NOT_NAMES or text.lower() in {i.lower() for i in items}:
         return
-    if text.lower().startswith(("it", "that", "this", "you", "them", "him", "her")):
-        return  # "I like it": nothing to remember without the context
     items.append(text)
