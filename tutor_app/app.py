@@ -40,7 +40,7 @@ class service(Generic[T]):  # noqa: N801 - used like functools.cached_property
     ask at the same time; each service has its own lock, so a slow model load never
     blocks an unrelated service. Assigning the attribute injects a ready service. Typed
     as what `build` returns: the real classes, which mypy checks against the seams
-    (core/protocols.py) where `engine` hands them to the tutor engine."""
+    (core/protocols.py, the packages' ports.py) where `engine` hands them to the engine."""
 
     def __init__(self, build: Callable[[Any], T]) -> None:
         self.build = build

@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _bad_option(args: argparse.Namespace) -> str:
     """An empty --data-dir or --profile would silently mean the default one: refuse it. A
     profile or session name is bounded here, before anything is opened or named after it."""
-    from tutor_app.memory.storage.schema import MAX_PROFILE_CHARS, check_session_id
+    from tutor_app.paths import MAX_PROFILE_CHARS, check_session_id
 
     for dest, flag in (("data_dir", "--data-dir"), ("profile", "--profile")):
         value = getattr(args, dest, None)
@@ -114,10 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.info("unexpected error", exc_info=True)  # to the log file only
         if args.debug:
             raise
-        from tutor_app.memory.storage.journal import journal_path
         from tutor_app.storage_errors import storage_line
 
-        storage = storage_line(exc, app.paths.data_dir, pending_deletion=journal_path(app.paths.db_dir).exists())
+        storage = storage_line(exc, app.paths.data_dir, pending_deletion=app.paths.purge_journal.exists())
         if storage:
             print(f"tutor-app: {storage}", file=sys.stderr)
             return 1

@@ -14,6 +14,20 @@ from pathlib import Path
 from tutor_app import APP_NAME
 from tutor_app.errors import TutorError
 
+# Names that become file names (a profile's files, live/<session>.lease) are bounded and
+# checked here, before anything is opened or named after them.
+MAX_PROFILE_CHARS = 200
+MAX_SESSION_CHARS = 100  # well below NAME_MAX
+PURGE_JOURNAL = "pending-purges.json"  # in db_dir: a deletion not finished yet (ids only)
+
+
+def check_session_id(session_id: object) -> str:
+    """A session id a learner gives (`--session`): short, printable, no path separators."""
+    if (not isinstance(session_id, str) or not session_id.strip() or len(session_id) > MAX_SESSION_CHARS
+            or not session_id.isprintable() or "/" in session_id or "\\" in session_id):
+        raise TutorError(f"a session id must be 1-{MAX_SESSION_CHARS} printable characters without '/' or '\\'")
+    return session_id
+
 ENV_DATA_DIR = "TUTOR_APP_DATA_DIR"
 ENV_MODELS_DIR = "TUTOR_APP_MODELS_DIR"
 
@@ -70,6 +84,10 @@ class AppPaths:
     @property
     def db_dir(self) -> Path:
         return self.data_dir / "memory.lancedb"
+
+    @property
+    def purge_journal(self) -> Path:
+        return self.db_dir / PURGE_JOURNAL
 
     @property
     def practice_dir(self) -> Path:

@@ -35,7 +35,7 @@ def read_settings_file(path: Path, defaults: Any, sections: tuple[str, ...]) -> 
 
 
 def _remove_wrong_types(data: dict[str, Any], defaults: Any, sections: tuple[str, ...]) -> list[str]:
-    from tutor_app.memory.storage.schema import MAX_PROFILE_CHARS
+    from tutor_app.paths import MAX_PROFILE_CHARS
 
     problems = []
     profile = data.get("profile")

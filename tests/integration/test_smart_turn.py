@@ -15,6 +15,7 @@ import pytest
 
 from tutor_app.bench.pause_clips import (ClipOptions, ensure_pause_clips, load_clip, read_manifest,
                                          write_pause_clips)
+from tutor_app.core.types import SAMPLE_RATE
 from tutor_app.errors import TutorError
 from tutor_app.speech.end_of_turn import decide
 from tutor_app.speech.smart_turn import MODEL_FILE, SmartTurn, fit_window, load_smart_turn, log_mel_features
@@ -22,7 +23,6 @@ from tests.conftest import missing_prerequisite
 
 pytestmark = pytest.mark.slow
 
-RATE = 16000
 AFTER = 0.2  # s of silence after the last word when the model is asked (the short wait)
 
 
@@ -45,7 +45,7 @@ def clips(tmp_path_factory, registry, shared_data):
 def early_audio(folder, clip) -> np.ndarray:
     """What the model sees after the short wait: up to the pause (or the end) + AFTER."""
     end = (clip.pause_at if clip.pause_at is not None else clip.speech_end) + AFTER
-    return load_clip(folder, clip)[: int(end * RATE)]
+    return load_clip(folder, clip)[: int(end * SAMPLE_RATE)]
 
 
 def scores(smart_turn, clips, kind, voice_prefix=""):
@@ -83,10 +83,10 @@ def test_features_match_pipecats_whisper_features(registry, clips):
 def test_only_the_last_eight_seconds_count_and_short_turns_are_left_padded(smart_turn, clips):
     folder, by_id = clips
     long_clip = load_clip(folder, by_id["recorded-pause-00"])  # ~12 s
-    assert len(long_clip) > 8 * RATE
-    assert smart_turn.predict(long_clip) == smart_turn.predict(long_clip[-8 * RATE:])
+    assert len(long_clip) > 8 * SAMPLE_RATE
+    assert smart_turn.predict(long_clip) == smart_turn.predict(long_clip[-8 * SAMPLE_RATE:])
     short = early_audio(folder, by_id["complete-01"])
-    padded = np.concatenate([np.zeros(RATE, dtype=np.float32), short])
+    padded = np.concatenate([np.zeros(SAMPLE_RATE, dtype=np.float32), short])
     assert smart_turn.predict(short) == smart_turn.predict(padded)
 
 
@@ -142,7 +142,7 @@ def test_words_and_audio_together_cut_fewer_pauses_than_audio_alone(smart_turn, 
     for clip in by_id.values():
         audio = early_audio(folder, clip)
         probability = smart_turn.predict(audio)
-        verdict = decide(probability, stt.transcribe(AudioClip(audio, RATE)).text)
+        verdict = decide(probability, stt.transcribe(AudioClip(audio, SAMPLE_RATE)).text)
         if clip.kind == "pause":
             n_pause += 1
             cut_both += verdict.complete
@@ -169,9 +169,9 @@ def test_the_clip_set_has_what_the_benches_need(clips):
     for clip in pauses:
         assert 0.6 <= clip.pause_seconds <= 2.0 and clip.first and clip.second and not clip.complete
         audio = load_clip(folder, clip)
-        gap = audio[int((clip.pause_at + 0.05) * RATE): int((clip.pause_at + clip.pause_seconds - 0.05) * RATE)]
-        speech = audio[int(clip.speech_start * RATE): int(clip.pause_at * RATE)]
-        after = audio[int((clip.pause_at + clip.pause_seconds) * RATE): int(clip.speech_end * RATE)]
+        gap = audio[int((clip.pause_at + 0.05) * SAMPLE_RATE): int((clip.pause_at + clip.pause_seconds - 0.05) * SAMPLE_RATE)]
+        speech = audio[int(clip.speech_start * SAMPLE_RATE): int(clip.pause_at * SAMPLE_RATE)]
+        after = audio[int((clip.pause_at + clip.pause_seconds) * SAMPLE_RATE): int(clip.speech_end * SAMPLE_RATE)]
         assert np.sqrt(np.mean(gap ** 2)) < 0.01 * np.sqrt(np.mean(speech ** 2)), clip.id  # silent
         assert np.sqrt(np.mean(after ** 2)) > 0.1 * np.sqrt(np.mean(speech ** 2)), clip.id  # speech again
         assert clip.speech_end < clip.duration - 0.5

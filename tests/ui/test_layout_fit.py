@@ -59,7 +59,7 @@ LONG_MEMORIES = (
 def services(settings, tmp_path):
     from tutor_app.memory.storage.store import open_store
     from tutor_app.practice.store import PracticeStore
-    from tutor_app.registry.recommend import recommend_llm
+    from tutor_app.llm.recommend import recommend_llm
     from tutor_app.tutor.report import Correction
     from types import SimpleNamespace
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from tutor_app.llm.offload import Hardware
+from tutor_app.llm.recommend import recommend_llm
 from tutor_app.paths import source_root
 from tutor_app.registry.install import install as real_install
 from tutor_app.registry.manifest import MARKER, ModelRegistry
-from tutor_app.registry.recommend import recommend_llm
 from tutor_app.settings import Settings
 from tutor_app.ui.models_panel import ModelsPanel
 from tutor_app.ui.services import UiServices

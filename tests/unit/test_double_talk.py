@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tests.unit.call_fakes import FakeVad
+from tutor_app.core.types import SAMPLE_RATE
 from tutor_app.speech.double_talk import GateOptions, block_rms, keep_second_voice, remove_echo_linearly, speech_onset
 from tutor_app.speech.echo import SPEAKER, EchoOptions
 from tutor_app.tutor.call_listen import Listener
@@ -19,15 +20,13 @@ from tutor_app.tutor.loop_options import LoopOptions
 from tutor_app.tutor.turn_taking import (BACKCHANNEL, INTERRUPTION, NOTHING, backchannel_heard, backchannel_in, is_own_words,
                                         over_the_tutor)
 
-RATE = 16000
-
 
 def _speechlike(seed: int, seconds: float) -> np.ndarray:
     """Coloured noise with a syllable-rate envelope: broadband like a voice, never periodic."""
     rng = np.random.default_rng(seed)
-    n = int(seconds * RATE)
+    n = int(seconds * SAMPLE_RATE)
     noise = np.convolve(rng.standard_normal(n), np.hanning(9), "same")
-    envelope = 0.5 + 0.5 * np.sin(np.arange(n) * 2 * np.pi * 4 / RATE) ** 2
+    envelope = 0.5 + 0.5 * np.sin(np.arange(n) * 2 * np.pi * 4 / SAMPLE_RATE) ** 2
     return (0.1 * noise * envelope / np.std(noise)).astype(np.float32)
 
 
@@ -45,12 +44,12 @@ def _room(far: np.ndarray) -> np.ndarray:
 def test_the_echo_is_removed_and_the_learner_kept():
     far = _speechlike(1, 5.0)
     learner = np.zeros_like(far)
-    learner[3 * RATE:4 * RATE] = _speechlike(2, 1.0)  # talks over the tutor for one second
+    learner[3 * SAMPLE_RATE:4 * SAMPLE_RATE] = _speechlike(2, 1.0)  # talks over the tutor for one second
     mic = _room(far) + learner
     out = remove_echo_linearly(mic, far)
-    echo_only = slice(RATE, 3 * RATE)
+    echo_only = slice(SAMPLE_RATE, 3 * SAMPLE_RATE)
     assert _db(mic[echo_only], out[echo_only]) >= 20  # the tutor is gone (measured 26 dB) ...
-    both = slice(3 * RATE, 4 * RATE)
+    both = slice(3 * SAMPLE_RATE, 4 * SAMPLE_RATE)
     assert _db(learner[both], out[both] - learner[both]) >= 20  # ... the learner is not
 
 
@@ -59,14 +58,14 @@ def test_a_pause_between_the_learners_words_is_kept_only_when_asked():
     far = _speechlike(11, 5.0)
     learner = np.zeros_like(far)
     for a, b in ((2.0, 2.5), (2.82, 3.3)):
-        learner[int(a * RATE):int(b * RATE)] = _speechlike(12, b - a)
+        learner[int(a * SAMPLE_RATE):int(b * SAMPLE_RATE)] = _speechlike(12, b - a)
     raw = _room(far) + learner
     cleaned = remove_echo_linearly(raw, far)
     blocks = {name: block_rms(keep_second_voice(raw, cleaned, far, GateOptions(keep_pause_ms=ms)))
               for name, ms in (("voice", 0), ("floor", 480))}
     level = block_rms(cleaned)
-    pause = slice(int(2.6 * RATE) // 512, int(2.72 * RATE) // 512)  # inside the pause, a block from each word
-    after = slice(int(3.5 * RATE) // 512, int(4.3 * RATE) // 512)  # the tutor alone after both words
+    pause = slice(int(2.6 * SAMPLE_RATE) // 512, int(2.72 * SAMPLE_RATE) // 512)  # inside the pause, a block from each word
+    after = slice(int(3.5 * SAMPLE_RATE) // 512, int(4.3 * SAMPLE_RATE) // 512)  # the tutor alone after both words
     assert np.all(blocks["voice"][pause] < 0.1 * level[pause])  # judging a short sound: voice alone
     assert np.allclose(blocks["floor"][pause], level[pause])  # the learner's own pause: kept
     for kept in blocks.values():
@@ -98,11 +97,11 @@ def _hidden_start(learner_at: list[tuple[float, float]], vad_at: float) -> tuple
     learner = np.zeros_like(far)
     for a, b in learner_at:
         voice = _speechlike(12, b - a)
-        learner[int(a * RATE):int(a * RATE) + voice.size] = voice
+        learner[int(a * SAMPLE_RATE):int(a * SAMPLE_RATE) + voice.size] = voice
     mic = _room(far) + learner
-    start = int(vad_at * RATE) // 512 * 512
+    start = int(vad_at * SAMPLE_RATE) // 512 * 512
     onset = speech_onset(mic, remove_echo_linearly(mic, far), far, start, far.size)
-    return onset, start, int(learner_at[0][0] * RATE)
+    return onset, start, int(learner_at[0][0] * SAMPLE_RATE)
 
 
 def test_the_start_aec3_hid_is_found():
@@ -118,17 +117,17 @@ def _hidden_frames(learner_from: float, vad_at: float, with_reference: bool = Tr
     far = _speechlike(11, 5.0)
     learner = np.zeros_like(far)
     voice = _speechlike(12, 5.0 - learner_from)
-    learner[int(learner_from * RATE):int(learner_from * RATE) + voice.size] = voice
+    learner[int(learner_from * SAMPLE_RATE):int(learner_from * SAMPLE_RATE) + voice.size] = voice
     mic = _room(far) + learner
     frames = MicFrames()
     for k in range(far.size // 512):
         block = slice(k * 512, (k + 1) * 512)
         frames.append(mic[block], (mic[block], far[block]) if with_reference else None)
-    return frames.hidden_before(int(vad_at * RATE) // 512)
+    return frames.hidden_before(int(vad_at * SAMPLE_RATE) // 512)
 
 
 def test_the_voice_aec3_hid_counts_toward_the_interruption():
-    assert abs(_hidden_frames(2.0, vad_at=3.0) - RATE // 512) <= 2  # a second of speech already
+    assert abs(_hidden_frames(2.0, vad_at=3.0) - SAMPLE_RATE // 512) <= 2  # a second of speech already
     assert _hidden_frames(3.0, vad_at=3.0) == 0  # the tutor alone before the VAD's start
     assert _hidden_frames(2.0, vad_at=3.0, with_reference=False) == 0  # no canceller: nothing to tell
 
@@ -140,9 +139,9 @@ def test_no_start_before_the_vad_when_the_tutor_was_alone():
 
 def test_a_word_after_a_long_gap_or_too_long_before_is_another_utterance():
     onset, _, _ = _hidden_start([(1.8, 2.1), (2.8, 5.0)], vad_at=3.1)  # 700 ms of the tutor alone between
-    assert abs(onset - int(2.8 * RATE)) <= 2 * 512
+    assert abs(onset - int(2.8 * SAMPLE_RATE)) <= 2 * 512
     onset, _, _ = _hidden_start([(1.0, 3.5)], vad_at=3.3)  # 2.3 s hidden: at most max_lead_ms are searched
-    assert onset >= int(3.3 * RATE) - int(1.5 * RATE) - 2 * 512
+    assert onset >= int(3.3 * SAMPLE_RATE) - int(1.5 * SAMPLE_RATE) - 2 * 512
 
 
 def test_the_start_of_the_copy_bounds_the_search():
@@ -197,7 +196,7 @@ def _listen(speaking: bool) -> tuple[_Port, np.ndarray, np.ndarray]:
     listener = Listener(LoopOptions(echo=EchoOptions(mode=SPEAKER)), FakeVad(), port)
     far = _speechlike(5, 6.0)
     learner = np.zeros_like(far)
-    learner[3 * RATE:4 * RATE] = _speechlike(6, 1.0)
+    learner[3 * SAMPLE_RATE:4 * SAMPLE_RATE] = _speechlike(6, 1.0)
     raw = _room(far) + learner
     cleaned = (0.1 * learner).astype(np.float32)
     for i in range(0, far.size, 1600):

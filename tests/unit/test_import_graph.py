@@ -1,15 +1,21 @@
-"""The import graph of tutor_app has no cycles, and no module is over 500 lines.
+"""The import graph of tutor_app has no cycles, keeps the layer table, and no module is
+over 500 lines.
 
 Every import statement counts: module level, inside functions and under
-`if TYPE_CHECKING:`. Hiding an import in a function does not break a cycle; it only
-delays it, so the lower module still knows the upper one.
+`if TYPE_CHECKING:`. Hiding an import in a function does not break a cycle or a layer; it
+only delays it, so the lower module still knows the upper one.
+
+The layer table (LAYERS below) is the one in docs/DESIGN-NOTES.md, "The shape of the
+code": a test checks that the two say the same.
 """
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parents[2] / "tutor_app"
+DESIGN_NOTES = PACKAGE_DIR.parent / "docs" / "DESIGN-NOTES.md"
 MAX_LINES = 500  # past ~500 a module usually holds two concepts: split at the seam, never squeeze
 
 
@@ -207,3 +213,145 @@ def test_self_check_finds_long_modules(tmp_path):
         "pkg/long.py": "x = 1\n" * (MAX_LINES + 1),
     })
     assert long_modules(package) == [f"pkg.long: {MAX_LINES + 1} lines"]
+
+
+# --- Layers -------------------------------------------------------------------------
+# Each layer of tutor_app and the other layers it may import (itself always). "base" is
+# the package's own top-level foundation modules, which every layer may use.
+_LIBRARIES = {"core", "base", "registry", "llm", "speech", "emotion", "memory", "practice"}
+LAYERS: dict[str, set[str]] = {
+    "core": set(),
+    "base": {"core"},
+    "registry": {"core", "base"},
+    "llm": {"core", "base", "registry"},
+    "speech": {"core", "base", "registry", "memory"},
+    "emotion": {"core", "base"},
+    "memory": {"core", "base", "registry"},
+    "practice": {"core", "base", "memory"},
+    "tutor/turn_memory": {"core", "base", "memory"},
+    "tutor": _LIBRARIES | {"tutor/turn_memory"},
+    "app": _LIBRARIES | {"tutor", "tutor/turn_memory"},
+    "ui": _LIBRARIES | {"tutor", "tutor/turn_memory", "app"},
+    "commands": _LIBRARIES | {"tutor", "tutor/turn_memory", "app", "ui"},
+    "bench": _LIBRARIES | {"tutor", "tutor/turn_memory", "app", "ui", "commands"},
+    "cli": {"base", "app", "commands"},
+    "__main__": {"cli"},
+}
+BASE_MODULES = {"errors", "logs", "paths", "settings", "settings_check", "settings_store", "startup",
+                "storage_errors"}
+QT = {"PySide6", "shiboken6", "PyQt5", "PyQt6"}
+QT_LAYER = "ui"  # the only layer that imports Qt
+
+
+def layer_of(module: str) -> str:
+    """The layer of a dotted module name under the package ('pkg.speech.vad' -> 'speech')."""
+    parts = module.split(".")[1:]
+    if not parts or parts[0] in BASE_MODULES:
+        return "base"  # the package's __init__ (name, version) and the foundation modules
+    if parts[:2] == ["tutor", "turn_memory"]:
+        return "tutor/turn_memory"
+    return parts[0]
+
+
+def foreign_imports(path: Path) -> set[str]:
+    """The top-level names of every absolute import of other packages in a file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def _may(layer: str, layers: dict[str, set[str]]) -> str:
+    allowed = sorted(layers.get(layer, ()))
+    return f"{layer} may import {', '.join(allowed) or 'nothing of ours'}"
+
+
+def layer_violations(package_dir: Path, layers: dict[str, set[str]] = LAYERS,
+                     qt_layer: str = QT_LAYER) -> list[str]:
+    """'module -> imported module (rule)', one line per import the table does not allow,
+    a module of a layer missing from the table, and Qt imported outside `qt_layer`."""
+    modules = module_files(package_dir)
+    graph = import_graph(package_dir)
+    out = []
+    for module in sorted(graph):
+        layer = layer_of(module)
+        if layer not in layers:
+            out.append(f"{module} -> (layer '{layer}' is not in the table)")
+            continue
+        for target in sorted(graph[module]):
+            other = layer_of(target)
+            if other != layer and other not in layers[layer]:
+                out.append(f"{module} -> {target} ({_may(layer, layers)})")
+        if layer != qt_layer:
+            for name in sorted(foreign_imports(modules[module]) & QT):
+                out.append(f"{module} -> {name} (Qt only in {qt_layer})")
+    return out
+
+
+def design_notes_layers(text: str) -> dict[str, set[str]]:
+    """The table under '| package | holds | may import |' in DESIGN-NOTES: rows like
+    '| `speech/` | holds | core, base, registry |' -> {'speech': {...}}. The layer is the
+    first backticked name of the first cell ('/' or '.py' dropped), or 'base' for the row
+    that starts so; 'nothing of ours' is the empty set; (notes) are ignored."""
+    table: dict[str, set[str]] = {}
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| package | holds | may import |"))
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        first, _holds, allowed = (c.strip() for c in line.strip().strip("|").split("|"))
+        layer = "base" if first.startswith("base") else first.split("`")[1].removesuffix(".py").strip("/")
+        allowed = re.sub(r"\([^)]*\)", "", allowed)
+        table[layer] = set() if "nothing" in allowed else {a.strip() for a in allowed.split(",") if a.strip()}
+    return table
+
+
+def test_layers_follow_the_table():
+    offenders = layer_violations(PACKAGE_DIR)
+    assert not offenders, "imports across layers that docs/DESIGN-NOTES.md does not allow:\n" + "\n".join(offenders)
+
+
+def test_design_notes_table_is_the_tested_one():
+    assert design_notes_layers(DESIGN_NOTES.read_text(encoding="utf-8")) == LAYERS
+
+
+def test_self_check_finds_layer_violations(tmp_path):
+    """The check can fail: an import up the table (even a function-level or TYPE_CHECKING
+    one), Qt outside ui, and a layer the table does not know; allowed imports pass."""
+    package = _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/errors.py": "",
+        "pkg/core/__init__.py": "",
+        "pkg/core/types.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.speech.vad import V\n",
+        "pkg/speech/__init__.py": "",
+        "pkg/speech/vad.py": "from pkg.core import types\nfrom pkg.errors import E\ndef f():\n    from pkg.tutor import t\n",
+        "pkg/tutor/__init__.py": "",
+        "pkg/tutor/t.py": "from pkg.speech.vad import V\nimport PySide6.QtCore\n",
+        "pkg/ui/__init__.py": "",
+        "pkg/ui/w.py": "from PySide6.QtWidgets import QWidget\nfrom pkg.tutor import t\n",
+        "pkg/newthing/__init__.py": "",
+    })
+    layers = {"core": set(), "base": {"core"}, "speech": {"core", "base"}, "tutor": {"core", "base", "speech"},
+              "ui": {"core", "base", "speech", "tutor"}}
+    assert layer_violations(package, layers) == [
+        "pkg.core.types -> pkg.speech.vad (core may import nothing of ours)",
+        "pkg.newthing -> (layer 'newthing' is not in the table)",
+        "pkg.speech.vad -> pkg.tutor.t (speech may import base, core)",
+        "pkg.tutor.t -> PySide6 (Qt only in ui)",
+    ]
+
+
+def test_self_check_reads_the_design_notes_table():
+    text = ("## Shape\n\n| package | holds | may import |\n| --- | --- | --- |\n"
+            "| `core/` | values | nothing of ours |\n"
+            "| base: `errors.py`, `paths.py` | foundations | core |\n"
+            "| `speech/` | STT, TTS | core, base, memory (bias.py: names from the profile) |\n"
+            "| `tutor/turn_memory/` | per-turn memory | memory, core |\n"
+            "| `app.py` | the composition root | tutor |\n"
+            "\n| `other` | table | here |\n")
+    assert design_notes_layers(text) == {"core": set(), "base": {"core"}, "speech": {"core", "base", "memory"},
+                                         "tutor/turn_memory": {"memory", "core"}, "app": {"tutor"}}

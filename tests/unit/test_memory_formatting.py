@@ -1,6 +1,7 @@
 import json
 
-from tutor_app.tutor.turn_memory.formatting import format_memories, format_profile, quote
+from tutor_app.core.quote import quote
+from tutor_app.tutor.turn_memory.formatting import format_memories, format_profile
 
 
 def test_memory_text_is_quoted_data_not_instructions():

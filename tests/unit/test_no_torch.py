@@ -20,7 +20,7 @@ TORCH_SIDE = {"torch", "transformers", "sentence-transformers"}
 # Modules that import the PyTorch side on purpose, behind a clear "not installed" message
 # or only for a developer: training, the transformers baseline of `bench llm`.
 OPTIONAL_USERS = {"emotion/train.py", "emotion/hf.py", "memory/embedder.py", "registry/convert.py",
-                  "bench/llm_transformers.py", "bench/memory.py", "speech/devices.py"}
+                  "bench/llm_transformers.py", "bench/memory.py", "core/cuda.py"}
 
 
 def _norm(name: str) -> str:

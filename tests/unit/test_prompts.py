@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from tutor_app.core.types import ChatMessage, EmotionScore
 from tutor_app.settings import TutorSettings
-from tutor_app.tutor.turn_memory.formatting import quote
+from tutor_app.core.quote import quote
 from tutor_app.tutor.prompts import PromptInputs, RecalledItem, build_prompt
 
 

@@ -1,4 +1,4 @@
-"""The seams of core/protocols.py hold: each real class still has every member its
+"""The seams (core/protocols.py and the packages' ports.py) hold: each real class still has every member its
 Protocol names, with a call signature the engine side can use. mypy is the main check
 (app.py hands the real classes to the typed EngineServices); this is the quick guard,
 on the class objects only: no model, voice or database is loaded."""
@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 
 from tutor_app.core import protocols as P
+from tutor_app.memory.ports import MemoryStore
+from tutor_app.practice.ports import PracticeBook
+from tutor_app.speech.ports import SpeechToText, TurnJudge
 
 _PROTOCOL_NOISE = {"_is_protocol", "_is_runtime_protocol", "__protocol_attrs__", "__non_callable_proto_members__"}
 
@@ -102,9 +105,9 @@ def _real(module: str, name: str) -> type:
 
 
 SEAMS = [
-    ("tutor_app.memory.storage.store", "ProfileMemory", P.MemoryStore),
-    ("tutor_app.practice.store", "PracticeStore", P.PracticeBook),
-    ("tutor_app.speech.stt", "WhisperStt", P.SpeechToText),
+    ("tutor_app.memory.storage.store", "ProfileMemory", MemoryStore),
+    ("tutor_app.practice.store", "PracticeStore", PracticeBook),
+    ("tutor_app.speech.stt", "WhisperStt", SpeechToText),
     ("tutor_app.speech.tts", "PiperTts", P.TextToSpeech),
     ("tutor_app.llm.anthropic_backend", "AnthropicChatModel", P.ChatModel),
     ("tutor_app.llm.llama_backend", "LlamaChatModel", P.ChatModel),
@@ -113,7 +116,7 @@ SEAMS = [
     ("tutor_app.emotion.builtin", "BuiltinScorer", P.EmotionScorer),
     ("tutor_app.emotion.hf", "TransformersScorer", P.EmotionScorer),
     ("tutor_app.memory.embedder", "SentenceEmbedder", P.Embedder),
-    ("tutor_app.tutor.end_of_turn_judge", "EndOfTurnJudge", P.TurnJudge),
+    ("tutor_app.tutor.end_of_turn_judge", "EndOfTurnJudge", TurnJudge),
 ]
 
 
@@ -129,7 +132,7 @@ def test_memory_store_names_what_the_engine_side_calls() -> None:
     call them on `services.memory`."""
     used = {"profile", "embedder", "add", "recall", "index", "add_message", "session_messages",
             "record_call", "calls", "update_call", "on_forget", "profile_view"}
-    assert used <= set(protocol_members(P.MemoryStore))
+    assert used <= set(protocol_members(MemoryStore))
 
 
 def test_the_guard_can_fail() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tutor_app.llm.offload import Hardware
+from tutor_app.llm.recommend import recommend_llm
 from tutor_app.paths import source_root
 from tutor_app.registry.manifest import ModelRegistry
-from tutor_app.registry.recommend import recommend_llm
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from tests.unit.test_double_talk import _speechlike
+from tutor_app.core.types import SAMPLE_RATE
 from tutor_app.speech.residual_echo import suppress_residual_echo
-
-RATE = 16000
 
 
 def _db(a: np.ndarray, b: np.ndarray) -> float:
@@ -20,16 +19,16 @@ def _call(left: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     far = _speechlike(21, 5.0)
     echo = np.roll(far, 480)  # 30 ms later
     learner = np.zeros_like(far)
-    learner[3 * RATE:4 * RATE] = _speechlike(22, 1.0)
+    learner[3 * SAMPLE_RATE:4 * SAMPLE_RATE] = _speechlike(22, 1.0)
     return echo + learner, left * echo + learner, far, learner
 
 
 def test_the_echo_left_is_turned_down_and_the_learner_kept():
     raw, residual, far, learner = _call()
     out = suppress_residual_echo(raw, residual, far)
-    alone = slice(RATE, 3 * RATE)
+    alone = slice(SAMPLE_RATE, 3 * SAMPLE_RATE)
     assert _db(residual[alone], out[alone]) >= 12  # the residual 20 dB down takes another 12+
-    both = slice(3 * RATE, 4 * RATE)
+    both = slice(3 * SAMPLE_RATE, 4 * SAMPLE_RATE)
     assert abs(_db(out[both], learner[both])) <= 1.5  # the learner's level, within 1.5 dB ...
     assert np.corrcoef(out[both], learner[both])[0, 1] >= 0.95  # ... and the learner's voice
 

@@ -185,9 +185,12 @@ def _live(app, engine, clips, args) -> tuple[list[dict], float, float | None]:
 
 def _idle_cpu(loop, seconds: float) -> float:
     """% of one core used by this process while the call listens to silence."""
+    from tutor_app.core.types import SAMPLE_RATE
+    from tutor_app.speech.segmenter import FRAME_SAMPLES
+
     start_frames = loop.frames_seen
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    loop.wait_frames(start_frames + int(seconds * 16000 / 512), timeout=seconds * 3)
+    loop.wait_frames(start_frames + int(seconds * SAMPLE_RATE / FRAME_SAMPLES), timeout=seconds * 3)
     return 100.0 * (time.process_time() - cpu0) / max(1e-6, time.perf_counter() - wall0)
 
 

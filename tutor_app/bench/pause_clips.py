@@ -30,7 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tutor_app.bench.splice import RATE, Voices, faded, trim, voiced_bounds
+from tutor_app.bench.splice import Voices, faded, trim, voiced_bounds
+from tutor_app.core.types import SAMPLE_RATE
 from tutor_app.errors import TutorError
 
 log = logging.getLogger(__name__)
@@ -140,8 +141,8 @@ def load_clip(folder: Path | str, clip: PauseClip) -> np.ndarray:
     import soundfile as sf
 
     samples, rate = sf.read(str(Path(folder) / clip.file), dtype="float32")
-    if rate != RATE:
-        raise TutorError(f"{clip.file}: expected {RATE} Hz, got {rate}")
+    if rate != SAMPLE_RATE:
+        raise TutorError(f"{clip.file}: expected {SAMPLE_RATE} Hz, got {rate}")
     return samples
 
 
@@ -269,19 +270,19 @@ class _Maker:
         parts = [self.noise(o.lead_seconds), faded(head)]
         pause_at = None
         if tail is not None:
-            pause_at = round(o.lead_seconds + len(head) / RATE, 3)
+            pause_at = round(o.lead_seconds + len(head) / SAMPLE_RATE, 3)
             parts += [self.noise(pause), faded(trim(tail))]
         parts.append(self.noise(o.tail_seconds))
         audio = np.concatenate(parts).astype(np.float32)
         start, end = voiced_bounds(audio)
         from tutor_app.speech.tts import write_wav
 
-        write_wav(self.folder / f"{clip_id}.wav", audio, RATE)
+        write_wav(self.folder / f"{clip_id}.wav", audio, SAMPLE_RATE)
         text = f"{first} {second}".strip()
         return PauseClip(clip_id, f"{clip_id}.wav", "pause" if tail is not None else "complete", voice,
                          text, first, second, splice, pause_at, float(pause), round(start, 3),
-                         round(end, 3), round(len(audio) / RATE, 3))
+                         round(end, 3), round(len(audio) / SAMPLE_RATE, 3))
 
     def noise(self, seconds: float) -> np.ndarray:
-        n = int(round(seconds * RATE))
+        n = int(round(seconds * SAMPLE_RATE))
         return self._noise.standard_normal(n).astype(np.float32) * self.options.noise_rms

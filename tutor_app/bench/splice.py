@@ -20,9 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tutor_app.core.types import SAMPLE_RATE
 from tutor_app.errors import TutorError
-
-RATE = 16000
 
 
 class Voices:
@@ -48,7 +47,7 @@ class Voices:
             return self._piper_split(first, second, float(rate))
         audio = espeak(f'<speak>{first} <break time="1000ms"/> {second}</speak>', name, int(rate), ssml=True)
         gap = longest_silence(audio)
-        if gap is None or gap[1] - gap[0] < 0.5 * RATE:
+        if gap is None or gap[1] - gap[0] < 0.5 * SAMPLE_RATE:
             return None
         return audio[:gap[0]], audio[gap[1]:]
 
@@ -95,7 +94,7 @@ class Voices:
             return None
         audio = to_mono_16k(AudioClip(chunk.audio_float_array, chunk.sample_rate))
         at = int(cut * len(audio) / total)
-        at = (quiet_points(audio, at / RATE - 0.03, at / RATE + 0.03) or [at])[0]
+        at = (quiet_points(audio, at / SAMPLE_RATE - 0.03, at / SAMPLE_RATE + 0.03) or [at])[0]
         return audio[:at], audio[at:]
 
     def _piper_model(self) -> Path:
@@ -137,13 +136,13 @@ class Voices:
     def _words(self, audio: np.ndarray):
         from tutor_app.core.types import AudioClip
 
-        transcript = self._whisper().transcribe(AudioClip(audio, RATE))
+        transcript = self._whisper().transcribe(AudioClip(audio, SAMPLE_RATE))
         return [w for seg in transcript.segments for w in seg.words]
 
     def _text(self, audio: np.ndarray) -> str:
         from tutor_app.core.types import AudioClip
 
-        return self._whisper().transcribe(AudioClip(audio, RATE)).text
+        return self._whisper().transcribe(AudioClip(audio, SAMPLE_RATE)).text
 
 
 def _parse(voice: str) -> tuple[str, str, str]:
@@ -187,7 +186,7 @@ def _frame_rms(audio: np.ndarray, frame: int) -> np.ndarray:
 
 def voiced_bounds(audio: np.ndarray, floor_db: float = -40.0) -> tuple[float, float]:
     """(first, last) voiced time in s: 10 ms frames within `floor_db` of the loudest."""
-    rms = _frame_rms(audio, RATE // 100)
+    rms = _frame_rms(audio, SAMPLE_RATE // 100)
     if rms.size == 0 or rms.max() <= 0:
         return 0.0, 0.0
     voiced = np.flatnonzero(rms >= rms.max() * 10 ** (floor_db / 20))
@@ -197,15 +196,15 @@ def voiced_bounds(audio: np.ndarray, floor_db: float = -40.0) -> tuple[float, fl
 def trim(audio: np.ndarray, floor_db: float = -40.0, keep: float = 0.03) -> np.ndarray:
     """Drop leading/trailing silence, keeping `keep` s around the speech."""
     start, end = voiced_bounds(audio, floor_db)
-    a = max(0, int((start - keep) * RATE))
-    b = min(len(audio), int((end + keep) * RATE))
+    a = max(0, int((start - keep) * SAMPLE_RATE))
+    b = min(len(audio), int((end + keep) * SAMPLE_RATE))
     return audio[a:b] if b > a else audio
 
 
 def longest_silence(audio: np.ndarray, floor_db: float = -50.0) -> tuple[int, int] | None:
     """(start, end) samples of the longest run of 10 ms frames `floor_db` below the peak,
     inside the speech (not at its ends)."""
-    frame = RATE // 100
+    frame = SAMPLE_RATE // 100
     rms = _frame_rms(audio, frame)
     if rms.size == 0 or rms.max() <= 0:
         return None
@@ -225,9 +224,9 @@ def longest_silence(audio: np.ndarray, floor_db: float = -50.0) -> tuple[int, in
 def quiet_points(audio: np.ndarray, start_s: float, end_s: float) -> list[int]:
     """Sample indexes of the local minima of the 5 ms energy between two times, quietest
     first: the candidate word boundaries there."""
-    frame = RATE // 200
-    a = max(0, int(start_s * RATE))
-    b = min(len(audio), max(a + 3 * frame, int(end_s * RATE)))
+    frame = SAMPLE_RATE // 200
+    a = max(0, int(start_s * SAMPLE_RATE))
+    b = min(len(audio), max(a + 3 * frame, int(end_s * SAMPLE_RATE)))
     rms = _frame_rms(audio[a:b], frame)
     if rms.size < 3:
         return [a]
@@ -239,7 +238,7 @@ def quiet_points(audio: np.ndarray, start_s: float, end_s: float) -> list[int]:
 
 def faded(audio: np.ndarray, ms: float = 5.0) -> np.ndarray:
     """Short fades at both ends so the splice does not click."""
-    n = min(len(audio) // 2, int(RATE * ms / 1000))
+    n = min(len(audio) // 2, int(SAMPLE_RATE * ms / 1000))
     if n <= 0:
         return audio
     out = audio.astype(np.float32).copy()

@@ -56,13 +56,11 @@ def run(args: argparse.Namespace, app) -> int:
 def probe(started: float) -> int:
     """Runs in the child: the same start as `tutor-app gui`; prints one JSON line."""
     from tutor_app.app import App
-    from tutor_app.commands.gui import open_window
+    from tutor_app.ui.launch import after_first_paint, open_window
 
     app = App.from_args(argparse.Namespace(command="gui"))  # data dir etc. from the environment
     qt_app, window, collector = open_window(app)
     times: dict[str, float] = {}
-
-    from PySide6.QtCore import QTimer
 
     def painted() -> None:  # runs once the event loop has processed the show and first paint
         times["window_shown_s"] = round(time.time() - started, 2)
@@ -72,7 +70,7 @@ def probe(started: float) -> int:
         qt_app.quit()
 
     window.warmedUp.connect(warmed)
-    QTimer.singleShot(0, painted)
+    after_first_paint(painted)
     try:
         qt_app.exec()
     finally:

@@ -47,29 +47,11 @@ def run(args: argparse.Namespace, app) -> int:
         print("tutor-app: no display found (DISPLAY/WAYLAND_DISPLAY unset or unreachable): run the desktop "
               "app in a graphical session, or use the command line (tutor-app --help)", file=sys.stderr)
         return 1
+    from tutor_app.ui.launch import open_window
+
     qt_app, _window, collector = open_window(app)
     try:
         return int(qt_app.exec())
     finally:
         collector.stop()
 
-
-def open_window(app):
-    """The QApplication, the shown main window and the GUI-thread collector (what
-    `tutor-app gui` runs; `bench ui` times it)."""
-    from PySide6.QtWidgets import QApplication
-
-    from tutor_app.ui.gc_guard import GuiThreadCollector
-    from tutor_app.ui.main_window import MainWindow
-    from tutor_app.ui.services import UiServices
-    from tutor_app.ui.theme import apply_theme
-
-    qt_app = QApplication.instance() or QApplication([sys.argv[0]])
-    qt_app.setApplicationName("Tutor")
-    qt_app.setApplicationDisplayName("Tutor")
-    qt_app.setDesktopFileName("tutor-app")
-    apply_theme(qt_app)
-    collector = GuiThreadCollector(parent=qt_app)  # Qt objects must die on the GUI thread
-    window = MainWindow(UiServices.from_app(app))
-    window.show()
-    return qt_app, window, collector

@@ -24,8 +24,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run_status(args: argparse.Namespace, app) -> int:
+    from tutor_app.llm.recommend import recommend_llm
     from tutor_app.registry.manifest import repair_hint
-    from tutor_app.registry.recommend import recommend_llm
 
     # A full check reads every file again: it also finds damage that kept the file's mtime.
     statuses = app.registry.statuses(verify=not args.quick, rehash=not args.quick)

@@ -9,6 +9,10 @@ if TYPE_CHECKING:
 
     import numpy as np
 
+# Hz, mono: what every speech model here takes (Whisper, the VAD, Smart Turn, the echo
+# canceller); the microphone is resampled to it, the voices' own rates are theirs.
+SAMPLE_RATE = 16000
+
 EMOTION_LABELS: tuple[str, ...] = (
     "admiration", "amusement", "anger", "annoyance", "approval", "caring", "confusion",
     "curiosity", "desire", "disappointment", "disapproval", "disgust", "embarrassment",

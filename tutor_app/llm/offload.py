@@ -57,8 +57,8 @@ class Hardware:
 
     @classmethod
     def this_machine(cls) -> "Hardware":
+        from tutor_app.core.cuda import ctranslate2_cuda_probe
         from tutor_app.llm import hardware
-        from tutor_app.speech.devices import ctranslate2_cuda_probe
 
         return cls(ctranslate2_cuda_probe, hardware.llama_gpu_build, hardware.free_vram_mb,
                    hardware.available_ram_mb, hardware.cpu_threads, hardware.cpu_cores)

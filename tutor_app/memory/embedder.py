@@ -14,7 +14,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from tutor_app.core.onnx import load_onnx
 from tutor_app.errors import ModelMissingError, TutorError
@@ -45,18 +45,6 @@ def _read_dim(folder: Path) -> int:
             if isinstance(value, int):
                 return value
     return DEFAULT_DIM
-
-
-class TextEmbedder(Protocol):
-    """What the memory package needs of an embedder: `SentenceEmbedder` or a test fake.
-    The database records `name` and `dim` with the vectors (core.protocols.Embedder,
-    restated here because core.protocols imports this package)."""
-
-    name: str
-    dim: int
-
-    def embed(self, texts: Sequence[str]) -> "np.ndarray": ...
-    def embed_one(self, text: str) -> "np.ndarray": ...
 
 
 class TorchMissing(Exception):

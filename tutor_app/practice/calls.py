@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tutor_app.core.protocols import PracticeBook
 from tutor_app.practice.outcome import Outcome, judge_all
 from tutor_app.practice.plan import due_items, plan_text
+from tutor_app.practice.ports import PracticeBook
 
 log = logging.getLogger(__name__)
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from tutor_app.core.quote import quote
 from tutor_app.practice import schedule
 from tutor_app.practice.gates import item_fault
 from tutor_app.practice.items import MISTAKE, PracticeItem
-from tutor_app.tutor.turn_memory.formatting import quote
 
 MAX_PLANNED = 3
 

@@ -22,8 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypedDict
 
-from tutor_app.core.protocols import MemoryStore
 from tutor_app.errors import TutorError
+from tutor_app.memory.ports import MemoryStore
 from tutor_app.practice import schedule
 from tutor_app.practice.gates import Known, gate_review, item_fault
 from tutor_app.practice.items import MISTAKE, TYPES, WORD, PracticeItem, Review, classify, words

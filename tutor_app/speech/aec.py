@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Union
 import numpy as np
 from numpy.typing import NDArray
 
+from tutor_app.core.types import SAMPLE_RATE
 from tutor_app.errors import TutorError
 
 if TYPE_CHECKING:
@@ -40,8 +41,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-RATE = 16000
-FRAME = RATE // 100  # AEC3 works on 10 ms frames
+FRAME = SAMPLE_RATE // 100  # AEC3 works on 10 ms frames
 HISTORY_S = 2.0  # far-end samples kept for pairing
 
 
@@ -80,7 +80,7 @@ class FarEndTap:
 
     def __init__(self) -> None:
         self._blocks: deque[FarEntry] = deque(maxlen=2000)  # ~50 s of 25 ms blocks: never grows without bound
-        self.rate = RATE
+        self.rate = SAMPLE_RATE
 
     def started(self, rate: int) -> None:
         """A (new) output stream at `rate` Hz."""
@@ -118,7 +118,7 @@ class _Timeline:
     def add(self, n: int, t_first: float, jump: bool = False) -> bool:
         """`jump`: the stream really moved before this block (a reported underrun). True
         when that broke a timeline already in use."""
-        reading = t_first - self.count / RATE
+        reading = t_first - self.count / SAMPLE_RATE
         broke = jump and self._origin is not None
         if jump or (self._immediate and self._origin is None):
             self._offsets.clear()  # the readings before the break describe another timeline
@@ -158,7 +158,7 @@ class EchoCanceller:
         self._apm = processor
         self.options = options
         self.tap = tap or FarEndTap()
-        self._far = np.zeros(int(HISTORY_S * RATE), dtype=np.float32)  # ring over far counts
+        self._far = np.zeros(int(HISTORY_S * SAMPLE_RATE), dtype=np.float32)  # ring over far counts
         self._far_line = _Timeline()
         # The stream a new one replaced: its last blocks may still be heard after the new
         # stream starts (a speaker switch mid-sentence), so they stay a reference.
@@ -166,7 +166,7 @@ class EchoCanceller:
         self._near_line = _Timeline()
         self._near_pending = np.zeros(0, dtype=np.float32)
         self._resampler: StreamResampler | None = None
-        self._far_rate = RATE
+        self._far_rate = SAMPLE_RATE
         self.cpu_s = 0.0
         self.frames = 0
         self._energy = [0.0, 0.0]  # near in / out while the far end was loud (ERLE)
@@ -182,7 +182,7 @@ class EchoCanceller:
                                        "pip install pywebrtc-audio") from None
         try:
             processor = pywebrtc_audio.AudioProcessor(
-                RATE, 1, echo_cancellation=True, noise_suppression=options.noise_suppression,
+                SAMPLE_RATE, 1, echo_cancellation=True, noise_suppression=options.noise_suppression,
                 high_pass_filter=options.high_pass, auto_gain_control=options.gain_control,
                 stream_delay_ms=0)
             processor.process(np.zeros(FRAME, dtype=np.float32), np.zeros(FRAME, dtype=np.float32))
@@ -237,7 +237,7 @@ class EchoCanceller:
             if isinstance(entry[0], str):  # ("start", rate): a new output stream
                 rate = entry[1]
                 self._far_rate = rate
-                self._resampler = StreamResampler(rate, RATE) if rate != RATE else None
+                self._resampler = StreamResampler(rate, SAMPLE_RATE) if rate != SAMPLE_RATE else None
                 if self._far_line.count > 0:
                     self._prev = (self._far_line, self._far)
                     self._broke = True
@@ -256,7 +256,7 @@ class EchoCanceller:
         from the current output stream, else from the one it replaced."""
         near0 = self._near_line.origin()
         if near0 is not None:
-            t = near0 + near_count / RATE + self.options.shift_ms / 1000
+            t = near0 + near_count / SAMPLE_RATE + self.options.shift_ms / 1000
             for line, ring in ((self._far_line, self._far), *([self._prev] if self._prev else [])):
                 frame = _frame_at(line, ring, t)
                 if frame is not None:
@@ -270,7 +270,7 @@ def _frame_at(line: _Timeline, ring: NDArray[np.float32], t: float) -> NDArray[n
     origin = line.origin()
     if origin is None:
         return None
-    start = int(round((t - origin) * RATE))
+    start = int(round((t - origin) * SAMPLE_RATE))
     newest = line.count
     if start < 0 or start + FRAME > newest or start < newest - len(ring) + FRAME:
         return None

@@ -27,13 +27,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from tutor_app.core.types import SAMPLE_RATE
+
 if TYPE_CHECKING:  # numpy itself is imported where it is used
     import numpy as np
     from numpy.typing import NDArray
 
 log = logging.getLogger(__name__)
 
-SAMPLE_RATE = 16000
 CAPTURE_BLOCK = 512  # 32 ms: one VAD frame per callback when the device runs at 16 kHz
 PLAY_BLOCK_S = 0.025  # output block: bounds how long a clear() takes to be heard
 

@@ -14,11 +14,10 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from tutor_app.core.types import AudioClip
+from tutor_app.core.types import SAMPLE_RATE, AudioClip
 from tutor_app.errors import AudioInputError
 from tutor_app.speech.resample import resample
 
-SAMPLE_RATE = 16000
 MAX_SECONDS = 30 * 60
 
 

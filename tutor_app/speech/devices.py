@@ -1,14 +1,14 @@
 """Where speech models run: CUDA + float16 when a GPU is really usable, else CPU + int8.
 
-"Usable" means more than "a device is listed": a driver that is too old lists the GPU
-but fails on the first allocation, so the probe makes a tiny trial allocation too.
-The probe is a plain callable so tests can fake a GPU (or its absence) both ways.
+"Usable" is core/cuda.py's probe (a trial allocation, not just a listed device); a probe
+is a plain callable, so tests can fake a GPU (or its absence) both ways.
 """
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
+
+from tutor_app.core.cuda import CudaProbe, ctranslate2_cuda_probe, torch_cuda_probe
 
 log = logging.getLogger(__name__)
 
@@ -16,9 +16,6 @@ DEVICES = ("auto", "cpu", "cuda")
 # CTranslate2 compute types that only make sense on a GPU.
 GPU_ONLY_TYPES = ("float16", "int8_float16", "bfloat16", "int8_bfloat16")
 DEFAULT_TYPE = {"cuda": "float16", "cpu": "int8"}
-
-# A probe answers (usable, detail): detail says why not, or which device was found.
-CudaProbe = Callable[[], "tuple[bool, str]"]
 
 
 @dataclass(frozen=True)
@@ -31,40 +28,6 @@ class ComputeChoice:
     def to_dict(self) -> dict[str, str]:
         return {"device": self.device, "compute_type": self.compute_type,
                 "reason": self.reason, "warning": self.warning}
-
-
-def ctranslate2_cuda_probe() -> tuple[bool, str]:
-    """CUDA usable by CTranslate2 (what faster-whisper runs on)?"""
-    try:
-        import ctranslate2
-        import numpy as np
-
-        count = ctranslate2.get_cuda_device_count()
-    except Exception as exc:  # noqa: BLE001 - a broken install means "no GPU", not a crash
-        return False, f"CTranslate2 cannot query CUDA: {exc}"
-    if count <= 0:
-        return False, "no CUDA device found"
-    try:
-        # Both raise when the driver/runtime pair is unusable even though a device is listed.
-        ctranslate2.get_supported_compute_types("cuda")
-        ctranslate2.StorageView.from_array(np.zeros(4, dtype=np.float32)).to_device(
-            ctranslate2.Device.cuda)
-    except Exception as exc:  # noqa: BLE001
-        return False, f"CUDA device listed but unusable: {exc}"
-    return True, f"{count} CUDA device(s)"
-
-
-def torch_cuda_probe() -> tuple[bool, str]:
-    """CUDA usable by torch (transformers users)? The CPU torch build says no."""
-    try:
-        import torch
-
-        if not torch.cuda.is_available():
-            return False, "torch sees no CUDA device"
-        torch.zeros(1, device="cuda").add_(1)
-    except Exception as exc:  # noqa: BLE001
-        return False, f"torch CUDA unusable: {exc}"
-    return True, "torch CUDA ok"
 
 
 def select_compute(device: str = "auto", compute_type: str = "auto",

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 from numpy.typing import NDArray
 
-RATE = 16000
+from tutor_app.core.types import SAMPLE_RATE
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def echo_path(far: NDArray[np.float64], mic: NDArray[np.float64], o: DoubleTalkO
     """The FIR that best predicts `mic` from `far` (least squares, normal equations): found
     where the cross-correlation peaks, `taps` long from `lead_taps` before the peak."""
     n = far.size
-    max_lag = min(n - 1, o.max_delay_ms * RATE // 1000 + o.taps)
+    max_lag = min(n - 1, o.max_delay_ms * SAMPLE_RATE // 1000 + o.taps)
     size = _fft_size(2 * n)
     f_far, f_mic = np.fft.rfft(far, size), np.fft.rfft(mic, size)
     cross = np.fft.irfft(np.conj(f_far) * f_mic, size)[:max_lag + 1]  # cross[k] = sum mic[t] far[t - k]
@@ -133,7 +133,7 @@ def keep_second_voice(raw: npt.ArrayLike, residual: npt.ArrayLike, far: npt.Arra
     if n == 0:
         return res.astype(np.float32)
     voice = voice | np.roll(voice, 1) | np.roll(voice, -1)
-    longest = o.keep_pause_ms * RATE // 1000 // o.block
+    longest = o.keep_pause_ms * SAMPLE_RATE // 1000 // o.block
     at = np.flatnonzero(voice)
     for a, b in zip(at[:-1], at[1:]):
         if b - a - 1 <= longest:
@@ -171,8 +171,8 @@ def speech_onset(raw: npt.ArrayLike, residual: npt.ArrayLike, far: npt.ArrayLike
         return max(0, start)
     level = 20 * np.log10(block_rms(res, block) + 1e-9)
     learner = second_voice(raw, res, far, o.gate) & (level >= np.percentile(level[first:last], 90) - o.below_db)
-    lead = min(first, o.max_lead_ms * RATE // 1000 // block)
-    max_gap, word = (ms * RATE // 1000 // block for ms in (o.max_gap_ms, o.min_word_ms))
+    lead = min(first, o.max_lead_ms * SAMPLE_RATE // 1000 // block)
+    max_gap, word = (ms * SAMPLE_RATE // 1000 // block for ms in (o.max_gap_ms, o.min_word_ms))
     earliest, run = first, 0
     for b in range(first - 1, first - 1 - lead, -1):
         run = run + 1 if learner[b] else 0

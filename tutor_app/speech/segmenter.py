@@ -20,11 +20,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
 
+from tutor_app.core.types import SAMPLE_RATE
+
 if TYPE_CHECKING:
     from tutor_app.settings import SpeechSettings
 
 FRAME_SAMPLES = 512
-SAMPLE_RATE = 16000
 
 
 @dataclass(frozen=True)

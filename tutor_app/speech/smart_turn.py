@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from tutor_app.core.types import SAMPLE_RATE
 from tutor_app.errors import TutorError
 
 if TYPE_CHECKING:
     from tutor_app.registry.manifest import ModelRegistry
 
-SAMPLE_RATE = 16000
 MODEL_FILE = "smart-turn-v3.2-cpu.onnx"
 N_FFT = 400  # 25 ms windows
 HOP = 160  # 10 ms hop: 8 s -> 800 frames

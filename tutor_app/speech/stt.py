@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from tutor_app.core.types import AudioClip, Segment, SpeechSpan, Transcript, Word
+from tutor_app.core.types import SAMPLE_RATE, AudioClip, Segment, SpeechSpan, Transcript, Word
 from tutor_app.errors import AudioInputError, TutorError
-from tutor_app.speech.audiofile import MAX_SECONDS, SAMPLE_RATE, load_audio, to_mono_16k
+from tutor_app.speech.audiofile import MAX_SECONDS, load_audio, to_mono_16k
 from tutor_app.speech.bias import BiasList, echoes_list, snap_names
 from tutor_app.speech.vad import speech_and_pauses
 

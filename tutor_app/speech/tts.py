@@ -8,7 +8,7 @@ soon as it is synthesised, so playback starts while the rest is still being made
 random noise on every call (ONNX Runtime's random ops are not seedable from Python), so
 the same text would give slightly different audio and length each time.
 
-The speaking rate (`set_rate`, a multiplier of the voice's own speed; tutor/rate.py) is
+The speaking rate (`set_rate`, a multiplier of the voice's own speed; speaking_rate.py) is
 read before each sentence, so a change made while a reply is being spoken takes effect
 from its next sentence. Piper's length_scale is not that multiplier: phoneme durations are
 whole frames, so near 1.0 it hardly changes the speech time (length_scale 1.1 made it only
@@ -215,7 +215,7 @@ def load_tts(settings: Settings, registry: ModelRegistry, options: TtsOptions | 
     if not models:
         raise TutorError(f"voice '{name}' has no .onnx file in {folder}: "
                          f"run `tutor-app models install {name}`")
-    from tutor_app.tutor.rate import effective_rate
+    from tutor_app.speech.speaking_rate import effective_rate
 
     model = models[0]
     tts = PiperTts(model, Path(f"{model}.json"), options)

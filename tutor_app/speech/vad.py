@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from tutor_app.core.types import AudioClip, SpeechSpan
-from tutor_app.speech.segmenter import FRAME_SAMPLES, SAMPLE_RATE, Segmenter, SegmenterOptions, UtteranceEnded
+from tutor_app.core.types import SAMPLE_RATE, AudioClip, SpeechSpan
+from tutor_app.speech.segmenter import FRAME_SAMPLES, Segmenter, SegmenterOptions, UtteranceEnded
 
 if TYPE_CHECKING:
     from tutor_app.core.protocols import VoiceActivity

@@ -18,7 +18,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from tutor_app.core.protocols import SpeechToText, TextToSpeech, TurnJudge, VoiceActivity
+from tutor_app.core.protocols import TextToSpeech, VoiceActivity
+from tutor_app.speech.ports import SpeechToText, TurnJudge
 from tutor_app.tutor import events as ev
 from tutor_app.tutor.recovery import CallLease
 

@@ -15,8 +15,9 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tutor_app.core.types import SAMPLE_RATE
 from tutor_app.speech.echo import EchoGate
-from tutor_app.speech.segmenter import SAMPLE_RATE, Segmenter
+from tutor_app.speech.segmenter import Segmenter
 from tutor_app.speech.segmenter import SpeechStarted as SegSpeechStarted
 from tutor_app.speech.segmenter import UtteranceEnded
 from tutor_app.tutor import events as ev

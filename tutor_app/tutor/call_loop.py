@@ -27,9 +27,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from tutor_app.core.protocols import SpeechToText, TurnJudge, VoiceActivity
-from tutor_app.core.types import AudioClip, EmotionScore, Transcript, top_emotion
-from tutor_app.speech.segmenter import SAMPLE_RATE
+from tutor_app.core.protocols import VoiceActivity
+from tutor_app.core.types import SAMPLE_RATE, AudioClip, EmotionScore, Transcript, top_emotion
+from tutor_app.speech.ports import SpeechToText, TurnJudge
 from tutor_app.tutor import call_greeting, events as ev
 from tutor_app.tutor.call_listen import Listener
 from tutor_app.tutor.call_mic import read_microphone

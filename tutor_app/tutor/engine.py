@@ -19,7 +19,10 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from tutor_app.core.cancel import CancelToken, TurnHandle
-from tutor_app.core.protocols import ChatModel, EmotionScorer, MemoryStore, PracticeBook, SpeechToText
+from tutor_app.core.protocols import ChatModel, EmotionScorer
+from tutor_app.memory.ports import MemoryStore
+from tutor_app.practice.ports import PracticeBook
+from tutor_app.speech.ports import SpeechToText
 from tutor_app.core.types import AudioClip, ChatMessage, EmotionScore, top_emotion
 from tutor_app.errors import TutorError
 from tutor_app.settings import Settings, memory_on as memory_rule

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from tutor_app.core.protocols import CallEndEngine, MemoryStore
 from tutor_app.core.types import ChatMessage
 from tutor_app.errors import TutorError
+from tutor_app.memory.ports import MemoryStore
 from tutor_app.tutor import call_end, extract, review
 from tutor_app.tutor.call_end import CallEndJob
+from tutor_app.tutor.ports import CallEndEngine
 from tutor_app.tutor.report import CallReport, Correction, TurnRecord, build_report
 
 if TYPE_CHECKING:

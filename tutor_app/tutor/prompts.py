@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tutor_app.core.quote import quote
 from tutor_app.core.types import ChatMessage, EmotionScore
 from tutor_app.settings import TutorSettings
-from tutor_app.tutor.turn_memory.formatting import format_memories, format_memos, format_profile, quote
+from tutor_app.tutor.turn_memory.formatting import format_memories, format_memos, format_profile
 from tutor_app.tutor.turn_memory.history import RECENT
 
 MAX_TURN_CHARS = 2000  # a 5,000-word turn is trimmed for the prompt (stored in full)

@@ -2,7 +2,7 @@
 
 A rate is a multiplier of the voice's own speed (1.0 = the voice as trained, 0.8 slower,
 1.2 faster); PiperTts.set_rate turns it into Piper's length_scale. `speech.speaking_rate`
-0 means "follow my level" (LEVEL_RATE). Explicit rates stay within MIN_RATE-MAX_RATE.
+0 means "follow my level"; the values, bounds and `effective_rate` are speech/speaking_rate.py.
 
 In a call, a learner turn such as "could you speak more slowly?" is a `RateRequest`
 (`detect_rate_request`); `apply` gives the new rate. The live call does, per learner turn:
@@ -21,11 +21,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tutor_app.speech.speaking_rate import clamp, effective_rate, level_rate
+
 if TYPE_CHECKING:
     from tutor_app.settings import Settings
 
-LEVEL_RATE = {"beginner": 0.85, "intermediate": 1.0, "advanced": 1.05}
-MIN_RATE, MAX_RATE = 0.6, 1.5
 STEP = 0.15  # one "slower, please"
 SMALL_STEP, BIG_STEP = 0.1, 0.25  # "a bit slower" / "much slower"
 
@@ -36,21 +36,6 @@ SLOWER, FASTER, NORMAL = "slower", "faster", "normal"
 class RateRequest:
     direction: str  # slower | faster | normal
     step: float = STEP  # how much (unused for normal)
-
-
-def level_rate(level: str) -> float:
-    return LEVEL_RATE.get(level, 1.0)
-
-
-def effective_rate(level: str, setting: float) -> float:
-    """The rate to speak at: the setting, or the level's when it is 0 (by level)."""
-    if not setting:
-        return level_rate(level)
-    return clamp(setting)
-
-
-def clamp(rate: float) -> float:
-    return round(max(MIN_RATE, min(MAX_RATE, float(rate))), 2)
 
 
 def apply(current_rate: float, request: RateRequest, normal: float = 1.0) -> float:

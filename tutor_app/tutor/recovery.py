@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tutor_app.core.protocols import CallEndEngine, MemoryStore
+from tutor_app.memory.ports import MemoryStore
 from tutor_app.tutor import call_end
 from tutor_app.tutor.call_end import CallEndJob
 from tutor_app.tutor.lifecycle import CallOutcome, process_call
+from tutor_app.tutor.ports import CallEndEngine
 
 if TYPE_CHECKING:
     from tutor_app.memory.storage.models import CallRecord

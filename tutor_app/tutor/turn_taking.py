@@ -17,7 +17,7 @@ speech, `min_speech_ms`). At `interrupt_ms` of voice its words so far are transc
 (Whisper told to expect a backchannel); it is a real interruption (playback stops, the
 rest is dropped) when those words ask for the floor (FLOOR_WORDS), when it reaches
 `backchannel_max_ms` of voice, or when it ends with a floor word or more than three
-words (`over_the_tutor`). A short "mm-hm", "yeah", "okay" - at most three words, one of
+words (`over_the_tutor`). A short "mm-hm", "yeah", "okay" - at most three words (`BACKCHANNEL_MAX_WORDS`), one of
 them from BACKCHANNELS (`backchannel_in`: Whisper sometimes puts a word of the tutor's
 residual echo before it), or a hum among more words than its voice can hold - lets the
 tutor go on at full volume and is kept in the turn's transcript. A price: a three-word
@@ -52,12 +52,16 @@ BACKCHANNEL_HINTS = ("Mm-hmm", "Uh-huh", "Yeah", "Okay", "Right")
 
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
 
+# A backchannel is at most this many words ("Oh, I see"); more, once the speech over the
+# tutor has ended, ask for the floor (`over_the_tutor`).
+BACKCHANNEL_MAX_WORDS = 3
+
 
 def is_backchannel(text: str) -> bool:
     """True for "Mm-hm.", "Yeah!", "Oh, I see", "okay okay"; False for anything with a word
     outside the backchannel list ("Yeah, but wait", "Stop", "Sorry?") or for no words."""
     words = _WORD.findall((text or "").lower())
-    if not words or len(words) > 3:
+    if not words or len(words) > BACKCHANNEL_MAX_WORDS:
         return False
     phrase = f" {' '.join(words)} "
     for known in BACKCHANNEL_PHRASES:
@@ -72,7 +76,7 @@ def backchannel_in(text: str) -> str:
     words that ask for the floor ("Yeah, but wait", "Okay, sorry")."""
     words = [w.strip(".,!?;:\"'") for w in (text or "").split()]
     words = [w for w in words if w]
-    if not words or len(words) > 3 or any(w.lower() in FLOOR_WORDS for w in words):
+    if not words or len(words) > BACKCHANNEL_MAX_WORDS or any(w.lower() in FLOOR_WORDS for w in words):
         return ""
     if is_backchannel(text):
         return " ".join(words)
@@ -121,7 +125,7 @@ def over_the_tutor(text: str, tutor_said: str, voiced_ms: float, so_far: bool = 
         return INTERRUPTION
     if backchannel_heard(text, voiced_ms):
         return BACKCHANNEL
-    return INTERRUPTION if len(words) > 3 and not so_far else NOTHING
+    return INTERRUPTION if len(words) > BACKCHANNEL_MAX_WORDS and not so_far else NOTHING
 
 
 def backchannel_heard(text: str, voiced_ms: float) -> str:

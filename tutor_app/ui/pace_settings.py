@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLabel
 
 from tutor_app.tutor.pauses import LEVEL_THINKING_MS
-from tutor_app.tutor.rate import LEVEL_RATE
+from tutor_app.speech.speaking_rate import LEVEL_RATE
 
 RATES = ((0.0, "By my level"), (0.7, "Much slower"), (0.85, "Slower"), (1.0, "Normal"),
          (1.15, "Faster"), (1.3, "Much faster"))

@@ -156,8 +156,8 @@ class UiServices:
 
     @classmethod
     def from_app(cls, app) -> "UiServices":
+        from tutor_app.llm.recommend import recommend_llm
         from tutor_app.registry.install import install
-        from tutor_app.registry.recommend import recommend_llm
         from tutor_app.ui.memory_source import StoreMemorySource
 
         def registry():

@@ -23,8 +23,8 @@ from tutor_app.memory.storage.schema import load_meta, utcnow
 if TYPE_CHECKING:
     import numpy as np
 
+    from tutor_app.core.protocols import Embedder
     from tutor_app.core.types import EmotionScore
-    from tutor_app.memory.embedder import TextEmbedder
     from tutor_app.memory.storage.index import ProfileIndex
 
 # CALIBRATION (all-MiniLM-L6-v2): `tutor-app bench memory --calibrate` grid-searches
@@ -132,7 +132,7 @@ def _semantic(idx: "ProfileIndex", r: _Relevance, limit: int, reason: str = "sem
     return out
 
 
-def search(idx: "ProfileIndex", embedder: "TextEmbedder", profile: str, query: str, k: int = 5,
+def search(idx: "ProfileIndex", embedder: "Embedder", profile: str, query: str, k: int = 5,
            now: datetime | None = None) -> list[MemoryHit]:
     """Hybrid search only (no slots/emotion); what `memory search` shows."""
     if not query.strip():
@@ -143,7 +143,7 @@ def search(idx: "ProfileIndex", embedder: "TextEmbedder", profile: str, query: s
         return _hits(profile, idx, found)
 
 
-def recall(idx: "ProfileIndex", embedder: "TextEmbedder", profile: str, query: str,
+def recall(idx: "ProfileIndex", embedder: "Embedder", profile: str, query: str,
            emotions: "Sequence[EmotionScore] | None" = None, k: int = 3, now: datetime | None = None,
            context: str = "", query_vector: "np.ndarray | None" = None, gate: bool = True) -> RecallResult:
     """Memories for this turn from the profile's index. `context` (e.g. the previous

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from lancedb.db import DBConnection
     from lancedb.table import Table
 
-    from tutor_app.memory.embedder import TextEmbedder
+    from tutor_app.core.protocols import Embedder
     from tutor_app.memory.storage.index import ProfileIndex
 
 log = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ def _table_names(conn: DBConnection) -> list[str]:
 
 
 class MemoryDB:
-    def __init__(self, db_dir: Path, embedder: TextEmbedder) -> None:
+    def __init__(self, db_dir: Path, embedder: Embedder) -> None:
         self.db_dir = Path(db_dir)
         self.embedder = embedder
         self.dim = int(embedder.dim)

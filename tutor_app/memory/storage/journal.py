@@ -15,9 +15,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tutor_app.paths import PURGE_JOURNAL
+
 log = logging.getLogger(__name__)
 
-JOURNAL_NAME = "pending-purges.json"
 
 
 @dataclass
@@ -33,7 +34,7 @@ class PurgeJob:
 
 
 def journal_path(db_dir: Path) -> Path:
-    return Path(db_dir) / JOURNAL_NAME
+    return Path(db_dir) / PURGE_JOURNAL
 
 
 KINDS = ("memory", "clear", "tables")

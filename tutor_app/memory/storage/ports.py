@@ -2,7 +2,7 @@
 
 Profile merge (profile/merge.py) and deletion (storage/purge.py) take the store as a
 parameter typed with one of these, so they never import store.py back (no cycle);
-retrieval takes only the index and an embedder (embedder.TextEmbedder). Each protocol lists exactly what
+retrieval takes only the index and an embedder (core.protocols.Embedder). Each protocol lists exactly what
 its module calls; `ProfileMemory` satisfies them.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from tutor_app.memory.embedder import TextEmbedder
+    from tutor_app.core.protocols import Embedder
     from tutor_app.memory.storage.db import MemoryDB
     from tutor_app.memory.storage.index import ProfileIndex
     from tutor_app.memory.storage.models import CallRecord, Memory, Message
@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 class MergeStore(Protocol):
     """merge.py: the current memories, adding one, keeping an old value as history."""
 
-    @property  # read-only: a store typed with a richer embedder (core.protocols.Embedder) fits
-    def embedder(self) -> TextEmbedder: ...
+    @property  # read-only: a store whose embedder is a subtype of Embedder fits
+    def embedder(self) -> Embedder: ...
 
     def add(self, text: str, *, category: str = "", memory_type: str = "semantic", importance: float = 0.5,
             source: str = "manual", session_id: str = "", meta: dict[str, Any] | None = None) -> "Memory": ...

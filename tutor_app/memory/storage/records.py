@@ -13,7 +13,7 @@ from tutor_app.memory.storage import schema as S
 from tutor_app.memory.storage.models import CallRecord, Message
 
 if TYPE_CHECKING:
-    from tutor_app.memory.embedder import TextEmbedder
+    from tutor_app.core.protocols import Embedder
     from tutor_app.memory.storage.db import MemoryDB
 
 log = logging.getLogger("tutor_app.memory.storage.store")
@@ -42,7 +42,7 @@ def parse_emotion_column(value: str) -> tuple[str, float | None]:
 class Records:
     """The messages and calls of one profile: every read and write carries it."""
 
-    def __init__(self, db: MemoryDB, profile: str, embedder: TextEmbedder) -> None:
+    def __init__(self, db: MemoryDB, profile: str, embedder: Embedder) -> None:
         self._db = db
         self.profile = profile
         self.embedder = embedder

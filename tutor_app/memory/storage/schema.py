@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from tutor_app.errors import TutorError
+from tutor_app.paths import MAX_PROFILE_CHARS
 
 SCHEMA_VERSION = 1
 META_VERSION = b"tutor.schema_version"
@@ -27,8 +28,6 @@ SOURCES = ("gate", "trigger", "extraction", "manual", "import")
 MAX_TEXT_BYTES = 8 * 1024  # a memory is a sentence or a short paragraph, not a document
 MAX_MESSAGE_BYTES = 256 * 1024  # a transcript line is kept in full, even a 5,000-word turn
 MAX_META_BYTES = 16 * 1024
-MAX_PROFILE_CHARS = 200
-MAX_SESSION_CHARS = 100  # a session id names a file (live/<id>.lease): bounded well below NAME_MAX
 
 
 class NewerSchemaError(TutorError):
@@ -59,16 +58,8 @@ def check_text(text: Any, what: str = "memory text", limit: int = MAX_TEXT_BYTES
 
 def check_profile(profile: Any) -> str:
     if not isinstance(profile, str) or not profile.strip() or len(profile) > MAX_PROFILE_CHARS:
-        raise TutorError("profile name must be 1-200 characters")
+        raise TutorError(f"profile name must be 1-{MAX_PROFILE_CHARS} characters")
     return profile
-
-
-def check_session_id(session_id: Any) -> str:
-    """A session id a learner gives (`--session`): short, printable, no path separators."""
-    if (not isinstance(session_id, str) or not session_id.strip() or len(session_id) > MAX_SESSION_CHARS
-            or not session_id.isprintable() or "/" in session_id or "\\" in session_id):
-        raise TutorError(f"a session id must be 1-{MAX_SESSION_CHARS} printable characters without '/' or '\\'")
-    return session_id
 
 
 def check_importance(value: Any) -> float:

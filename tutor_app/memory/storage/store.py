@@ -28,8 +28,8 @@ from tutor_app.memory.storage.records import Records, new_id
 if TYPE_CHECKING:
     import numpy as np
 
+    from tutor_app.core.protocols import Embedder
     from tutor_app.core.types import EmotionScore
-    from tutor_app.memory.embedder import TextEmbedder
 
 log = logging.getLogger(__name__)
 
@@ -374,7 +374,7 @@ class ProfileMemory:
         self._closed = True
 
 
-def open_store(db_dir: Path, embedder: TextEmbedder, profile: str, footprints: Sequence[Any] = ()) -> ProfileMemory:
+def open_store(db_dir: Path, embedder: Embedder, profile: str, footprints: Sequence[Any] = ()) -> ProfileMemory:
     """Open (or create) the memory database in `db_dir` and bind it to `profile`; a
     deletion an earlier run did not finish is finished first. `footprints`: the learner's
     text kept elsewhere (purge.Footprint), which every deletion reaches too."""

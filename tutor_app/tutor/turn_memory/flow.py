@@ -20,8 +20,8 @@ from tutor_app.tutor.turn_memory.history import SelectiveHistory, selective_hist
 from tutor_app.tutor.turn_memory.stm import ShortTermStore
 
 if TYPE_CHECKING:
-    from tutor_app.core.protocols import MemoryStore
     from tutor_app.core.types import EmotionScore
+    from tutor_app.memory.ports import MemoryStore
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from tutor_app.memory.storage.models import Message
 
 if TYPE_CHECKING:
-    from tutor_app.core.protocols import MemoryStore
+    from tutor_app.memory.ports import MemoryStore
 
 log = logging.getLogger(__name__)
 

@@ -5,8 +5,12 @@ Models page (its `summary`: one line naming the machine, the model and its size)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tutor_app.llm.offload import GPU_MARGIN_MB, Hardware
+
+if TYPE_CHECKING:
+    from tutor_app.registry.manifest import ModelRegistry, ModelSpec
 
 CPU_MB_PER_CORE = 350  # on the CPU, speed limits size: about this much model per core keeps
 # replies at conversational speed (the bundled 94 MB model: ~50 tokens/s on one core here)
@@ -20,7 +24,7 @@ class Recommendation:
     summary: str = ""  # for the learner, e.g. "16 GB RAM free, no usable GPU, 8 CPU cores: ..."
 
 
-def recommend_llm(registry, hw: Hardware | None = None) -> Recommendation:
+def recommend_llm(registry: ModelRegistry, hw: Hardware | None = None) -> Recommendation:
     hw = hw or Hardware.this_machine()
     models = sorted((s for s in registry.for_role("llm-local")), key=lambda s: s.size_mb)
     fallback = next((s for s in models if s.default), models[0])
@@ -53,7 +57,7 @@ def recommend_llm(registry, hw: Hardware | None = None) -> Recommendation:
                           f"{machine}: {_model(best)} runs at a usable speed on the CPU")
 
 
-def _model(spec) -> str:
+def _model(spec: ModelSpec) -> str:
     size = f"{spec.size_mb:.0f} MB" if spec.size_mb < 1000 else f"{spec.size_mb / 1000:.1f} GB"
     return f"{'the bundled ' if spec.default else ''}{spec.name} ({size})"
 
