@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.settings import Settings
 from tutor_app.settings_store import SettingsStore, store_for
 from tutor_app.startup import warm_service
@@ -171,15 +172,15 @@ class UiServices:
 
         def warm_up_steps() -> list[WarmStep]:
             return [
-                ("speech recognition", lambda: warm_service(app.stt)),
-                ("voice", lambda: warm_service(app.tts)),
-                ("emotion reader", lambda: warm_service(app.emotion)),
-                ("memory", lambda: (warm_service(app.embedder), app.memory)),
+                (QT_TRANSLATE_NOOP("Startup", "speech recognition"), lambda: warm_service(app.stt)),
+                (QT_TRANSLATE_NOOP("Startup", "voice"), lambda: warm_service(app.tts)),
+                (QT_TRANSLATE_NOOP("Startup", "emotion reader"), lambda: warm_service(app.emotion)),
+                (QT_TRANSLATE_NOOP("Startup", "memory"), lambda: (warm_service(app.embedder), app.memory)),
                 # The cloud client too (its SDK import takes seconds): the greeting's follow-up
                 # question and the first turn need not pay it; a local model loads in the call.
-                ("tutor model", lambda: warm_service(getattr(app.chat_model, "primary", None))),
+                (QT_TRANSLATE_NOOP("Startup", "tutor model"), lambda: warm_service(getattr(app.chat_model, "primary", None))),
                 # The tutor is ready; unfinished calls of earlier runs finish in the background.
-                ("tutor", lambda: (app.engine, app.recover_calls())),
+                (QT_TRANSLATE_NOOP("Startup", "tutor"), lambda: (app.engine, app.recover_calls())),
             ]
 
         def memory(profile: str):

@@ -1,0 +1,1140 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="ko_KR">
+  <context>
+    <name>Banner</name>
+    <message>
+      <location filename="../banner.py" line="14" />
+      <source>No microphone</source>
+      <translation>마이크 없음</translation>
+    </message>
+    <message>
+      <location filename="../banner.py" line="15" />
+      <source>No speaker</source>
+      <translation>스피커 없음</translation>
+    </message>
+    <message>
+      <location filename="../banner.py" line="16" />
+      <source>Audio device lost</source>
+      <translation>오디오 장치 연결 끊김</translation>
+    </message>
+    <message>
+      <location filename="../banner.py" line="17" />
+      <source>API key rejected</source>
+      <translation>API 키가 거부됐어요</translation>
+    </message>
+    <message>
+      <location filename="../banner.py" line="18" />
+      <source>Offline: using the local tutor model</source>
+      <translation>오프라인: 이 컴퓨터의 튜터 모델을 써요</translation>
+    </message>
+    <message>
+      <location filename="../banner.py" line="19" />
+      <source>Tutor model problem</source>
+      <translation>튜터 모델 문제</translation>
+    </message>
+    <message>
+      <location filename="../banner.py" line="20" />
+      <source>Voice problem</source>
+      <translation>음성 문제</translation>
+    </message>
+    <message>
+      <location filename="../banner.py" line="21" />
+      <source>Models missing</source>
+      <translation>모델 없음</translation>
+    </message>
+    <message>
+      <location filename="../banner.py" line="41" />
+      <source>Notice</source>
+      <translation>알림</translation>
+    </message>
+    <message>
+      <location filename="../banner.py" line="56" />
+      <source>Dismiss notice</source>
+      <translation>알림 닫기</translation>
+    </message>
+  </context>
+  <context>
+    <name>Bubble</name>
+    <message>
+      <location filename="../transcript.py" line="28" />
+      <source>You</source>
+      <translation>나</translation>
+    </message>
+    <message>
+      <location filename="../transcript.py" line="28" />
+      <source>Tutor</source>
+      <translation>튜터</translation>
+    </message>
+    <message>
+      <location filename="../transcript.py" line="81" />
+      <source>interrupted: you started speaking</source>
+      <translation>중단됨: 내가 말하기 시작했어요</translation>
+    </message>
+  </context>
+  <context>
+    <name>CallView</name>
+    <message>
+      <location filename="../call_view.py" line="30" />
+      <source>Listening</source>
+      <translation>듣는 중</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="30" />
+      <source>Thinking…</source>
+      <translation>생각 중…</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="31" />
+      <source>Speaking</source>
+      <translation>말하는 중</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="31" />
+      <source>Muted</source>
+      <translation>음소거</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="32" />
+      <source>Call ended</source>
+      <translation>통화 종료</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="34" />
+      <source>Press the green button (or Space) and say hello.
+Your tutor listens, answers out loud and gently corrects you.
+Can't talk right now? Type below: a text chat, the microphone stays off.</source>
+      <translation>초록 버튼(또는 Space)을 누르고 인사해 보세요.
+튜터가 듣고, 소리 내어 대답하고, 부드럽게 고쳐 줘요.
+지금 말하기 어렵나요? 아래에 입력하세요. 문자 대화라 마이크는 꺼져 있어요.</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="37" />
+      <source>a caring check-in</source>
+      <translation>안부 확인</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="38" />
+      <source>safety message: help is available</source>
+      <translation>안전 안내: 도움을 받을 수 있어요</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="93" />
+      <source>Tutor state</source>
+      <translation>튜터 상태</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="96" />
+      <source>Your current emotion</source>
+      <translation>지금 내 감정</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="112" />
+      <source>Mute microphone</source>
+      <translation>마이크 음소거</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="119" />
+      <source>Microphone</source>
+      <translation>마이크</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="130" />
+      <source>Tutor model</source>
+      <translation>튜터 모델</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="143" />
+      <source>Off the record</source>
+      <translation>기록하지 않기</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="145" />
+      <source>Off the record: nothing from this call is remembered</source>
+      <translation>기록하지 않기: 이 통화 내용은 기억하지 않아요</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="146" />
+      <source>Nothing from this call goes into your tutor's memory.</source>
+      <translation>이 통화 내용은 튜터의 기억에 남지 않아요.</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="161" />
+      <source>Type a message</source>
+      <translation>메시지 입력</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="165" />
+      <source>Send message</source>
+      <translation>메시지 보내기</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="166" />
+      <source>Send (Enter)</source>
+      <translation>보내기 (Enter)</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="241" />
+      <source>Unmute (Space)</source>
+      <translation>음소거 해제 (Space)</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="241" />
+      <source>Mute (Space)</source>
+      <translation>음소거 (Space)</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="279" />
+      <source>The call could not start: %1</source>
+      <translation>통화를 시작하지 못했어요: %1</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="303" />
+      <source>%1. The emotion reader heard: %2 (%3)</source>
+      <translation>%1. 감정 인식 결과: %2 (%3)</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="348" />
+      <source>Start call</source>
+      <translation>통화 시작</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="348" />
+      <source>Cancel call</source>
+      <translation>통화 취소</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="348" />
+      <source>End call</source>
+      <translation>통화 종료</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="349" />
+      <source>Ending call</source>
+      <translation>통화 끝내는 중</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="352" />
+      <source>Almost ready</source>
+      <translation>거의 준비됐어요</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="352" />
+      <source>Ready when you are</source>
+      <translation>준비됐어요</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="353" />
+      <source>Getting ready…</source>
+      <translation>준비 중…</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="355" />
+      <source>Connecting…</source>
+      <translation>연결 중…</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="355" />
+      <source>Loading the tutor…</source>
+      <translation>튜터 불러오는 중…</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="356" />
+      <source>In call</source>
+      <translation>통화 중</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="356" />
+      <source>Ending the call…</source>
+      <translation>통화 끝내는 중…</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="363" />
+      <source>Loading the speech and tutor models. You can start now; the tutor answers once they are loaded.</source>
+      <translation>음성 모델과 튜터 모델을 불러오는 중이에요. 지금 시작해도 돼요. 다 불러오면 튜터가 대답해요.</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="366" />
+      <source>this call will not be remembered</source>
+      <translation>이 통화는 기억하지 않아요</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="367" />
+      <source>memory is paused</source>
+      <translation>기억 일시 중지됨</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="368" />
+      <source>your tutor remembers what you share</source>
+      <translation>튜터가 나눈 이야기를 기억해요</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="369" />
+      <source>Space: start · Esc: end · %1</source>
+      <translation>Space: 시작 · Esc: 종료 · %1</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="398" />
+      <source> · the offline tutor is answering (connection slow)</source>
+      <translation> · 연결이 느려 오프라인 튜터가 대답하고 있어요</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="409" />
+      <source>off (text chat)</source>
+      <translation>꺼짐 (문자 대화)</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="410" />
+      <source>not available</source>
+      <translation>사용할 수 없음</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="411" />
+      <source>muted</source>
+      <translation>음소거됨</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="412" />
+      <source>listening</source>
+      <translation>듣는 중</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="412" />
+      <source>starting…</source>
+      <translation>시작하는 중…</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="413" />
+      <source>Mic: %1</source>
+      <translation>마이크: %1</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="414" />
+      <source>Microphone: %1</source>
+      <translation>마이크: %1</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="423" />
+      <source>Type a message: it is added to the call</source>
+      <translation>메시지를 입력하세요. 통화에 함께 들어가요</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="425" />
+      <source>Type a message: a text chat, the microphone stays off</source>
+      <translation>메시지를 입력하세요. 문자 대화라 마이크는 꺼져 있어요</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="427" />
+      <source>Text chat: the microphone is off · Esc: end</source>
+      <translation>문자 대화: 마이크 꺼짐 · Esc: 종료</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="428" />
+      <source>Space: mute / unmute · Esc: end call</source>
+      <translation>Space: 음소거 / 해제 · Esc: 통화 종료</translation>
+    </message>
+    <message>
+      <location filename="../call_view.py" line="429" />
+      <source> · off the record</source>
+      <translation> · 기록하지 않음</translation>
+    </message>
+  </context>
+  <context>
+    <name>Charts</name>
+    <message>
+      <location filename="../charts.py" line="68" />
+      <source>Emotion over the call</source>
+      <translation>통화 중 감정 변화</translation>
+    </message>
+    <message>
+      <location filename="../charts.py" line="73" />
+      <source>no turns</source>
+      <translation>대화 없음</translation>
+    </message>
+    <message>
+      <location filename="../charts.py" line="74" />
+      <source>What the emotion reader heard in each turn:</source>
+      <translation>대화마다 감정 인식 결과:</translation>
+    </message>
+    <message>
+      <location filename="../charts.py" line="119" />
+      <source>No emotion readings in this call</source>
+      <translation>이 통화에는 감정 인식 결과가 없어요</translation>
+    </message>
+    <message>
+      <location filename="../charts.py" line="173" />
+      <source>Progress over calls</source>
+      <translation>통화별 발전</translation>
+    </message>
+    <message>
+      <location filename="../charts.py" line="185" />
+      <source>Your progress appears here after your first call</source>
+      <translation>첫 통화를 마치면 여기에 발전 기록이 보여요</translation>
+    </message>
+  </context>
+  <context>
+    <name>Dates</name>
+    <message>
+      <location filename="../page.py" line="140" />
+      <location filename="../report_view.py" line="289" />
+      <source>dd MMM</source>
+      <translation>M월 d일</translation>
+    </message>
+    <message>
+      <location filename="../page.py" line="141" />
+      <source>dd MMM yyyy</source>
+      <translation>yyyy년 M월 d일</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="31" />
+      <source>ddd dd MMM, HH:mm</source>
+      <translation>M월 d일 (ddd) HH:mm</translation>
+    </message>
+  </context>
+  <context>
+    <name>Feeling</name>
+    <message>
+      <location filename="../emotion_words.py" line="28" />
+      <source>you sound happy</source>
+      <translation>즐거워 보여요</translation>
+    </message>
+    <message>
+      <location filename="../emotion_words.py" line="29" />
+      <source>you sound curious</source>
+      <translation>궁금해 보여요</translation>
+    </message>
+    <message>
+      <location filename="../emotion_words.py" line="30" />
+      <source>you sound unsure</source>
+      <translation>자신 없어 보여요</translation>
+    </message>
+    <message>
+      <location filename="../emotion_words.py" line="31" />
+      <source>you sound upset</source>
+      <translation>속상해 보여요</translation>
+    </message>
+    <message>
+      <location filename="../emotion_words.py" line="32" />
+      <source>you sound a bit down</source>
+      <translation>조금 우울해 보여요</translation>
+    </message>
+    <message>
+      <location filename="../emotion_words.py" line="33" />
+      <source>you sound calm</source>
+      <translation>차분해 보여요</translation>
+    </message>
+  </context>
+  <context>
+    <name>HistoryView</name>
+    <message>
+      <location filename="../report_view.py" line="257" />
+      <source>Progress</source>
+      <translation>발전 기록</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="265" />
+      <source>Bars: how long you spoke. Line: words per minute.</source>
+      <translation>막대: 말한 시간. 선: 분당 단어 수.</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="269" />
+      <location filename="../report_view.py" line="272" />
+      <source>Past calls</source>
+      <translation>지난 통화</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="298" />
+      <source>%1  ·  %2 min  ·  %3 wpm</source>
+      <translation>%1  ·  %2분  ·  분당 %3단어</translation>
+    </message>
+  </context>
+  <context>
+    <name>MainWindow</name>
+    <message>
+      <location filename="../main_window.py" line="28" />
+      <source>Call</source>
+      <translation>통화</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="28" />
+      <source>Progress</source>
+      <translation>발전 기록</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="29" />
+      <source>Practice</source>
+      <translation>연습</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="29" />
+      <source>Memory</source>
+      <translation>기억</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="30" />
+      <source>Models</source>
+      <translation>모델</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="42" />
+      <source>English speaking practice</source>
+      <translation>영어 말하기 연습</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="92" />
+      <location filename="../main_window.py" line="246" />
+      <source>Getting ready…</source>
+      <translation>준비 중…</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="100" />
+      <source>Loading models</source>
+      <translation>모델 불러오는 중</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="136" />
+      <source>Settings</source>
+      <translation>설정</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="207" />
+      <source>Open settings</source>
+      <translation>설정 열기</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="209" />
+      <location filename="../main_window.py" line="276" />
+      <location filename="../main_window.py" line="281" />
+      <source>Open models</source>
+      <translation>모델 열기</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="236" />
+      <source>Profile: %1</source>
+      <translation>프로필: %1</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="237" />
+      <source> · memory paused</source>
+      <translation> · 기억 일시 중지됨</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="264" />
+      <source>Getting ready: %1…</source>
+      <translation>준비 중: %1…</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="265" />
+      <location filename="../main_window.py" line="278" />
+      <location filename="../main_window.py" line="291" />
+      <source>Ready</source>
+      <translation>준비 완료</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="270" />
+      <source>Install the missing models (Models page) to talk with your tutor.</source>
+      <translation>튜터와 이야기하려면 없는 모델을 설치하세요 (모델 페이지).</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="273" />
+      <source>Models missing</source>
+      <translation>모델 없음</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="275" />
+      <source>install %1 to start talking. It works offline and takes a minute.</source>
+      <translation>대화를 시작하려면 %1을(를) 설치하세요. 오프라인으로 작동하고 1분쯤 걸려요.</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="279" />
+      <source>Some models are missing</source>
+      <translation>일부 모델이 없어요</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="280" />
+      <source>%1: the tutor works without them, with less to offer.</source>
+      <translation>%1: 없어도 튜터는 작동하지만 기능이 줄어요.</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="285" />
+      <source>Ready, with problems</source>
+      <translation>준비 완료 (문제 있음)</translation>
+    </message>
+    <message numerus="yes">
+      <location filename="../main_window.py" line="288" />
+      <source> (and %n more)</source>
+      <translation>
+        <numerusform> (외 %n건)</numerusform>
+      </translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="305" />
+      <source>Your last call ended unexpectedly</source>
+      <translation>지난 통화가 갑자기 끝났어요</translation>
+    </message>
+    <message numerus="yes">
+      <location filename="../main_window.py" line="306" />
+      <source>Your last %n calls ended unexpectedly</source>
+      <translation>
+        <numerusform>지난 통화 %n건이 갑자기 끝났어요</numerusform>
+      </translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="307" />
+      <source>its report is ready</source>
+      <translation>리포트가 준비됐어요</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="307" />
+      <source>their reports are ready</source>
+      <translation>리포트가 준비됐어요</translation>
+    </message>
+    <message>
+      <location filename="../main_window.py" line="308" />
+      <source>Open report</source>
+      <translation>리포트 열기</translation>
+    </message>
+  </context>
+  <context>
+    <name>ReportView</name>
+    <message>
+      <location filename="../report_view.py" line="88" />
+      <source>Call report</source>
+      <translation>통화 리포트</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="97" />
+      <source>call length (min)</source>
+      <translation>통화 시간 (분)</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="98" />
+      <location filename="../report_view.py" line="144" />
+      <source>you spoke (min)</source>
+      <translation>내가 말한 시간 (분)</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="99" />
+      <source>words per minute</source>
+      <translation>분당 단어 수</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="100" />
+      <source>words you said</source>
+      <translation>내가 말한 단어 수</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="105" />
+      <source>How you felt</source>
+      <translation>나의 감정</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="112" />
+      <source>Corrections</source>
+      <translation>교정</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="117" />
+      <source>Fluency</source>
+      <translation>유창성</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="120" />
+      <source>Words the tutor had trouble hearing (the recogniser's confidence, not a pronunciation score):</source>
+      <translation>튜터가 알아듣기 어려웠던 단어 (발음 점수가 아니라 음성 인식의 확신도예요):</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="127" />
+      <source>New words</source>
+      <translation>새 단어</translation>
+    </message>
+    <message numerus="yes">
+      <location filename="../report_view.py" line="140" />
+      <source> · %n turn(s)</source>
+      <translation>
+        <numerusform> · 대화 %n번</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <location filename="../report_view.py" line="141" />
+      <source> · %n with memory paused, not in this report</source>
+      <translation>
+        <numerusform> · %n번은 기억 일시 중지 중이라 이 리포트에 없어요</numerusform>
+      </translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="144" />
+      <source>you spoke (min, est.)</source>
+      <translation>내가 말한 시간 (분, 추정)</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="145" />
+      <source>Estimated from typed turns at a typical speaking pace.</source>
+      <translation>입력한 대화를 보통 말하기 속도로 계산한 추정치예요.</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="153" />
+      <source>No corrections this time. Nicely done.</source>
+      <translation>이번에는 고칠 게 없어요. 잘했어요!</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="164" />
+      <source>No new words in this call.</source>
+      <translation>이 통화에는 새 단어가 없어요.</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="168" />
+      <source>Corrections and words picked by your tutor.</source>
+      <translation>튜터가 고른 교정과 단어예요.</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="169" />
+      <source>Picked by the offline tutor model: a small model may miss some mistakes, so a short list is not a perfect score.</source>
+      <translation>오프라인 튜터 모델이 골랐어요. 작은 모델은 실수를 놓칠 수 있어서, 목록이 짧다고 만점은 아니에요.</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="171" />
+      <source>New words are a rough pick (the tutor model gave no review).</source>
+      <translation>새 단어는 대략 고른 거예요 (튜터 모델의 검토가 없었어요).</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="193" />
+      <source>Measured from spoken turns: this call has none with word timings.</source>
+      <translation>말한 대화로 측정해요. 이 통화에는 단어 시간 정보가 있는 대화가 없어요.</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="196" />
+      <source>%1 words between pauses on average · pauses %2% of your speaking time · %3 words per minute while speaking</source>
+      <translation>쉬지 않고 평균 %1단어 · 말한 시간의 %2%는 쉼 · 말하는 동안 분당 %3단어</translation>
+    </message>
+    <message>
+      <location filename="../report_view.py" line="217" />
+      <source>Over your last %n spoken calls: %1 → %2 words between pauses, pauses %3% → %4% of speaking time.</source>
+      <translation>최근 말하기 통화 %n번: 쉬지 않고 말한 단어 %1 → %2개, 쉼 %3% → %4%.</translation>
+    </message>
+  </context>
+  <context>
+    <name>SettingsDialog</name>
+    <message>
+      <location filename="../settings_dialog.py" line="26" />
+      <source>American (US)</source>
+      <translation>미국식 (US)</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="26" />
+      <source>British (UK)</source>
+      <translation>영국식 (UK)</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="26" />
+      <source>Australian (AU)</source>
+      <translation>호주식 (AU)</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="27" />
+      <source>Beginner</source>
+      <translation>초급</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="27" />
+      <source>Intermediate</source>
+      <translation>중급</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="27" />
+      <source>Advanced</source>
+      <translation>고급</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="29" />
+      <source>Automatic: Claude when a key is set, else offline</source>
+      <translation>자동: 키가 있으면 Claude, 없으면 오프라인</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="29" />
+      <source>Claude (cloud)</source>
+      <translation>Claude (클라우드)</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="30" />
+      <source>Offline model on this computer</source>
+      <translation>이 컴퓨터의 오프라인 모델</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="32" />
+      <source>Automatic (GPU when available)</source>
+      <translation>자동 (가능하면 GPU)</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="32" />
+      <source>CPU</source>
+      <translation>CPU</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="32" />
+      <source>GPU (CUDA)</source>
+      <translation>GPU (CUDA)</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="33" />
+      <source>Same as the system</source>
+      <translation>시스템 언어</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="34" />
+      <source>System default</source>
+      <translation>시스템 기본값</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="64" />
+      <source>Settings</source>
+      <translation>설정</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="69" />
+      <source>Tutor</source>
+      <translation>튜터</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="70" />
+      <source>Audio</source>
+      <translation>오디오</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="71" />
+      <source>Tutor model</source>
+      <translation>튜터 모델</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="72" />
+      <source>Speech</source>
+      <translation>음성 인식</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="73" />
+      <source>Data</source>
+      <translation>데이터</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="98" />
+      <location filename="../settings_dialog.py" line="102" />
+      <source>Accent</source>
+      <translation>억양</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="99" />
+      <location filename="../settings_dialog.py" line="103" />
+      <source>Level</source>
+      <translation>수준</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="100" />
+      <location filename="../settings_dialog.py" line="104" />
+      <source>Topic</source>
+      <translation>주제</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="105" />
+      <source>The tutor speaks with this accent, at this level, and steers the conversation towards the topic.</source>
+      <translation>튜터가 이 억양과 수준으로 말하고, 대화를 이 주제로 이끌어요.</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="113" />
+      <source>Interface language</source>
+      <translation>화면 언어</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="114" />
+      <source>Language</source>
+      <translation>언어</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="115" />
+      <source>Used from the next start of Tutor.</source>
+      <translation>Tutor를 다시 시작하면 적용돼요.</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="125" />
+      <location filename="../settings_dialog.py" line="127" />
+      <source>Microphone</source>
+      <translation>마이크</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="126" />
+      <location filename="../settings_dialog.py" line="128" />
+      <source>Speaker</source>
+      <translation>스피커</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="130" />
+      <source>Test: record 3 s and play back</source>
+      <translation>테스트: 3초 녹음 후 재생</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="131" />
+      <source>Test microphone and speaker</source>
+      <translation>마이크와 스피커 테스트</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="138" />
+      <source>Automatic: headset or speakers, from your device's name</source>
+      <translation>자동: 장치 이름으로 헤드셋/스피커 판단</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="139" />
+      <source>Headset: you can interrupt the tutor at any time</source>
+      <translation>헤드셋: 언제든 튜터의 말을 끊을 수 있어요</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="140" />
+      <source>Laptop speakers: Tutor cancels its own voice, so you can still interrupt it</source>
+      <translation>노트북 스피커: Tutor가 자기 목소리를 지워서 말을 끊을 수 있어요</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="147" />
+      <source>Mode</source>
+      <translation>모드</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="153" />
+      <source>Tutor model backend</source>
+      <translation>튜터 모델 방식</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="154" />
+      <location filename="../settings_dialog.py" line="160" />
+      <source>Claude model</source>
+      <translation>Claude 모델</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="156" />
+      <location filename="../settings_dialog.py" line="161" />
+      <source>Offline model</source>
+      <translation>오프라인 모델</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="157" />
+      <source>Use the offline model when Claude or the local server cannot be reached</source>
+      <translation>Claude나 로컬 서버에 연결할 수 없으면 오프라인 모델 사용</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="159" />
+      <source>Backend</source>
+      <translation>방식</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="165" />
+      <source>Local model server URL</source>
+      <translation>로컬 모델 서버 URL</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="166" />
+      <source>empty: run the offline model in the app (e.g. http://127.0.0.1:11434)</source>
+      <translation>비워 두면 앱 안에서 오프라인 모델 실행 (예: http://127.0.0.1:11434)</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="168" />
+      <source>Local server model name</source>
+      <translation>로컬 서버 모델 이름</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="169" />
+      <source>empty: the server's first model (e.g. qwen2.5:3b)</source>
+      <translation>비워 두면 서버의 첫 번째 모델 (예: qwen2.5:3b)</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="170" />
+      <source>Local server</source>
+      <translation>로컬 서버</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="171" />
+      <source>Server model</source>
+      <translation>서버 모델</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="178" />
+      <source>API key</source>
+      <translation>API 키</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="179" />
+      <source>The key is kept in your system's keyring, never in a file. Calls to Claude send the conversation to Anthropic; the offline model keeps everything here.</source>
+      <translation>키는 파일이 아니라 시스템 키링에 보관해요. Claude와 통화하면 대화가 Anthropic으로 전송되고, 오프라인 모델은 모든 내용을 이 컴퓨터에 둬요.</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="186" />
+      <source>Speech recognition model</source>
+      <translation>음성 인식 모델</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="187" />
+      <source>Speech recognition device</source>
+      <translation>음성 인식 장치</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="189" />
+      <source>Recognition model</source>
+      <translation>인식 모델</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="190" />
+      <source>Runs on</source>
+      <translation>실행 장치</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="193" />
+      <source>Tutor voice</source>
+      <translation>튜터 목소리</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="194" />
+      <source>Preview</source>
+      <translation>미리 듣기</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="195" />
+      <source>Preview the voice</source>
+      <translation>목소리 미리 듣기</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="199" />
+      <source>Voice</source>
+      <translation>목소리</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="202" />
+      <source>A new recognition model, device or voice is used from the next start of Tutor; install more models on the Models page.</source>
+      <translation>새 인식 모델, 장치, 목소리는 Tutor를 다시 시작하면 적용돼요. 모델 페이지에서 더 설치할 수 있어요.</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="209" />
+      <source>Data folder</source>
+      <translation>데이터 폴더</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="209" />
+      <source>Open the data folder</source>
+      <translation>데이터 폴더 열기</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="210" />
+      <source>Models folder</source>
+      <translation>모델 폴더</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="210" />
+      <source>Open the models folder</source>
+      <translation>모델 폴더 열기</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="211" />
+      <source>Settings file</source>
+      <translation>설정 파일</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="222" />
+      <source>Open</source>
+      <translation>열기</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="227" />
+      <source>Everything Tutor knows about you stays in the data folder on this computer. Nothing is sent anywhere else; there is no telemetry.</source>
+      <translation>Tutor가 아는 내 정보는 모두 이 컴퓨터의 데이터 폴더에 있어요. 다른 곳으로 보내지 않고, 사용 통계도 수집하지 않아요.</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="241" />
+      <source>No audio devices: %1</source>
+      <translation>오디오 장치 없음: %1</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="243" />
+      <source>This computer: %1</source>
+      <translation>이 컴퓨터: %1</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="265" />
+      <source>%1 (not connected)</source>
+      <translation>%1 (연결 안 됨)</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="268" />
+      <source>No microphone found. You can still type to your tutor.</source>
+      <translation>마이크가 없어요. 튜터에게 입력해서 대화할 수 있어요.</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="281" />
+      <source>Test failed: %1</source>
+      <translation>테스트 실패: %1</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="288" />
+      <source>Voice preview is not available.</source>
+      <translation>목소리 미리 듣기를 쓸 수 없어요.</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="291" />
+      <source>Speaking…</source>
+      <translation>말하는 중…</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="300" />
+      <source>Preview failed: %1</source>
+      <translation>미리 듣기 실패: %1</translation>
+    </message>
+    <message>
+      <location filename="../settings_dialog.py" line="352" />
+      <source>Not saved: %1</source>
+      <translation>저장하지 못했어요: %1</translation>
+    </message>
+  </context>
+  <context>
+    <name>Startup</name>
+    <message>
+      <location filename="../services.py" line="175" />
+      <source>speech recognition</source>
+      <translation>음성 인식</translation>
+    </message>
+    <message>
+      <location filename="../services.py" line="176" />
+      <source>voice</source>
+      <translation>목소리</translation>
+    </message>
+    <message>
+      <location filename="../services.py" line="177" />
+      <source>emotion reader</source>
+      <translation>감정 인식</translation>
+    </message>
+    <message>
+      <location filename="../services.py" line="178" />
+      <source>memory</source>
+      <translation>기억</translation>
+    </message>
+    <message>
+      <location filename="../services.py" line="181" />
+      <source>tutor model</source>
+      <translation>튜터 모델</translation>
+    </message>
+    <message>
+      <location filename="../services.py" line="183" />
+      <source>tutor</source>
+      <translation>튜터</translation>
+    </message>
+  </context>
+  <context>
+    <name>TranscriptView</name>
+    <message>
+      <location filename="../transcript.py" line="94" />
+      <source>Conversation transcript</source>
+      <translation>대화 기록</translation>
+    </message>
+  </context>
+  <context>
+    <name>_CorrectionRow</name>
+    <message>
+      <location filename="../report_view.py" line="239" />
+      <source>Correction: %1 becomes %2</source>
+      <translation>교정: %1 → %2</translation>
+    </message>
+  </context>
+</TS>
