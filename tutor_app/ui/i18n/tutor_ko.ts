@@ -2,6 +2,112 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="ko_KR">
   <context>
+    <name>ApiKeyField</name>
+    <message>
+      <location filename="../api_key_field.py" line="26" />
+      <source>Anthropic API key</source>
+      <translation>Anthropic API 키</translation>
+    </message>
+    <message>
+      <location filename="../api_key_field.py" line="29" />
+      <source>Test key</source>
+      <translation>키 테스트</translation>
+    </message>
+    <message>
+      <location filename="../api_key_field.py" line="31" />
+      <source>Remove</source>
+      <translation>삭제</translation>
+    </message>
+    <message>
+      <location filename="../api_key_field.py" line="33" />
+      <source>Remove the stored API key</source>
+      <translation>저장된 API 키 삭제</translation>
+    </message>
+    <message>
+      <location filename="../api_key_field.py" line="51" />
+      <source>•••••••••••• (stored in the keyring; type to replace)</source>
+      <translation>•••••••••••• (키링에 저장됨. 바꾸려면 입력하세요)</translation>
+    </message>
+    <message>
+      <location filename="../api_key_field.py" line="52" />
+      <source>A key is stored in the system keyring.</source>
+      <translation>시스템 키링에 키가 저장돼 있어요.</translation>
+    </message>
+    <message>
+      <location filename="../api_key_field.py" line="54" />
+      <source>•••••••••••• (kept until Tutor closes; type to replace)</source>
+      <translation>•••••••••••• (Tutor를 닫을 때까지 유지. 바꾸려면 입력하세요)</translation>
+    </message>
+    <message>
+      <location filename="../api_key_field.py" line="55" />
+      <source>Using the key you entered. %1</source>
+      <translation>입력한 키를 쓰고 있어요. %1</translation>
+    </message>
+    <message>
+      <location filename="../api_key_field.py" line="57" />
+      <source>Using the key from the ANTHROPIC_API_KEY environment variable.</source>
+      <translation>ANTHROPIC_API_KEY 환경 변수의 키를 쓰고 있어요.</translation>
+    </message>
+    <message>
+      <location filename="../api_key_field.py" line="60" />
+      <source>No key: the tutor runs offline on this computer.</source>
+      <translation>키 없음: 튜터가 이 컴퓨터에서 오프라인으로 작동해요.</translation>
+    </message>
+    <message>
+      <location filename="../api_key_field.py" line="74" />
+      <source>Testing the key…</source>
+      <translation>키 테스트 중…</translation>
+    </message>
+    <message>
+      <location filename="../api_key_field.py" line="79" />
+      <source>no key to test: paste one first</source>
+      <translation>테스트할 키가 없어요. 먼저 키를 붙여 넣으세요</translation>
+    </message>
+    <message>
+      <location filename="../api_key_field.py" line="88" />
+      <source>Key test failed: %1</source>
+      <translation>키 테스트 실패: %1</translation>
+    </message>
+    <message>
+      <location filename="../api_key_field.py" line="108" />
+      <source>Settings saved. %1</source>
+      <translation>설정을 저장했어요. %1</translation>
+    </message>
+    <message>
+      <location filename="../services.py" line="75" />
+      <source>The key works (%1).</source>
+      <translation>키가 작동해요 (%1).</translation>
+    </message>
+  </context>
+  <context>
+    <name>AudioTest</name>
+    <message>
+      <location filename="../services.py" line="107" />
+      <source>recording: say something</source>
+      <translation>녹음 중: 뭐라도 말해 보세요</translation>
+    </message>
+    <message>
+      <location filename="../services.py" line="111" />
+      <source>playing it back</source>
+      <translation>다시 재생 중</translation>
+    </message>
+    <message>
+      <location filename="../services.py" line="114" />
+      <source>done</source>
+      <translation>완료</translation>
+    </message>
+    <message>
+      <location filename="../services.py" line="116" />
+      <source>The microphone recorded silence: check that it is not muted.</source>
+      <translation>마이크에 아무 소리도 녹음되지 않았어요. 음소거돼 있지 않은지 확인하세요.</translation>
+    </message>
+    <message>
+      <location filename="../services.py" line="117" />
+      <source>Done. Did you hear yourself? If not, pick another speaker.</source>
+      <translation>완료. 내 목소리가 들렸나요? 안 들렸다면 다른 스피커를 고르세요.</translation>
+    </message>
+  </context>
+  <context>
     <name>Banner</name>
     <message>
       <location filename="../banner.py" line="14" />
@@ -449,6 +555,14 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
     </message>
   </context>
   <context>
+    <name>LevelMeter</name>
+    <message>
+      <location filename="../level_meter.py" line="21" />
+      <source>Microphone level</source>
+      <translation>마이크 음량</translation>
+    </message>
+  </context>
+  <context>
     <name>MainWindow</name>
     <message>
       <location filename="../main_window.py" line="28" />
@@ -593,6 +707,873 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
       <location filename="../main_window.py" line="308" />
       <source>Open report</source>
       <translation>리포트 열기</translation>
+    </message>
+  </context>
+  <context>
+    <name>MemoryPanel</name>
+    <message>
+      <location filename="../memory_panel.py" line="31" />
+      <location filename="../memory_panel.py" line="57" />
+      <source>Memory</source>
+      <translation>기억</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="31" />
+      <source>Category</source>
+      <translation>분류</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="31" />
+      <source>Source</source>
+      <translation>출처</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="31" />
+      <source>Created</source>
+      <translation>만든 날</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="31" />
+      <source>Last used</source>
+      <translation>마지막 사용</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="32" />
+      <source>All categories</source>
+      <translation>모든 분류</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="58" />
+      <source>Profile</source>
+      <translation>프로필</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="60" />
+      <source>Learner profile</source>
+      <translation>학습자 프로필</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="64" />
+      <source>New</source>
+      <translation>새로 만들기</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="66" />
+      <location filename="../memory_panel.py" line="385" />
+      <source>New profile</source>
+      <translation>새 프로필</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="68" />
+      <location filename="../memory_panel.py" line="398" />
+      <location filename="../memory_panel.py" line="400" />
+      <source>Delete profile</source>
+      <translation>프로필 삭제</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="76" />
+      <source>Pause memory: nothing new is remembered</source>
+      <translation>기억 일시 중지: 새 내용을 기억하지 않아요</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="77" />
+      <source>Pause memory</source>
+      <translation>기억 일시 중지</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="78" />
+      <source>The tutor remembers nothing new until you turn this off</source>
+      <translation>이 설정을 끌 때까지 튜터가 새로운 내용을 기억하지 않아요</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="101" />
+      <source>Search memories…</source>
+      <translation>기억 검색…</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="102" />
+      <source>Search memories</source>
+      <translation>기억 검색</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="107" />
+      <source>Category filter</source>
+      <translation>분류 필터</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="110" />
+      <source>Replaced values</source>
+      <translation>바뀐 이전 값</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="111" />
+      <source>Show older values that newer ones replaced</source>
+      <translation>새 값으로 바뀐 이전 값 보기</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="118" />
+      <source>Memories</source>
+      <translation>기억 목록</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="131" />
+      <source>Edit</source>
+      <translation>수정</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="134" />
+      <location filename="../memory_panel.py" line="336" />
+      <source>Delete</source>
+      <translation>삭제</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="137" />
+      <source>Delete the selected memory</source>
+      <translation>선택한 기억 삭제</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="139" />
+      <source>Export JSON</source>
+      <translation>JSON 내보내기</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="142" />
+      <source>Delete all…</source>
+      <translation>모두 삭제…</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="144" />
+      <source>Delete all memories of this profile</source>
+      <translation>이 프로필의 기억 모두 삭제</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="165" />
+      <source>Export memories</source>
+      <translation>기억 내보내기</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="176" />
+      <source>Memory is not available in this build.</source>
+      <translation>이 버전에서는 기억 기능을 쓸 수 없어요.</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="178" />
+      <source>Loading…</source>
+      <translation>불러오는 중…</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="205" />
+      <source>Memory problem: %1</source>
+      <translation>기억 문제: %1</translation>
+    </message>
+    <message numerus="yes">
+      <location filename="../memory_panel.py" line="214" />
+      <source>%n memories</source>
+      <translation>
+        <numerusform>기억 %n개</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <location filename="../memory_panel.py" line="215" />
+      <source>, %n replaced</source>
+      <translation>
+        <numerusform>, 바뀐 값 %n개</numerusform>
+      </translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="246" />
+      <source>%1  (replaced)</source>
+      <translation>%1  (바뀜)</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="257" />
+      <source>Nothing remembered yet. Talk with your tutor and it will remember what you share: your name, your job, what you are working towards.</source>
+      <translation>아직 기억한 내용이 없어요. 튜터와 이야기하면 이름, 직업, 목표처럼 나눈 이야기를 기억해요.</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="260" />
+      <source>No memory matches.</source>
+      <translation>맞는 기억이 없어요.</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="277" />
+      <source>Searching…</source>
+      <translation>검색 중…</translation>
+    </message>
+    <message numerus="yes">
+      <location filename="../memory_panel.py" line="285" />
+      <source>%n found</source>
+      <translation>
+        <numerusform>%n개 찾음</numerusform>
+      </translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="334" />
+      <source>Delete memory</source>
+      <translation>기억 삭제</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="335" />
+      <source>Forget this?
+
+“%1”
+
+It is erased from this computer.</source>
+      <translation>이 내용을 잊을까요?
+
+“%1”
+
+이 컴퓨터에서 지워져요.</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="337" />
+      <source>Deleted.</source>
+      <translation>삭제했어요.</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="341" />
+      <source>Delete all memories</source>
+      <translation>기억 모두 삭제</translation>
+    </message>
+    <message numerus="yes">
+      <location filename="../memory_panel.py" line="342" />
+      <source>Erase everything the tutor remembers about %1 (%n memories), including past call transcripts and reports? This cannot be undone.</source>
+      <translation>
+        <numerusform>튜터가 %1에 대해 기억하는 모든 내용(기억 %n개)을 지난 통화 기록과 리포트까지 지울까요? 되돌릴 수 없어요.</numerusform>
+      </translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="344" />
+      <source>Delete everything</source>
+      <translation>모두 삭제</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="345" />
+      <source>Everything was deleted.</source>
+      <translation>모두 삭제했어요.</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="352" />
+      <source>Edit memory</source>
+      <translation>기억 수정</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="352" />
+      <source>What should the tutor remember instead?</source>
+      <translation>대신 무엇을 기억할까요?</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="354" />
+      <source>Saved.</source>
+      <translation>저장했어요.</translation>
+    </message>
+    <message numerus="yes">
+      <location filename="../memory_panel.py" line="362" />
+      <source>Exported %n memories.</source>
+      <translation>
+        <numerusform>기억 %n개를 내보냈어요.</numerusform>
+      </translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="365" />
+      <source>Memory paused.</source>
+      <translation>기억을 일시 중지했어요.</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="365" />
+      <source>Memory on.</source>
+      <translation>기억이 켜져 있어요.</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="369" />
+      <location filename="../memory_panel.py" line="378" />
+      <source>Could not save: %1</source>
+      <translation>저장하지 못했어요: %1</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="385" />
+      <source>Learner name for the new profile:</source>
+      <translation>새 프로필의 학습자 이름:</translation>
+    </message>
+    <message>
+      <location filename="../memory_panel.py" line="398" />
+      <source>Delete the profile %1 and everything the tutor remembers about it? This cannot be undone.</source>
+      <translation>%1 프로필과 튜터가 기억하는 모든 내용을 삭제할까요? 되돌릴 수 없어요.</translation>
+    </message>
+    <message>
+      <location filename="../memory_source.py" line="23" />
+      <source>said in call</source>
+      <translation>통화 중 말함</translation>
+    </message>
+    <message>
+      <location filename="../memory_source.py" line="23" />
+      <source>you asked</source>
+      <translation>내가 요청함</translation>
+    </message>
+    <message>
+      <location filename="../memory_source.py" line="23" />
+      <source>after a call</source>
+      <translation>통화 후</translation>
+    </message>
+    <message>
+      <location filename="../memory_source.py" line="24" />
+      <source>added by you</source>
+      <translation>내가 추가함</translation>
+    </message>
+    <message>
+      <location filename="../memory_source.py" line="24" />
+      <source>imported</source>
+      <translation>가져옴</translation>
+    </message>
+  </context>
+  <context>
+    <name>ModelsPanel</name>
+    <message>
+      <location filename="../models_panel.py" line="28" />
+      <source>Installed</source>
+      <translation>설치됨</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="28" />
+      <source>Ready (bundled)</source>
+      <translation>준비됨 (기본 포함)</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="28" />
+      <source>Not installed</source>
+      <translation>설치 안 됨</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="29" />
+      <source>Damaged</source>
+      <translation>손상됨</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="29" />
+      <source>Not downloaded</source>
+      <translation>다운로드 안 됨</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="30" />
+      <source>Speech recognition</source>
+      <translation>음성 인식</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="30" />
+      <source>Voice</source>
+      <translation>목소리</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="30" />
+      <source>Memory search</source>
+      <translation>기억 검색</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="31" />
+      <source>Emotion</source>
+      <translation>감정</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="31" />
+      <source>Offline tutor</source>
+      <translation>오프라인 튜터</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="31" />
+      <source>Voice detection</source>
+      <translation>음성 감지</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="32" />
+      <source>End of turn</source>
+      <translation>말 끝 감지</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="33" />
+      <source>pip package</source>
+      <translation>pip 패키지</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="33" />
+      <source>with the app</source>
+      <translation>앱에 포함</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="34" />
+      <source>Model</source>
+      <translation>모델</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="34" />
+      <source>Used for</source>
+      <translation>용도</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="34" />
+      <source>Status</source>
+      <translation>상태</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="34" />
+      <source>Size</source>
+      <translation>크기</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="34" />
+      <source>Licence</source>
+      <translation>라이선스</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="34" />
+      <source>Source</source>
+      <translation>출처</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="39" />
+      <location filename="../models_panel.py" line="135" />
+      <source>%1 MB</source>
+      <translation>%1 MB</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="55" />
+      <location filename="../models_panel.py" line="74" />
+      <source>Models</source>
+      <translation>모델</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="56" />
+      <source>Check again</source>
+      <translation>다시 확인</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="58" />
+      <source>Check the models again</source>
+      <translation>모델 다시 확인</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="62" />
+      <source>Checking…</source>
+      <translation>확인 중…</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="84" />
+      <source>Model problems</source>
+      <translation>모델 문제</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="94" />
+      <source>Install progress</source>
+      <translation>설치 진행</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="95" />
+      <source>Cancel</source>
+      <translation>취소</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="96" />
+      <source>Cancel the install</source>
+      <translation>설치 취소</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="111" />
+      <source>Checking the models (verifying checksums)…</source>
+      <translation>모델 확인 중 (체크섬 검사)…</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="115" />
+      <source>Speech recognition runs on: %1</source>
+      <translation>음성 인식 실행 장치: %1</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="121" />
+      <source>Cannot read the model list: %1</source>
+      <translation>모델 목록을 읽을 수 없어요: %1</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="133" />
+      <source>Install failed</source>
+      <translation>설치 실패</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="159" />
+      <source>To talk with your tutor offline, install: %1. Everything installs from this computer; no download needed.</source>
+      <translation>오프라인으로 튜터와 이야기하려면 설치하세요: %1. 모두 이 컴퓨터에서 설치돼서 다운로드가 필요 없어요.</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="162" />
+      <source>Everything needed to practise offline is here. Larger models (better accuracy) download when you are online.</source>
+      <translation>오프라인 연습에 필요한 건 모두 있어요. 더 큰 모델(더 정확함)은 온라인일 때 다운로드해요.</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="169" />
+      <source>bundled default</source>
+      <translation>기본 포함</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="170" />
+      <source>default</source>
+      <translation>기본</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="171" />
+      <source>suggested</source>
+      <translation>추천</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="203" />
+      <source>Saved: the offline tutor uses %1 from now on (after a restart if it was already loaded).</source>
+      <translation>저장했어요. 이제 오프라인 튜터가 %1을(를) 써요 (이미 불러왔다면 다시 시작한 뒤부터).</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="211" />
+      <source>%1 was not chosen: the settings could not be saved: %2</source>
+      <translation>%1을(를) 고르지 못했어요. 설정을 저장할 수 없어요: %2</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="227" />
+      <source>Repair</source>
+      <translation>복구</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="227" />
+      <source>Download</source>
+      <translation>다운로드</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="227" />
+      <source>Install</source>
+      <translation>설치</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="249" />
+      <source>Installing %1…</source>
+      <translation>%1 설치 중…</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="262" />
+      <source>Cancelling…</source>
+      <translation>취소 중…</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="269" />
+      <source>%1: %2 of %3</source>
+      <translation>%1: %2 / %3</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="282" />
+      <source>%1 installed.</source>
+      <translation>%1을(를) 설치했어요.</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="285" />
+      <source>Install of %1 cancelled. Nothing was changed.</source>
+      <translation>%1 설치를 취소했어요. 바뀐 건 없어요.</translation>
+    </message>
+    <message>
+      <location filename="../models_panel.py" line="288" />
+      <source>%1 was not installed: %2</source>
+      <translation>%1을(를) 설치하지 못했어요: %2</translation>
+    </message>
+  </context>
+  <context>
+    <name>PaceControls</name>
+    <message>
+      <location filename="../pace_settings.py" line="12" />
+      <location filename="../pace_settings.py" line="33" />
+      <source>By my level</source>
+      <translation>내 수준에 맞게</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="12" />
+      <source>Much slower</source>
+      <translation>훨씬 느리게</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="12" />
+      <source>Slower</source>
+      <translation>느리게</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="12" />
+      <source>Normal</source>
+      <translation>보통</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="13" />
+      <source>Faster</source>
+      <translation>빠르게</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="13" />
+      <source>Much faster</source>
+      <translation>훨씬 빠르게</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="18" />
+      <source>%1 s</source>
+      <translation>%1초</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="22" />
+      <source>normal</source>
+      <translation>보통</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="22" />
+      <source>a little slower</source>
+      <translation>조금 느리게</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="23" />
+      <source>a little faster</source>
+      <translation>조금 빠르게</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="31" />
+      <location filename="../pace_settings.py" line="54" />
+      <source>Speaking speed</source>
+      <translation>말하기 속도</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="32" />
+      <source>Your choice (%1x)</source>
+      <translation>직접 고름 (%1배)</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="34" />
+      <location filename="../pace_settings.py" line="57" />
+      <source>Thinking time</source>
+      <translation>생각할 시간</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="35" />
+      <source>Learn from my pauses</source>
+      <translation>내가 쉬는 시간에 맞추기</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="36" />
+      <source>Learn the thinking time from my pauses</source>
+      <translation>내가 쉬는 시간에 맞춰 생각할 시간 조절</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="55" />
+      <source>How fast the tutor talks. In a call you can also just ask: “Could you speak more slowly?”</source>
+      <translation>튜터가 말하는 속도예요. 통화 중에 “Could you speak more slowly?”라고 부탁해도 돼요.</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="59" />
+      <source>How long Tutor waits when you pause in the middle of a sentence. A sentence that sounds finished is answered after half of it. Learning from your pauses lets it wait longer if you often need more time.</source>
+      <translation>문장 중간에 멈췄을 때 Tutor가 기다리는 시간이에요. 끝난 것 같은 문장은 그 절반만 기다려요. 내가 쉬는 시간에 맞추면, 자주 시간이 더 필요할 때 더 오래 기다려요.</translation>
+    </message>
+    <message>
+      <location filename="../pace_settings.py" line="68" />
+      <location filename="../pace_settings.py" line="69" />
+      <source>By my level (%1)</source>
+      <translation>내 수준에 맞게 (%1)</translation>
+    </message>
+  </context>
+  <context>
+    <name>PracticePage</name>
+    <message>
+      <location filename="../practice_page.py" line="25" />
+      <source>You said</source>
+      <translation>내가 한 말</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="25" />
+      <source>Better</source>
+      <translation>더 나은 표현</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="25" />
+      <source>Type</source>
+      <translation>유형</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="25" />
+      <source>Comes back</source>
+      <translation>다시 나옴</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="25" />
+      <source>History</source>
+      <translation>기록</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="26" />
+      <source>Everything</source>
+      <translation>전체</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="26" />
+      <source>Due next call</source>
+      <translation>다음 통화에 나옴</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="26" />
+      <location filename="../practice_page.py" line="38" />
+      <source>Mastered</source>
+      <translation>익힘</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="26" />
+      <source>Mistakes</source>
+      <translation>실수</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="26" />
+      <source>New words</source>
+      <translation>새 단어</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="41" />
+      <source>Next call</source>
+      <translation>다음 통화</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="44" />
+      <source>Tomorrow</source>
+      <translation>내일</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="44" />
+      <source>In %n days</source>
+      <translation>%n일 후</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="62" />
+      <source>Practice</source>
+      <translation>연습</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="67" />
+      <source>Your own mistakes and the new words of your calls. Each one comes back in a later call until you use it right; three times in a row and it is mastered.</source>
+      <translation>통화에서 한 실수와 새 단어예요. 바르게 쓸 때까지 다음 통화에 다시 나오고, 세 번 연속 맞히면 익힌 거예요.</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="74" />
+      <source>Search your practice…</source>
+      <translation>연습 검색…</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="75" />
+      <source>Search practice</source>
+      <translation>연습 검색</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="79" />
+      <source>Show</source>
+      <translation>보기</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="86" />
+      <source>Practice items</source>
+      <translation>연습 항목</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="98" />
+      <location filename="../practice_page.py" line="197" />
+      <source>Delete</source>
+      <translation>삭제</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="126" />
+      <source>%1 for the next call · %2 mastered · %3 in all</source>
+      <translation>다음 통화 %1개 · 익힘 %2개 · 전체 %3개</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="133" />
+      <source>Practice problem: %1</source>
+      <translation>연습 문제: %1</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="156" />
+      <source>(new word)</source>
+      <translation>(새 단어)</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="156" />
+      <source>word</source>
+      <translation>단어</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="162" />
+      <source>Nothing yet: after a call, the tutor's corrections and new words appear here.</source>
+      <translation>아직 없어요. 통화가 끝나면 튜터의 교정과 새 단어가 여기에 나와요.</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="164" />
+      <source>No item matches.</source>
+      <translation>맞는 항목이 없어요.</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="181" />
+      <source>Why: %1</source>
+      <translation>이유: %1</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="182" />
+      <source>From your call of %1</source>
+      <translation>%1 통화에서</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="184" />
+      <source>you used the better form</source>
+      <translation>더 나은 표현을 썼어요</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="184" />
+      <source>you used the word</source>
+      <translation>단어를 썼어요</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="185" />
+      <source>the old form came back</source>
+      <translation>예전 표현이 다시 나왔어요</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="196" />
+      <source>Delete practice item</source>
+      <translation>연습 항목 삭제</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="197" />
+      <source>Forget “%1” and its history for good?</source>
+      <translation>“%1”과(와) 그 기록을 완전히 잊을까요?</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="199" />
+      <source>Deleting…</source>
+      <translation>삭제 중…</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="202" />
+      <source>Deleted.</source>
+      <translation>삭제했어요.</translation>
+    </message>
+    <message>
+      <location filename="../practice_page.py" line="215" />
+      <source>an earlier day</source>
+      <translation>예전</translation>
+    </message>
+  </context>
+  <context>
+    <name>ProfileCard</name>
+    <message>
+      <location filename="../profile_card.py" line="18" />
+      <source>Learner profile</source>
+      <translation>학습자 프로필</translation>
+    </message>
+    <message>
+      <location filename="../profile_card.py" line="41" />
+      <source>About %1</source>
+      <translation>%1 정보</translation>
+    </message>
+    <message>
+      <location filename="../profile_card.py" line="59" />
+      <source>before: %1</source>
+      <translation>이전: %1</translation>
     </message>
   </context>
   <context>
@@ -1091,34 +2072,133 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
   <context>
     <name>Startup</name>
     <message>
-      <location filename="../services.py" line="175" />
+      <location filename="../services.py" line="177" />
       <source>speech recognition</source>
       <translation>음성 인식</translation>
     </message>
     <message>
-      <location filename="../services.py" line="176" />
+      <location filename="../services.py" line="178" />
       <source>voice</source>
       <translation>목소리</translation>
     </message>
     <message>
-      <location filename="../services.py" line="177" />
+      <location filename="../services.py" line="179" />
       <source>emotion reader</source>
       <translation>감정 인식</translation>
     </message>
     <message>
-      <location filename="../services.py" line="178" />
+      <location filename="../services.py" line="180" />
       <source>memory</source>
       <translation>기억</translation>
     </message>
     <message>
-      <location filename="../services.py" line="181" />
+      <location filename="../services.py" line="183" />
       <source>tutor model</source>
       <translation>튜터 모델</translation>
     </message>
     <message>
-      <location filename="../services.py" line="183" />
+      <location filename="../services.py" line="185" />
       <source>tutor</source>
       <translation>튜터</translation>
+    </message>
+  </context>
+  <context>
+    <name>SuggestionCard</name>
+    <message>
+      <location filename="../model_suggestion.py" line="14" />
+      <source>No checksum is published for it in the app: the sha256 is recorded at the first download and every later load is checked against it.</source>
+      <translation>앱에 체크섬이 없어요. 처음 다운로드할 때 sha256을 기록하고, 이후 불러올 때마다 확인해요.</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="17" />
+      <source>Downloads from Hugging Face (%1).</source>
+      <translation>Hugging Face에서 다운로드해요 (%1).</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="19" />
+      <source>Ships with the app.</source>
+      <translation>앱에 포함돼 있어요.</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="20" />
+      <source>Bundled with the app (pip package): installs without a download, checksum verified.</source>
+      <translation>앱에 포함(pip 패키지): 다운로드 없이 설치되고 체크섬을 확인해요.</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="30" />
+      <source>Suggested offline tutor model</source>
+      <translation>추천 오프라인 튜터 모델</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="36" />
+      <source>Suggested offline tutor model for this computer</source>
+      <translation>이 컴퓨터에 추천하는 오프라인 튜터 모델</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="52" />
+      <location filename="../model_suggestion.py" line="80" />
+      <source>Install</source>
+      <translation>설치</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="55" />
+      <source>Use it</source>
+      <translation>사용</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="69" />
+      <source>In use.</source>
+      <translation>사용 중.</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="69" />
+      <source>Installed.</source>
+      <translation>설치됨.</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="70" />
+      <source>Damaged: install it again.</source>
+      <translation>손상됨: 다시 설치하세요.</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="71" />
+      <source>Not installed yet.</source>
+      <translation>아직 설치 안 됨.</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="72" />
+      <source>Licence: %1.</source>
+      <translation>라이선스: %1.</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="74" />
+      <source>The offline tutor now uses %1 (the bundled offline default).</source>
+      <translation>지금 오프라인 튜터는 %1을(를) 써요 (기본 포함 모델).</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="75" />
+      <source>The offline tutor now uses %1.</source>
+      <translation>지금 오프라인 튜터는 %1을(를) 써요.</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="79" />
+      <source>Repair</source>
+      <translation>복구</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="80" />
+      <source>Download and install</source>
+      <translation>다운로드 후 설치</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="83" />
+      <source>Use %1 as the offline tutor model</source>
+      <translation>%1을(를) 오프라인 튜터 모델로 사용</translation>
+    </message>
+    <message>
+      <location filename="../model_suggestion.py" line="84" />
+      <source>Install it first</source>
+      <translation>먼저 설치하세요</translation>
     </message>
   </context>
   <context>
