@@ -551,7 +551,7 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
     <message>
       <location filename="../report_view.py" line="298" />
       <source>%1  ·  %2 min  ·  %3 wpm</source>
-      <translation>%1  ·  %2분  ·  분당 %3단어</translation>
+      <translation>%1  ·  %2  ·  분당 %3단어</translation>
     </message>
   </context>
   <context>
