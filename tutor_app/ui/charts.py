@@ -175,7 +175,8 @@ class ProgressChart(_Chart):
     def set_points(self, points: list[ProgressPoint]) -> None:
         self.points = list(points)
         self.setAccessibleDescription("; ".join(
-            f"{pt.label}: {pt.wpm:.0f} wpm, {pt.speaking_seconds / 60:.1f} min" for pt in self.points[-12:]))
+            QCoreApplication.translate("Charts", "%1: %2 wpm, %3 min").replace("%1", pt.label).replace("%2", QLocale().toString(pt.wpm, "f", 0))
+            .replace("%3", QLocale().toString(pt.speaking_seconds / 60, "f", 1)) for pt in self.points[-12:]))
         self.update()
 
     def paintEvent(self, _event) -> None:
@@ -189,12 +190,14 @@ class ProgressChart(_Chart):
         pts = self.points[-20:]
         max_speak = max(max(pt.speaking_seconds for pt in pts), 60.0)
         max_wpm = max(max(pt.wpm for pt in pts), 60.0)
-        self._axes(p, area, [(0, "0"), (0.5, f"{max_speak / 120:.1f}m"), (1, f"{max_speak / 60:.1f}m")])
+        minutes = QCoreApplication.translate("Charts", "%1m")  # the speaking-time axis, in minutes
+        self._axes(p, area, [(0, "0"), (0.5, minutes.replace("%1", QLocale().toString(max_speak / 120, "f", 1))),
+                             (1, minutes.replace("%1", QLocale().toString(max_speak / 60, "f", 1)))])
         p.setPen(t.color("accent"))
         for frac in (0.5, 1.0):
             y = area.bottom() - frac * area.height()
             p.drawText(QRectF(area.right() + 4, y - 8, 40, 16), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                       f"{max_wpm * frac:.0f}")
+                       QLocale().toString(max_wpm * frac, "f", 0))
         slot = area.width() / len(pts)
         bar_w = min(34.0, slot * 0.55)
         soft = QColor(t.colors["accent"])

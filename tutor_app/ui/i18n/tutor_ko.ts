@@ -179,6 +179,15 @@
     </message>
   </context>
   <context>
+    <name>CallBridge</name>
+    <message>
+      <location filename="../bridge.py" line="91" />
+      <location filename="../bridge.py" line="121" />
+      <source>live calls are not available in this build</source>
+      <translation>이 버전에서는 음성 통화를 쓸 수 없어요</translation>
+    </message>
+  </context>
+  <context>
     <name>CallView</name>
     <message>
       <location filename="../call_view.py" line="30" />
@@ -473,9 +482,19 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
       <translation>통화별 발전</translation>
     </message>
     <message>
-      <location filename="../charts.py" line="185" />
+      <location filename="../charts.py" line="178" />
+      <source>%1: %2 wpm, %3 min</source>
+      <translation>%1: 분당 %2단어, %3분</translation>
+    </message>
+    <message>
+      <location filename="../charts.py" line="186" />
       <source>Your progress appears here after your first call</source>
       <translation>첫 통화를 마치면 여기에 발전 기록이 보여요</translation>
+    </message>
+    <message>
+      <location filename="../charts.py" line="193" />
+      <source>%1m</source>
+      <translation>%1분</translation>
     </message>
   </context>
   <context>
