@@ -157,3 +157,35 @@ def test_the_ts_file_holds_every_string_of_the_code(tmp_path):
     missing = sorted({(c, m.findtext("source")) for c, m in _messages(fresh)} - committed)
     assert len(committed) > 200
     assert not missing, "\n".join(f"{c}: {s!r}" for c, s in missing)
+
+
+CHILD = """
+import json, sys
+from PySide6.QtWidgets import QApplication
+from tutor_app.paths import AppPaths
+from tutor_app.settings import Settings
+from tutor_app.ui.main_window import MainWindow
+from tutor_app.ui.services import UiServices
+from tutor_app.ui.translation import install_translation
+
+app = QApplication([])
+settings = Settings.load(AppPaths.resolve(sys.argv[1]))
+language = install_translation(app, settings.tutor.ui_language)
+window = MainWindow(UiServices(settings=settings, registry=lambda: None), warm_up=False)
+print(json.dumps([language, window.call_view.call_button.accessibleName(),
+                  [b.text() for b in window.nav.buttons()] + [window.settings_button.text()]]))
+"""
+
+
+@pytest.mark.parametrize("lang, expected", [("ko_KR.UTF-8", ["ko", "통화 시작", "통화", "설정"]),
+                                            ("en_GB.UTF-8", ["en", "Start call", "Call", "Settings"])])
+def test_the_system_language_decides_in_a_fresh_process(data_dir, lang, expected):
+    """As a learner starts it: LANG alone picks the language (no setting saved)."""
+    import json
+    import os
+
+    env = {**os.environ, "LANG": lang, "LC_ALL": "", "LC_MESSAGES": "", "LANGUAGE": "", "QT_QPA_PLATFORM": "offscreen"}
+    out = subprocess.run([sys.executable, "-c", CHILD, str(data_dir)], env=env, capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    language, call, nav = json.loads(out.strip().splitlines()[-1])
+    assert [language, call, nav[0], nav[-1]] == expected
