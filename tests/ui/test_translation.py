@@ -47,7 +47,7 @@ def test_korean_system_gets_the_korean_interface(qtbot, qapp, settings):
     qtbot.addWidget(dialog)
     assert [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())] == [
         "튜터", "오디오", "튜터 모델", "음성 인식", "데이터"]
-    assert {"억양", "수준", "주제", "언어"} <= set(_form_labels(dialog))
+    assert {"억양", "수준", "주제", "화면 언어"} <= set(_form_labels(dialog))
     assert dialog.level.itemText(0) == "초급"
     # Qt's own standard buttons come in Korean too (qtbase_ko.qm).
     assert dialog.save_button.text() == "저장"

@@ -1846,7 +1846,7 @@ It is erased from this computer.</source>
     <message>
       <location filename="../settings_dialog.py" line="114" />
       <source>Language</source>
-      <translation>언어</translation>
+      <translation>화면 언어</translation>
     </message>
     <message>
       <location filename="../settings_dialog.py" line="115" />
