@@ -3,7 +3,11 @@ built by the setup from i18n/tutor_ko.ts with pyside6-lrelease).
 
 The Settings choice (tutor.ui_language: system | en | ko) wins; "system" follows
 QLocale.system() (ko_KR -> Korean, anything else English). Applied at start: a change
-in Settings takes effect at the next start."""
+in Settings takes effect at the next start.
+
+Plurals: pyside6-lupdate gives numerus forms only to self.tr(text, "", n) (not to
+QCoreApplication.translate with n, which still fills %n): a count that can be 1 goes
+through self.tr."""
 from __future__ import annotations
 
 import logging
