@@ -34,8 +34,8 @@ $(I18N)/%.qm: $(I18N)/%.ts $(STAMP)/deps
 # entries in tutor_ko.ts (pyside6-linguist or an editor; tests/ui/test_translation.py
 # fails while one is unfinished), then `make setup` builds the .qm.
 translations: $(STAMP)/deps
-	$(VENV)/bin/pyside6-lupdate -no-obsolete tutor_app/ui/*.py -ts $(I18N)/tutor_ko.ts
-	$(VENV)/bin/pyside6-lupdate -no-obsolete -pluralonly tutor_app/ui/*.py -ts $(I18N)/tutor_en.ts
+	$(VENV)/bin/pyside6-lupdate -no-obsolete -locations none tutor_app/ui/*.py -ts $(I18N)/tutor_ko.ts
+	$(VENV)/bin/pyside6-lupdate -no-obsolete -locations none -pluralonly tutor_app/ui/*.py -ts $(I18N)/tutor_en.ts
 
 $(STAMP)/system: scripts/system-packages.sh
 	bash scripts/system-packages.sh

@@ -4,7 +4,6 @@
   <context>
     <name>MainWindow</name>
     <message numerus="yes">
-      <location filename="../main_window.py" line="288" />
       <source> (and %n more)</source>
       <translation>
         <numerusform> (and %n more)</numerusform>
@@ -12,7 +11,6 @@
       </translation>
     </message>
     <message numerus="yes">
-      <location filename="../main_window.py" line="306" />
       <source>Your last %n calls ended unexpectedly</source>
       <translation>
         <numerusform>Your last call ended unexpectedly</numerusform>
@@ -23,7 +21,6 @@
   <context>
     <name>MemoryPanel</name>
     <message numerus="yes">
-      <location filename="../memory_panel.py" line="214" />
       <source>%n memories</source>
       <translation>
         <numerusform>%n memory</numerusform>
@@ -31,7 +28,6 @@
       </translation>
     </message>
     <message numerus="yes">
-      <location filename="../memory_panel.py" line="215" />
       <source>, %n replaced</source>
       <translation>
         <numerusform>, %n replaced</numerusform>
@@ -39,7 +35,6 @@
       </translation>
     </message>
     <message numerus="yes">
-      <location filename="../memory_panel.py" line="285" />
       <source>%n found</source>
       <translation>
         <numerusform>%n found</numerusform>
@@ -47,7 +42,6 @@
       </translation>
     </message>
     <message numerus="yes">
-      <location filename="../memory_panel.py" line="342" />
       <source>Erase everything the tutor remembers about %1 (%n memories), including past call transcripts and reports? This cannot be undone.</source>
       <translation>
         <numerusform>Erase everything the tutor remembers about %1 (%n memory), including past call transcripts and reports? This cannot be undone.</numerusform>
@@ -55,7 +49,6 @@
       </translation>
     </message>
     <message numerus="yes">
-      <location filename="../memory_panel.py" line="362" />
       <source>Exported %n memories.</source>
       <translation>
         <numerusform>Exported %n memory.</numerusform>
@@ -66,7 +59,6 @@
   <context>
     <name>ReportView</name>
     <message numerus="yes">
-      <location filename="../report_view.py" line="140" />
       <source> · %n turn(s)</source>
       <translation>
         <numerusform> · %n turn</numerusform>
@@ -74,7 +66,6 @@
       </translation>
     </message>
     <message numerus="yes">
-      <location filename="../report_view.py" line="141" />
       <source> · %n with memory paused, not in this report</source>
       <translation>
         <numerusform> · %n with memory paused, not in this report</numerusform>

@@ -4,77 +4,62 @@
   <context>
     <name>ApiKeyField</name>
     <message>
-      <location filename="../api_key_field.py" line="26" />
       <source>Anthropic API key</source>
       <translation>Anthropic API 키</translation>
     </message>
     <message>
-      <location filename="../api_key_field.py" line="29" />
       <source>Test key</source>
       <translation>키 테스트</translation>
     </message>
     <message>
-      <location filename="../api_key_field.py" line="31" />
       <source>Remove</source>
       <translation>삭제</translation>
     </message>
     <message>
-      <location filename="../api_key_field.py" line="33" />
       <source>Remove the stored API key</source>
       <translation>저장된 API 키 삭제</translation>
     </message>
     <message>
-      <location filename="../api_key_field.py" line="51" />
       <source>•••••••••••• (stored in the keyring; type to replace)</source>
       <translation>•••••••••••• (키링에 저장됨. 바꾸려면 입력하세요)</translation>
     </message>
     <message>
-      <location filename="../api_key_field.py" line="52" />
       <source>A key is stored in the system keyring.</source>
       <translation>시스템 키링에 키가 저장돼 있어요.</translation>
     </message>
     <message>
-      <location filename="../api_key_field.py" line="54" />
       <source>•••••••••••• (kept until Tutor closes; type to replace)</source>
       <translation>•••••••••••• (Tutor를 닫을 때까지 유지. 바꾸려면 입력하세요)</translation>
     </message>
     <message>
-      <location filename="../api_key_field.py" line="55" />
       <source>Using the key you entered. %1</source>
       <translation>입력한 키를 쓰고 있어요. %1</translation>
     </message>
     <message>
-      <location filename="../api_key_field.py" line="57" />
       <source>Using the key from the ANTHROPIC_API_KEY environment variable.</source>
       <translation>ANTHROPIC_API_KEY 환경 변수의 키를 쓰고 있어요.</translation>
     </message>
     <message>
-      <location filename="../api_key_field.py" line="60" />
       <source>No key: the tutor runs offline on this computer.</source>
       <translation>키 없음: 튜터가 이 컴퓨터에서 오프라인으로 작동해요.</translation>
     </message>
     <message>
-      <location filename="../api_key_field.py" line="74" />
       <source>Testing the key…</source>
       <translation>키 테스트 중…</translation>
     </message>
     <message>
-      <location filename="../api_key_field.py" line="79" />
       <source>no key to test: paste one first</source>
       <translation>테스트할 키가 없어요. 먼저 키를 붙여 넣으세요</translation>
     </message>
     <message>
-      <location filename="../api_key_field.py" line="88" />
       <source>Key test failed: %1</source>
       <translation>키 테스트 실패: %1</translation>
     </message>
     <message>
-      <location filename="../api_key_field.py" line="108" />
       <source>Settings saved. %1</source>
       <translation>설정을 저장했어요. %1</translation>
     </message>
     <message>
-      <location filename="../services.py" line="75" />
       <source>The key works (%1).</source>
       <translation>키가 작동해요 (%1).</translation>
     </message>
@@ -82,27 +67,22 @@
   <context>
     <name>AudioTest</name>
     <message>
-      <location filename="../services.py" line="107" />
       <source>recording: say something</source>
       <translation>녹음 중: 뭐라도 말해 보세요</translation>
     </message>
     <message>
-      <location filename="../services.py" line="111" />
       <source>playing it back</source>
       <translation>다시 재생 중</translation>
     </message>
     <message>
-      <location filename="../services.py" line="114" />
       <source>done</source>
       <translation>완료</translation>
     </message>
     <message>
-      <location filename="../services.py" line="116" />
       <source>The microphone recorded silence: check that it is not muted.</source>
       <translation>마이크에 아무 소리도 녹음되지 않았어요. 음소거돼 있지 않은지 확인하세요.</translation>
     </message>
     <message>
-      <location filename="../services.py" line="117" />
       <source>Done. Did you hear yourself? If not, pick another speaker.</source>
       <translation>완료. 내 목소리가 들렸나요? 안 들렸다면 다른 스피커를 고르세요.</translation>
     </message>
@@ -110,52 +90,42 @@
   <context>
     <name>Banner</name>
     <message>
-      <location filename="../banner.py" line="14" />
       <source>No microphone</source>
       <translation>마이크 없음</translation>
     </message>
     <message>
-      <location filename="../banner.py" line="15" />
       <source>No speaker</source>
       <translation>스피커 없음</translation>
     </message>
     <message>
-      <location filename="../banner.py" line="16" />
       <source>Audio device lost</source>
       <translation>오디오 장치 연결 끊김</translation>
     </message>
     <message>
-      <location filename="../banner.py" line="17" />
       <source>API key rejected</source>
       <translation>API 키가 거부됐어요</translation>
     </message>
     <message>
-      <location filename="../banner.py" line="18" />
       <source>Offline: using the local tutor model</source>
       <translation>오프라인: 이 컴퓨터의 튜터 모델을 써요</translation>
     </message>
     <message>
-      <location filename="../banner.py" line="19" />
       <source>Tutor model problem</source>
       <translation>튜터 모델 문제</translation>
     </message>
     <message>
-      <location filename="../banner.py" line="20" />
       <source>Voice problem</source>
       <translation>음성 문제</translation>
     </message>
     <message>
-      <location filename="../banner.py" line="21" />
       <source>Models missing</source>
       <translation>모델 없음</translation>
     </message>
     <message>
-      <location filename="../banner.py" line="41" />
       <source>Notice</source>
       <translation>알림</translation>
     </message>
     <message>
-      <location filename="../banner.py" line="56" />
       <source>Dismiss notice</source>
       <translation>알림 닫기</translation>
     </message>
@@ -163,17 +133,14 @@
   <context>
     <name>Bubble</name>
     <message>
-      <location filename="../transcript.py" line="28" />
       <source>You</source>
       <translation>나</translation>
     </message>
     <message>
-      <location filename="../transcript.py" line="28" />
       <source>Tutor</source>
       <translation>튜터</translation>
     </message>
     <message>
-      <location filename="../transcript.py" line="81" />
       <source>interrupted: you started speaking</source>
       <translation>중단됨: 내가 말하기 시작했어요</translation>
     </message>
@@ -181,8 +148,6 @@
   <context>
     <name>CallBridge</name>
     <message>
-      <location filename="../bridge.py" line="91" />
-      <location filename="../bridge.py" line="121" />
       <source>live calls are not available in this build</source>
       <translation>이 버전에서는 음성 통화를 쓸 수 없어요</translation>
     </message>
@@ -190,32 +155,26 @@
   <context>
     <name>CallView</name>
     <message>
-      <location filename="../call_view.py" line="30" />
       <source>Listening</source>
       <translation>듣는 중</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="30" />
       <source>Thinking…</source>
       <translation>생각 중…</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="31" />
       <source>Speaking</source>
       <translation>말하는 중</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="31" />
       <source>Muted</source>
       <translation>음소거</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="32" />
       <source>Call ended</source>
       <translation>통화 종료</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="34" />
       <source>Press the green button (or Space) and say hello.
 Your tutor listens, answers out loud and gently corrects you.
 Can't talk right now? Type below: a text chat, the microphone stays off.</source>
@@ -224,232 +183,186 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
 지금 말하기 어렵나요? 아래에 입력하세요. 문자 대화라 마이크는 꺼져 있어요.</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="37" />
       <source>a caring check-in</source>
       <translation>안부 확인</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="38" />
       <source>safety message: help is available</source>
       <translation>안전 안내: 도움을 받을 수 있어요</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="93" />
       <source>Tutor state</source>
       <translation>튜터 상태</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="96" />
       <source>Your current emotion</source>
       <translation>지금 내 감정</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="112" />
       <source>Mute microphone</source>
       <translation>마이크 음소거</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="119" />
       <source>Microphone</source>
       <translation>마이크</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="130" />
       <source>Tutor model</source>
       <translation>튜터 모델</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="143" />
       <source>Off the record</source>
       <translation>기록하지 않기</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="145" />
       <source>Off the record: nothing from this call is remembered</source>
       <translation>기록하지 않기: 이 통화 내용은 기억하지 않아요</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="146" />
       <source>Nothing from this call goes into your tutor's memory.</source>
       <translation>이 통화 내용은 튜터의 기억에 남지 않아요.</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="161" />
       <source>Type a message</source>
       <translation>메시지 입력</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="165" />
       <source>Send message</source>
       <translation>메시지 보내기</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="166" />
       <source>Send (Enter)</source>
       <translation>보내기 (Enter)</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="241" />
       <source>Unmute (Space)</source>
       <translation>음소거 해제 (Space)</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="241" />
       <source>Mute (Space)</source>
       <translation>음소거 (Space)</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="279" />
       <source>The call could not start: %1</source>
       <translation>통화를 시작하지 못했어요: %1</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="303" />
       <source>%1. The emotion reader heard: %2 (%3)</source>
       <translation>%1. 감정 인식 결과: %2 (%3)</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="348" />
       <source>Start call</source>
       <translation>통화 시작</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="348" />
       <source>Cancel call</source>
       <translation>통화 취소</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="348" />
       <source>End call</source>
       <translation>통화 종료</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="349" />
       <source>Ending call</source>
       <translation>통화 끝내는 중</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="352" />
       <source>Almost ready</source>
       <translation>거의 준비됐어요</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="352" />
       <source>Ready when you are</source>
       <translation>준비됐어요</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="353" />
       <source>Getting ready…</source>
       <translation>준비 중…</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="355" />
       <source>Connecting…</source>
       <translation>연결 중…</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="355" />
       <source>Loading the tutor…</source>
       <translation>튜터 불러오는 중…</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="356" />
       <source>In call</source>
       <translation>통화 중</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="356" />
       <source>Ending the call…</source>
       <translation>통화 끝내는 중…</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="363" />
       <source>Loading the speech and tutor models. You can start now; the tutor answers once they are loaded.</source>
       <translation>음성 모델과 튜터 모델을 불러오는 중이에요. 지금 시작해도 돼요. 다 불러오면 튜터가 대답해요.</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="366" />
       <source>this call will not be remembered</source>
       <translation>이 통화는 기억하지 않아요</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="367" />
       <source>memory is paused</source>
       <translation>기억 일시 중지됨</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="368" />
       <source>your tutor remembers what you share</source>
       <translation>튜터가 나눈 이야기를 기억해요</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="369" />
       <source>Space: start · Esc: end · %1</source>
       <translation>Space: 시작 · Esc: 종료 · %1</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="398" />
       <source> · the offline tutor is answering (connection slow)</source>
       <translation> · 연결이 느려 오프라인 튜터가 대답하고 있어요</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="409" />
       <source>off (text chat)</source>
       <translation>꺼짐 (문자 대화)</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="410" />
       <source>not available</source>
       <translation>사용할 수 없음</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="411" />
       <source>muted</source>
       <translation>음소거됨</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="412" />
       <source>listening</source>
       <translation>듣는 중</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="412" />
       <source>starting…</source>
       <translation>시작하는 중…</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="413" />
       <source>Mic: %1</source>
       <translation>마이크: %1</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="414" />
       <source>Microphone: %1</source>
       <translation>마이크: %1</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="423" />
       <source>Type a message: it is added to the call</source>
       <translation>메시지를 입력하세요. 통화에 함께 들어가요</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="425" />
       <source>Type a message: a text chat, the microphone stays off</source>
       <translation>메시지를 입력하세요. 문자 대화라 마이크는 꺼져 있어요</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="427" />
       <source>Text chat: the microphone is off · Esc: end</source>
       <translation>문자 대화: 마이크 꺼짐 · Esc: 종료</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="428" />
       <source>Space: mute / unmute · Esc: end call</source>
       <translation>Space: 음소거 / 해제 · Esc: 통화 종료</translation>
     </message>
     <message>
-      <location filename="../call_view.py" line="429" />
       <source> · off the record</source>
       <translation> · 기록하지 않음</translation>
     </message>
@@ -457,42 +370,34 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
   <context>
     <name>Charts</name>
     <message>
-      <location filename="../charts.py" line="68" />
       <source>Emotion over the call</source>
       <translation>통화 중 감정 변화</translation>
     </message>
     <message>
-      <location filename="../charts.py" line="73" />
       <source>no turns</source>
       <translation>대화 없음</translation>
     </message>
     <message>
-      <location filename="../charts.py" line="74" />
       <source>What the emotion reader heard in each turn:</source>
       <translation>대화마다 감정 인식 결과:</translation>
     </message>
     <message>
-      <location filename="../charts.py" line="119" />
       <source>No emotion readings in this call</source>
       <translation>이 통화에는 감정 인식 결과가 없어요</translation>
     </message>
     <message>
-      <location filename="../charts.py" line="173" />
       <source>Progress over calls</source>
       <translation>통화별 발전</translation>
     </message>
     <message>
-      <location filename="../charts.py" line="178" />
       <source>%1: %2 wpm, %3 min</source>
       <translation>%1: 분당 %2단어, %3분</translation>
     </message>
     <message>
-      <location filename="../charts.py" line="186" />
       <source>Your progress appears here after your first call</source>
       <translation>첫 통화를 마치면 여기에 발전 기록이 보여요</translation>
     </message>
     <message>
-      <location filename="../charts.py" line="193" />
       <source>%1m</source>
       <translation>%1분</translation>
     </message>
@@ -500,18 +405,14 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
   <context>
     <name>Dates</name>
     <message>
-      <location filename="../page.py" line="140" />
-      <location filename="../report_view.py" line="289" />
       <source>dd MMM</source>
       <translation>M월 d일</translation>
     </message>
     <message>
-      <location filename="../page.py" line="141" />
       <source>dd MMM yyyy</source>
       <translation>yyyy년 M월 d일</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="31" />
       <source>ddd dd MMM, HH:mm</source>
       <translation>M월 d일 (ddd) HH:mm</translation>
     </message>
@@ -519,32 +420,26 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
   <context>
     <name>Feeling</name>
     <message>
-      <location filename="../emotion_words.py" line="28" />
       <source>you sound happy</source>
       <translation>즐거워 보여요</translation>
     </message>
     <message>
-      <location filename="../emotion_words.py" line="29" />
       <source>you sound curious</source>
       <translation>궁금해 보여요</translation>
     </message>
     <message>
-      <location filename="../emotion_words.py" line="30" />
       <source>you sound unsure</source>
       <translation>자신 없어 보여요</translation>
     </message>
     <message>
-      <location filename="../emotion_words.py" line="31" />
       <source>you sound upset</source>
       <translation>속상해 보여요</translation>
     </message>
     <message>
-      <location filename="../emotion_words.py" line="32" />
       <source>you sound a bit down</source>
       <translation>조금 우울해 보여요</translation>
     </message>
     <message>
-      <location filename="../emotion_words.py" line="33" />
       <source>you sound calm</source>
       <translation>차분해 보여요</translation>
     </message>
@@ -552,23 +447,18 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
   <context>
     <name>HistoryView</name>
     <message>
-      <location filename="../report_view.py" line="257" />
       <source>Progress</source>
       <translation>발전 기록</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="265" />
       <source>Bars: how long you spoke. Line: words per minute.</source>
       <translation>막대: 말한 시간. 선: 분당 단어 수.</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="269" />
-      <location filename="../report_view.py" line="272" />
       <source>Past calls</source>
       <translation>지난 통화</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="298" />
       <source>%1  ·  %2 min  ·  %3 wpm</source>
       <translation>%1  ·  %2  ·  분당 %3단어</translation>
     </message>
@@ -576,7 +466,6 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
   <context>
     <name>LevelMeter</name>
     <message>
-      <location filename="../level_meter.py" line="21" />
       <source>Microphone level</source>
       <translation>마이크 음량</translation>
     </message>
@@ -584,146 +473,114 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
   <context>
     <name>MainWindow</name>
     <message>
-      <location filename="../main_window.py" line="28" />
       <source>Call</source>
       <translation>통화</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="28" />
       <source>Progress</source>
       <translation>발전 기록</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="29" />
       <source>Practice</source>
       <translation>연습</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="29" />
       <source>Memory</source>
       <translation>기억</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="30" />
       <source>Models</source>
       <translation>모델</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="42" />
       <source>English speaking practice</source>
       <translation>영어 말하기 연습</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="92" />
-      <location filename="../main_window.py" line="246" />
       <source>Getting ready…</source>
       <translation>준비 중…</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="100" />
       <source>Loading models</source>
       <translation>모델 불러오는 중</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="136" />
       <source>Settings</source>
       <translation>설정</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="207" />
       <source>Open settings</source>
       <translation>설정 열기</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="209" />
-      <location filename="../main_window.py" line="276" />
-      <location filename="../main_window.py" line="281" />
       <source>Open models</source>
       <translation>모델 열기</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="236" />
       <source>Profile: %1</source>
       <translation>프로필: %1</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="237" />
       <source> · memory paused</source>
       <translation> · 기억 일시 중지됨</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="264" />
       <source>Getting ready: %1…</source>
       <translation>준비 중: %1…</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="265" />
-      <location filename="../main_window.py" line="278" />
-      <location filename="../main_window.py" line="291" />
       <source>Ready</source>
       <translation>준비 완료</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="270" />
       <source>Install the missing models (Models page) to talk with your tutor.</source>
       <translation>튜터와 이야기하려면 없는 모델을 설치하세요 (모델 페이지).</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="273" />
       <source>Models missing</source>
       <translation>모델 없음</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="275" />
       <source>install %1 to start talking. It works offline and takes a minute.</source>
       <translation>대화를 시작하려면 %1을(를) 설치하세요. 오프라인으로 작동하고 1분쯤 걸려요.</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="279" />
       <source>Some models are missing</source>
       <translation>일부 모델이 없어요</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="280" />
       <source>%1: the tutor works without them, with less to offer.</source>
       <translation>%1: 없어도 튜터는 작동하지만 기능이 줄어요.</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="285" />
       <source>Ready, with problems</source>
       <translation>준비 완료 (문제 있음)</translation>
     </message>
     <message numerus="yes">
-      <location filename="../main_window.py" line="288" />
       <source> (and %n more)</source>
       <translation>
         <numerusform> (외 %n건)</numerusform>
       </translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="305" />
       <source>Your last call ended unexpectedly</source>
       <translation>지난 통화가 갑자기 끝났어요</translation>
     </message>
     <message numerus="yes">
-      <location filename="../main_window.py" line="306" />
       <source>Your last %n calls ended unexpectedly</source>
       <translation>
         <numerusform>지난 통화 %n건이 갑자기 끝났어요</numerusform>
       </translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="307" />
       <source>its report is ready</source>
       <translation>리포트가 준비됐어요</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="307" />
       <source>their reports are ready</source>
       <translation>리포트가 준비됐어요</translation>
     </message>
     <message>
-      <location filename="../main_window.py" line="308" />
       <source>Open report</source>
       <translation>리포트 열기</translation>
     </message>
@@ -731,208 +588,164 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
   <context>
     <name>MemoryPanel</name>
     <message>
-      <location filename="../memory_panel.py" line="31" />
-      <location filename="../memory_panel.py" line="57" />
       <source>Memory</source>
       <translation>기억</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="31" />
       <source>Category</source>
       <translation>분류</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="31" />
       <source>Source</source>
       <translation>출처</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="31" />
       <source>Created</source>
       <translation>만든 날</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="31" />
       <source>Last used</source>
       <translation>마지막 사용</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="32" />
       <source>All categories</source>
       <translation>모든 분류</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="58" />
       <source>Profile</source>
       <translation>프로필</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="60" />
       <source>Learner profile</source>
       <translation>학습자 프로필</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="64" />
       <source>New</source>
       <translation>새로 만들기</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="66" />
-      <location filename="../memory_panel.py" line="385" />
       <source>New profile</source>
       <translation>새 프로필</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="68" />
-      <location filename="../memory_panel.py" line="398" />
-      <location filename="../memory_panel.py" line="400" />
       <source>Delete profile</source>
       <translation>프로필 삭제</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="76" />
       <source>Pause memory: nothing new is remembered</source>
       <translation>기억 일시 중지: 새 내용을 기억하지 않아요</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="77" />
       <source>Pause memory</source>
       <translation>기억 일시 중지</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="78" />
       <source>The tutor remembers nothing new until you turn this off</source>
       <translation>이 설정을 끌 때까지 튜터가 새로운 내용을 기억하지 않아요</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="101" />
       <source>Search memories…</source>
       <translation>기억 검색…</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="102" />
       <source>Search memories</source>
       <translation>기억 검색</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="107" />
       <source>Category filter</source>
       <translation>분류 필터</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="110" />
       <source>Replaced values</source>
       <translation>바뀐 이전 값</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="111" />
       <source>Show older values that newer ones replaced</source>
       <translation>새 값으로 바뀐 이전 값 보기</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="118" />
       <source>Memories</source>
       <translation>기억 목록</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="131" />
       <source>Edit</source>
       <translation>수정</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="134" />
-      <location filename="../memory_panel.py" line="336" />
       <source>Delete</source>
       <translation>삭제</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="137" />
       <source>Delete the selected memory</source>
       <translation>선택한 기억 삭제</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="139" />
       <source>Export JSON</source>
       <translation>JSON 내보내기</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="142" />
       <source>Delete all…</source>
       <translation>모두 삭제…</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="144" />
       <source>Delete all memories of this profile</source>
       <translation>이 프로필의 기억 모두 삭제</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="165" />
       <source>Export memories</source>
       <translation>기억 내보내기</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="176" />
       <source>Memory is not available in this build.</source>
       <translation>이 버전에서는 기억 기능을 쓸 수 없어요.</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="178" />
       <source>Loading…</source>
       <translation>불러오는 중…</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="205" />
       <source>Memory problem: %1</source>
       <translation>기억 문제: %1</translation>
     </message>
     <message numerus="yes">
-      <location filename="../memory_panel.py" line="214" />
       <source>%n memories</source>
       <translation>
         <numerusform>기억 %n개</numerusform>
       </translation>
     </message>
     <message numerus="yes">
-      <location filename="../memory_panel.py" line="215" />
       <source>, %n replaced</source>
       <translation>
         <numerusform>, 바뀐 값 %n개</numerusform>
       </translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="246" />
       <source>%1  (replaced)</source>
       <translation>%1  (바뀜)</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="257" />
       <source>Nothing remembered yet. Talk with your tutor and it will remember what you share: your name, your job, what you are working towards.</source>
       <translation>아직 기억한 내용이 없어요. 튜터와 이야기하면 이름, 직업, 목표처럼 나눈 이야기를 기억해요.</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="260" />
       <source>No memory matches.</source>
       <translation>맞는 기억이 없어요.</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="277" />
       <source>Searching…</source>
       <translation>검색 중…</translation>
     </message>
     <message numerus="yes">
-      <location filename="../memory_panel.py" line="285" />
       <source>%n found</source>
       <translation>
         <numerusform>%n개 찾음</numerusform>
       </translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="334" />
       <source>Delete memory</source>
       <translation>기억 삭제</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="335" />
       <source>Forget this?
 
 “%1”
@@ -945,102 +758,82 @@ It is erased from this computer.</source>
 이 컴퓨터에서 지워져요.</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="337" />
       <source>Deleted.</source>
       <translation>삭제했어요.</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="341" />
       <source>Delete all memories</source>
       <translation>기억 모두 삭제</translation>
     </message>
     <message numerus="yes">
-      <location filename="../memory_panel.py" line="342" />
       <source>Erase everything the tutor remembers about %1 (%n memories), including past call transcripts and reports? This cannot be undone.</source>
       <translation>
         <numerusform>튜터가 %1에 대해 기억하는 모든 내용(기억 %n개)을 지난 통화 기록과 리포트까지 지울까요? 되돌릴 수 없어요.</numerusform>
       </translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="344" />
       <source>Delete everything</source>
       <translation>모두 삭제</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="345" />
       <source>Everything was deleted.</source>
       <translation>모두 삭제했어요.</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="352" />
       <source>Edit memory</source>
       <translation>기억 수정</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="352" />
       <source>What should the tutor remember instead?</source>
       <translation>대신 무엇을 기억할까요?</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="354" />
       <source>Saved.</source>
       <translation>저장했어요.</translation>
     </message>
     <message numerus="yes">
-      <location filename="../memory_panel.py" line="362" />
       <source>Exported %n memories.</source>
       <translation>
         <numerusform>기억 %n개를 내보냈어요.</numerusform>
       </translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="365" />
       <source>Memory paused.</source>
       <translation>기억을 일시 중지했어요.</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="365" />
       <source>Memory on.</source>
       <translation>기억이 켜져 있어요.</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="369" />
-      <location filename="../memory_panel.py" line="378" />
       <source>Could not save: %1</source>
       <translation>저장하지 못했어요: %1</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="385" />
       <source>Learner name for the new profile:</source>
       <translation>새 프로필의 학습자 이름:</translation>
     </message>
     <message>
-      <location filename="../memory_panel.py" line="398" />
       <source>Delete the profile %1 and everything the tutor remembers about it? This cannot be undone.</source>
       <translation>%1 프로필과 튜터가 기억하는 모든 내용을 삭제할까요? 되돌릴 수 없어요.</translation>
     </message>
     <message>
-      <location filename="../memory_source.py" line="23" />
       <source>said in call</source>
       <translation>통화 중 말함</translation>
     </message>
     <message>
-      <location filename="../memory_source.py" line="23" />
       <source>you asked</source>
       <translation>내가 요청함</translation>
     </message>
     <message>
-      <location filename="../memory_source.py" line="23" />
       <source>after a call</source>
       <translation>통화 후</translation>
     </message>
     <message>
-      <location filename="../memory_source.py" line="24" />
       <source>added by you</source>
       <translation>내가 추가함</translation>
     </message>
     <message>
-      <location filename="../memory_source.py" line="24" />
       <source>imported</source>
       <translation>가져옴</translation>
     </message>
@@ -1048,249 +841,198 @@ It is erased from this computer.</source>
   <context>
     <name>ModelsPanel</name>
     <message>
-      <location filename="../models_panel.py" line="28" />
       <source>Installed</source>
       <translation>설치됨</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="28" />
       <source>Ready (bundled)</source>
       <translation>준비됨 (기본 포함)</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="28" />
       <source>Not installed</source>
       <translation>설치 안 됨</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="29" />
       <source>Damaged</source>
       <translation>손상됨</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="29" />
       <source>Not downloaded</source>
       <translation>다운로드 안 됨</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="30" />
       <source>Speech recognition</source>
       <translation>음성 인식</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="30" />
       <source>Voice</source>
       <translation>목소리</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="30" />
       <source>Memory search</source>
       <translation>기억 검색</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="31" />
       <source>Emotion</source>
       <translation>감정</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="31" />
       <source>Offline tutor</source>
       <translation>오프라인 튜터</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="31" />
       <source>Voice detection</source>
       <translation>음성 감지</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="32" />
       <source>End of turn</source>
       <translation>말 끝 감지</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="33" />
       <source>pip package</source>
       <translation>pip 패키지</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="33" />
       <source>with the app</source>
       <translation>앱에 포함</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="34" />
       <source>Model</source>
       <translation>모델</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="34" />
       <source>Used for</source>
       <translation>용도</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="34" />
       <source>Status</source>
       <translation>상태</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="34" />
       <source>Size</source>
       <translation>크기</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="34" />
       <source>Licence</source>
       <translation>라이선스</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="34" />
       <source>Source</source>
       <translation>출처</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="39" />
-      <location filename="../models_panel.py" line="135" />
       <source>%1 MB</source>
       <translation>%1 MB</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="55" />
-      <location filename="../models_panel.py" line="74" />
       <source>Models</source>
       <translation>모델</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="56" />
       <source>Check again</source>
       <translation>다시 확인</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="58" />
       <source>Check the models again</source>
       <translation>모델 다시 확인</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="62" />
       <source>Checking…</source>
       <translation>확인 중…</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="84" />
       <source>Model problems</source>
       <translation>모델 문제</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="94" />
       <source>Install progress</source>
       <translation>설치 진행</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="95" />
       <source>Cancel</source>
       <translation>취소</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="96" />
       <source>Cancel the install</source>
       <translation>설치 취소</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="111" />
       <source>Checking the models (verifying checksums)…</source>
       <translation>모델 확인 중 (체크섬 검사)…</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="115" />
       <source>Speech recognition runs on: %1</source>
       <translation>음성 인식 실행 장치: %1</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="121" />
       <source>Cannot read the model list: %1</source>
       <translation>모델 목록을 읽을 수 없어요: %1</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="133" />
       <source>Install failed</source>
       <translation>설치 실패</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="159" />
       <source>To talk with your tutor offline, install: %1. Everything installs from this computer; no download needed.</source>
       <translation>오프라인으로 튜터와 이야기하려면 설치하세요: %1. 모두 이 컴퓨터에서 설치돼서 다운로드가 필요 없어요.</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="162" />
       <source>Everything needed to practise offline is here. Larger models (better accuracy) download when you are online.</source>
       <translation>오프라인 연습에 필요한 건 모두 있어요. 더 큰 모델(더 정확함)은 온라인일 때 다운로드해요.</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="169" />
       <source>bundled default</source>
       <translation>기본 포함</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="170" />
       <source>default</source>
       <translation>기본</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="171" />
       <source>suggested</source>
       <translation>추천</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="203" />
       <source>Saved: the offline tutor uses %1 from now on (after a restart if it was already loaded).</source>
       <translation>저장했어요. 이제 오프라인 튜터가 %1을(를) 써요 (이미 불러왔다면 다시 시작한 뒤부터).</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="211" />
       <source>%1 was not chosen: the settings could not be saved: %2</source>
       <translation>%1을(를) 고르지 못했어요. 설정을 저장할 수 없어요: %2</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="227" />
       <source>Repair</source>
       <translation>복구</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="227" />
       <source>Download</source>
       <translation>다운로드</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="227" />
       <source>Install</source>
       <translation>설치</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="249" />
       <source>Installing %1…</source>
       <translation>%1 설치 중…</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="262" />
       <source>Cancelling…</source>
       <translation>취소 중…</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="269" />
       <source>%1: %2 of %3</source>
       <translation>%1: %2 / %3</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="282" />
       <source>%1 installed.</source>
       <translation>%1을(를) 설치했어요.</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="285" />
       <source>Install of %1 cancelled. Nothing was changed.</source>
       <translation>%1 설치를 취소했어요. 바뀐 건 없어요.</translation>
     </message>
     <message>
-      <location filename="../models_panel.py" line="288" />
       <source>%1 was not installed: %2</source>
       <translation>%1을(를) 설치하지 못했어요: %2</translation>
     </message>
@@ -1298,96 +1040,74 @@ It is erased from this computer.</source>
   <context>
     <name>PaceControls</name>
     <message>
-      <location filename="../pace_settings.py" line="12" />
-      <location filename="../pace_settings.py" line="33" />
       <source>By my level</source>
       <translation>내 수준에 맞게</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="12" />
       <source>Much slower</source>
       <translation>훨씬 느리게</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="12" />
       <source>Slower</source>
       <translation>느리게</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="12" />
       <source>Normal</source>
       <translation>보통</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="13" />
       <source>Faster</source>
       <translation>빠르게</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="13" />
       <source>Much faster</source>
       <translation>훨씬 빠르게</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="18" />
       <source>%1 s</source>
       <translation>%1초</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="22" />
       <source>normal</source>
       <translation>보통</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="22" />
       <source>a little slower</source>
       <translation>조금 느리게</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="23" />
       <source>a little faster</source>
       <translation>조금 빠르게</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="31" />
-      <location filename="../pace_settings.py" line="54" />
       <source>Speaking speed</source>
       <translation>말하기 속도</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="32" />
       <source>Your choice (%1x)</source>
       <translation>직접 고름 (%1배)</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="34" />
-      <location filename="../pace_settings.py" line="57" />
       <source>Thinking time</source>
       <translation>생각할 시간</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="35" />
       <source>Learn from my pauses</source>
       <translation>내가 쉬는 시간에 맞추기</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="36" />
       <source>Learn the thinking time from my pauses</source>
       <translation>내가 쉬는 시간에 맞춰 생각할 시간 조절</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="55" />
       <source>How fast the tutor talks. In a call you can also just ask: “Could you speak more slowly?”</source>
       <translation>튜터가 말하는 속도예요. 통화 중에 “Could you speak more slowly?”라고 부탁해도 돼요.</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="59" />
       <source>How long Tutor waits when you pause in the middle of a sentence. A sentence that sounds finished is answered after half of it. Learning from your pauses lets it wait longer if you often need more time.</source>
       <translation>문장 중간에 멈췄을 때 Tutor가 기다리는 시간이에요. 끝난 것 같은 문장은 그 절반만 기다려요. 내가 쉬는 시간에 맞추면, 자주 시간이 더 필요할 때 더 오래 기다려요.</translation>
     </message>
     <message>
-      <location filename="../pace_settings.py" line="68" />
-      <location filename="../pace_settings.py" line="69" />
       <source>By my level (%1)</source>
       <translation>내 수준에 맞게 (%1)</translation>
     </message>
@@ -1395,184 +1115,146 @@ It is erased from this computer.</source>
   <context>
     <name>PracticePage</name>
     <message>
-      <location filename="../practice_page.py" line="25" />
       <source>You said</source>
       <translation>내가 한 말</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="25" />
       <source>Better</source>
       <translation>더 나은 표현</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="25" />
       <source>Type</source>
       <translation>유형</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="25" />
       <source>Comes back</source>
       <translation>다시 나옴</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="25" />
       <source>History</source>
       <translation>기록</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="26" />
       <source>Everything</source>
       <translation>전체</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="26" />
       <source>Due next call</source>
       <translation>다음 통화에 나옴</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="26" />
-      <location filename="../practice_page.py" line="38" />
       <source>Mastered</source>
       <translation>익힘</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="26" />
       <source>Mistakes</source>
       <translation>실수</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="26" />
       <source>New words</source>
       <translation>새 단어</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="41" />
       <source>Next call</source>
       <translation>다음 통화</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="44" />
       <source>Tomorrow</source>
       <translation>내일</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="44" />
       <source>In %n days</source>
       <translation>%n일 후</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="62" />
       <source>Practice</source>
       <translation>연습</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="67" />
       <source>Your own mistakes and the new words of your calls. Each one comes back in a later call until you use it right; three times in a row and it is mastered.</source>
       <translation>통화에서 한 실수와 새 단어예요. 바르게 쓸 때까지 다음 통화에 다시 나오고, 세 번 연속 맞히면 익힌 거예요.</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="74" />
       <source>Search your practice…</source>
       <translation>연습 검색…</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="75" />
       <source>Search practice</source>
       <translation>연습 검색</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="79" />
       <source>Show</source>
       <translation>보기</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="86" />
       <source>Practice items</source>
       <translation>연습 항목</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="98" />
-      <location filename="../practice_page.py" line="197" />
       <source>Delete</source>
       <translation>삭제</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="126" />
       <source>%1 for the next call · %2 mastered · %3 in all</source>
       <translation>다음 통화 %1개 · 익힘 %2개 · 전체 %3개</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="133" />
       <source>Practice problem: %1</source>
       <translation>연습 문제: %1</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="156" />
       <source>(new word)</source>
       <translation>(새 단어)</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="156" />
       <source>word</source>
       <translation>단어</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="162" />
       <source>Nothing yet: after a call, the tutor's corrections and new words appear here.</source>
       <translation>아직 없어요. 통화가 끝나면 튜터의 교정과 새 단어가 여기에 나와요.</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="164" />
       <source>No item matches.</source>
       <translation>맞는 항목이 없어요.</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="181" />
       <source>Why: %1</source>
       <translation>이유: %1</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="182" />
       <source>From your call of %1</source>
       <translation>%1 통화에서</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="184" />
       <source>you used the better form</source>
       <translation>더 나은 표현을 썼어요</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="184" />
       <source>you used the word</source>
       <translation>단어를 썼어요</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="185" />
       <source>the old form came back</source>
       <translation>예전 표현이 다시 나왔어요</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="196" />
       <source>Delete practice item</source>
       <translation>연습 항목 삭제</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="197" />
       <source>Forget “%1” and its history for good?</source>
       <translation>“%1”과(와) 그 기록을 완전히 잊을까요?</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="199" />
       <source>Deleting…</source>
       <translation>삭제 중…</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="202" />
       <source>Deleted.</source>
       <translation>삭제했어요.</translation>
     </message>
     <message>
-      <location filename="../practice_page.py" line="215" />
       <source>an earlier day</source>
       <translation>예전</translation>
     </message>
@@ -1580,17 +1262,14 @@ It is erased from this computer.</source>
   <context>
     <name>ProfileCard</name>
     <message>
-      <location filename="../profile_card.py" line="18" />
       <source>Learner profile</source>
       <translation>학습자 프로필</translation>
     </message>
     <message>
-      <location filename="../profile_card.py" line="41" />
       <source>About %1</source>
       <translation>%1 정보</translation>
     </message>
     <message>
-      <location filename="../profile_card.py" line="59" />
       <source>before: %1</source>
       <translation>이전: %1</translation>
     </message>
@@ -1598,117 +1277,94 @@ It is erased from this computer.</source>
   <context>
     <name>ReportView</name>
     <message>
-      <location filename="../report_view.py" line="88" />
       <source>Call report</source>
       <translation>통화 리포트</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="97" />
       <source>call length (min)</source>
       <translation>통화 시간 (분)</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="98" />
-      <location filename="../report_view.py" line="144" />
       <source>you spoke (min)</source>
       <translation>내가 말한 시간 (분)</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="99" />
       <source>words per minute</source>
       <translation>분당 단어 수</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="100" />
       <source>words you said</source>
       <translation>내가 말한 단어 수</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="105" />
       <source>How you felt</source>
       <translation>나의 감정</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="112" />
       <source>Corrections</source>
       <translation>교정</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="117" />
       <source>Fluency</source>
       <translation>유창성</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="120" />
       <source>Words the tutor had trouble hearing (the recogniser's confidence, not a pronunciation score):</source>
       <translation>튜터가 알아듣기 어려웠던 단어 (발음 점수가 아니라 음성 인식의 확신도예요):</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="127" />
       <source>New words</source>
       <translation>새 단어</translation>
     </message>
     <message numerus="yes">
-      <location filename="../report_view.py" line="140" />
       <source> · %n turn(s)</source>
       <translation>
         <numerusform> · 대화 %n번</numerusform>
       </translation>
     </message>
     <message numerus="yes">
-      <location filename="../report_view.py" line="141" />
       <source> · %n with memory paused, not in this report</source>
       <translation>
         <numerusform> · %n번은 기억 일시 중지 중이라 이 리포트에 없어요</numerusform>
       </translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="144" />
       <source>you spoke (min, est.)</source>
       <translation>내가 말한 시간 (분, 추정)</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="145" />
       <source>Estimated from typed turns at a typical speaking pace.</source>
       <translation>입력한 대화를 보통 말하기 속도로 계산한 추정치예요.</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="153" />
       <source>No corrections this time. Nicely done.</source>
       <translation>이번에는 고칠 게 없어요. 잘했어요!</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="164" />
       <source>No new words in this call.</source>
       <translation>이 통화에는 새 단어가 없어요.</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="168" />
       <source>Corrections and words picked by your tutor.</source>
       <translation>튜터가 고른 교정과 단어예요.</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="169" />
       <source>Picked by the offline tutor model: a small model may miss some mistakes, so a short list is not a perfect score.</source>
       <translation>오프라인 튜터 모델이 골랐어요. 작은 모델은 실수를 놓칠 수 있어서, 목록이 짧다고 만점은 아니에요.</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="171" />
       <source>New words are a rough pick (the tutor model gave no review).</source>
       <translation>새 단어는 대략 고른 거예요 (튜터 모델의 검토가 없었어요).</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="193" />
       <source>Measured from spoken turns: this call has none with word timings.</source>
       <translation>말한 대화로 측정해요. 이 통화에는 단어 시간 정보가 있는 대화가 없어요.</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="196" />
       <source>%1 words between pauses on average · pauses %2% of your speaking time · %3 words per minute while speaking</source>
       <translation>쉬지 않고 평균 %1단어 · 말한 시간의 %2%는 쉼 · 말하는 동안 분당 %3단어</translation>
     </message>
     <message>
-      <location filename="../report_view.py" line="217" />
       <source>Over your last %n spoken calls: %1 → %2 words between pauses, pauses %3% → %4% of speaking time.</source>
       <translation>최근 말하기 통화 %n번: 쉬지 않고 말한 단어 %1 → %2개, 쉼 %3% → %4%.</translation>
     </message>
@@ -1716,374 +1372,294 @@ It is erased from this computer.</source>
   <context>
     <name>SettingsDialog</name>
     <message>
-      <location filename="../settings_dialog.py" line="26" />
       <source>American (US)</source>
       <translation>미국식 (US)</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="26" />
       <source>British (UK)</source>
       <translation>영국식 (UK)</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="26" />
       <source>Australian (AU)</source>
       <translation>호주식 (AU)</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="27" />
       <source>Beginner</source>
       <translation>초급</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="27" />
       <source>Intermediate</source>
       <translation>중급</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="27" />
       <source>Advanced</source>
       <translation>고급</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="29" />
       <source>Automatic: Claude when a key is set, else offline</source>
       <translation>자동: 키가 있으면 Claude, 없으면 오프라인</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="29" />
       <source>Claude (cloud)</source>
       <translation>Claude (클라우드)</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="30" />
       <source>Offline model on this computer</source>
       <translation>이 컴퓨터의 오프라인 모델</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="32" />
       <source>Automatic (GPU when available)</source>
       <translation>자동 (가능하면 GPU)</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="32" />
       <source>CPU</source>
       <translation>CPU</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="32" />
       <source>GPU (CUDA)</source>
       <translation>GPU (CUDA)</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="33" />
       <source>Same as the system</source>
       <translation>시스템 언어</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="34" />
       <source>System default</source>
       <translation>시스템 기본값</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="64" />
       <source>Settings</source>
       <translation>설정</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="69" />
       <source>Tutor</source>
       <translation>튜터</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="70" />
       <source>Audio</source>
       <translation>오디오</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="71" />
       <source>Tutor model</source>
       <translation>튜터 모델</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="72" />
       <source>Speech</source>
       <translation>음성 인식</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="73" />
       <source>Data</source>
       <translation>데이터</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="98" />
-      <location filename="../settings_dialog.py" line="102" />
       <source>Accent</source>
       <translation>억양</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="99" />
-      <location filename="../settings_dialog.py" line="103" />
       <source>Level</source>
       <translation>수준</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="100" />
-      <location filename="../settings_dialog.py" line="104" />
       <source>Topic</source>
       <translation>주제</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="105" />
       <source>The tutor speaks with this accent, at this level, and steers the conversation towards the topic.</source>
       <translation>튜터가 이 억양과 수준으로 말하고, 대화를 이 주제로 이끌어요.</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="113" />
       <source>Interface language</source>
       <translation>화면 언어</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="114" />
       <source>Language</source>
       <translation>화면 언어</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="115" />
       <source>Used from the next start of Tutor.</source>
       <translation>Tutor를 다시 시작하면 적용돼요.</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="125" />
-      <location filename="../settings_dialog.py" line="127" />
       <source>Microphone</source>
       <translation>마이크</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="126" />
-      <location filename="../settings_dialog.py" line="128" />
       <source>Speaker</source>
       <translation>스피커</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="130" />
       <source>Test: record 3 s and play back</source>
       <translation>테스트: 3초 녹음 후 재생</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="131" />
       <source>Test microphone and speaker</source>
       <translation>마이크와 스피커 테스트</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="138" />
       <source>Automatic: headset or speakers, from your device's name</source>
       <translation>자동: 장치 이름으로 헤드셋/스피커 판단</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="139" />
       <source>Headset: you can interrupt the tutor at any time</source>
       <translation>헤드셋: 언제든 튜터의 말을 끊을 수 있어요</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="140" />
       <source>Laptop speakers: Tutor cancels its own voice, so you can still interrupt it</source>
       <translation>노트북 스피커: Tutor가 자기 목소리를 지워서 말을 끊을 수 있어요</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="147" />
       <source>Mode</source>
       <translation>모드</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="153" />
       <source>Tutor model backend</source>
       <translation>튜터 모델 방식</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="154" />
-      <location filename="../settings_dialog.py" line="160" />
       <source>Claude model</source>
       <translation>Claude 모델</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="156" />
-      <location filename="../settings_dialog.py" line="161" />
       <source>Offline model</source>
       <translation>오프라인 모델</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="157" />
       <source>Use the offline model when Claude or the local server cannot be reached</source>
       <translation>Claude나 로컬 서버에 연결할 수 없으면 오프라인 모델 사용</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="159" />
       <source>Backend</source>
       <translation>방식</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="165" />
       <source>Local model server URL</source>
       <translation>로컬 모델 서버 URL</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="166" />
       <source>empty: run the offline model in the app (e.g. http://127.0.0.1:11434)</source>
       <translation>비워 두면 앱 안에서 오프라인 모델 실행 (예: http://127.0.0.1:11434)</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="168" />
       <source>Local server model name</source>
       <translation>로컬 서버 모델 이름</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="169" />
       <source>empty: the server's first model (e.g. qwen2.5:3b)</source>
       <translation>비워 두면 서버의 첫 번째 모델 (예: qwen2.5:3b)</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="170" />
       <source>Local server</source>
       <translation>로컬 서버</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="171" />
       <source>Server model</source>
       <translation>서버 모델</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="178" />
       <source>API key</source>
       <translation>API 키</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="179" />
       <source>The key is kept in your system's keyring, never in a file. Calls to Claude send the conversation to Anthropic; the offline model keeps everything here.</source>
       <translation>키는 파일이 아니라 시스템 키링에 보관해요. Claude와 통화하면 대화가 Anthropic으로 전송되고, 오프라인 모델은 모든 내용을 이 컴퓨터에 둬요.</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="186" />
       <source>Speech recognition model</source>
       <translation>음성 인식 모델</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="187" />
       <source>Speech recognition device</source>
       <translation>음성 인식 장치</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="189" />
       <source>Recognition model</source>
       <translation>인식 모델</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="190" />
       <source>Runs on</source>
       <translation>실행 장치</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="193" />
       <source>Tutor voice</source>
       <translation>튜터 목소리</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="194" />
       <source>Preview</source>
       <translation>미리 듣기</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="195" />
       <source>Preview the voice</source>
       <translation>목소리 미리 듣기</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="199" />
       <source>Voice</source>
       <translation>목소리</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="202" />
       <source>A new recognition model, device or voice is used from the next start of Tutor; install more models on the Models page.</source>
       <translation>새 인식 모델, 장치, 목소리는 Tutor를 다시 시작하면 적용돼요. 모델 페이지에서 더 설치할 수 있어요.</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="209" />
       <source>Data folder</source>
       <translation>데이터 폴더</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="209" />
       <source>Open the data folder</source>
       <translation>데이터 폴더 열기</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="210" />
       <source>Models folder</source>
       <translation>모델 폴더</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="210" />
       <source>Open the models folder</source>
       <translation>모델 폴더 열기</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="211" />
       <source>Settings file</source>
       <translation>설정 파일</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="222" />
       <source>Open</source>
       <translation>열기</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="227" />
       <source>Everything Tutor knows about you stays in the data folder on this computer. Nothing is sent anywhere else; there is no telemetry.</source>
       <translation>Tutor가 아는 내 정보는 모두 이 컴퓨터의 데이터 폴더에 있어요. 다른 곳으로 보내지 않고, 사용 통계도 수집하지 않아요.</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="241" />
       <source>No audio devices: %1</source>
       <translation>오디오 장치 없음: %1</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="243" />
       <source>This computer: %1</source>
       <translation>이 컴퓨터: %1</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="265" />
       <source>%1 (not connected)</source>
       <translation>%1 (연결 안 됨)</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="268" />
       <source>No microphone found. You can still type to your tutor.</source>
       <translation>마이크가 없어요. 튜터에게 입력해서 대화할 수 있어요.</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="281" />
       <source>Test failed: %1</source>
       <translation>테스트 실패: %1</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="288" />
       <source>Voice preview is not available.</source>
       <translation>목소리 미리 듣기를 쓸 수 없어요.</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="291" />
       <source>Speaking…</source>
       <translation>말하는 중…</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="300" />
       <source>Preview failed: %1</source>
       <translation>미리 듣기 실패: %1</translation>
     </message>
     <message>
-      <location filename="../settings_dialog.py" line="352" />
       <source>Not saved: %1</source>
       <translation>저장하지 못했어요: %1</translation>
     </message>
@@ -2091,32 +1667,26 @@ It is erased from this computer.</source>
   <context>
     <name>Startup</name>
     <message>
-      <location filename="../services.py" line="177" />
       <source>speech recognition</source>
       <translation>음성 인식</translation>
     </message>
     <message>
-      <location filename="../services.py" line="178" />
       <source>voice</source>
       <translation>목소리</translation>
     </message>
     <message>
-      <location filename="../services.py" line="179" />
       <source>emotion reader</source>
       <translation>감정 인식</translation>
     </message>
     <message>
-      <location filename="../services.py" line="180" />
       <source>memory</source>
       <translation>기억</translation>
     </message>
     <message>
-      <location filename="../services.py" line="183" />
       <source>tutor model</source>
       <translation>튜터 모델</translation>
     </message>
     <message>
-      <location filename="../services.py" line="185" />
       <source>tutor</source>
       <translation>튜터</translation>
     </message>
@@ -2124,98 +1694,78 @@ It is erased from this computer.</source>
   <context>
     <name>SuggestionCard</name>
     <message>
-      <location filename="../model_suggestion.py" line="14" />
       <source>No checksum is published for it in the app: the sha256 is recorded at the first download and every later load is checked against it.</source>
       <translation>앱에 체크섬이 없어요. 처음 다운로드할 때 sha256을 기록하고, 이후 불러올 때마다 확인해요.</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="17" />
       <source>Downloads from Hugging Face (%1).</source>
       <translation>Hugging Face에서 다운로드해요 (%1).</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="19" />
       <source>Ships with the app.</source>
       <translation>앱에 포함돼 있어요.</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="20" />
       <source>Bundled with the app (pip package): installs without a download, checksum verified.</source>
       <translation>앱에 포함(pip 패키지): 다운로드 없이 설치되고 체크섬을 확인해요.</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="30" />
       <source>Suggested offline tutor model</source>
       <translation>추천 오프라인 튜터 모델</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="36" />
       <source>Suggested offline tutor model for this computer</source>
       <translation>이 컴퓨터에 추천하는 오프라인 튜터 모델</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="52" />
-      <location filename="../model_suggestion.py" line="80" />
       <source>Install</source>
       <translation>설치</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="55" />
       <source>Use it</source>
       <translation>사용</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="69" />
       <source>In use.</source>
       <translation>사용 중.</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="69" />
       <source>Installed.</source>
       <translation>설치됨.</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="70" />
       <source>Damaged: install it again.</source>
       <translation>손상됨: 다시 설치하세요.</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="71" />
       <source>Not installed yet.</source>
       <translation>아직 설치 안 됨.</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="72" />
       <source>Licence: %1.</source>
       <translation>라이선스: %1.</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="74" />
       <source>The offline tutor now uses %1 (the bundled offline default).</source>
       <translation>지금 오프라인 튜터는 %1을(를) 써요 (기본 포함 모델).</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="75" />
       <source>The offline tutor now uses %1.</source>
       <translation>지금 오프라인 튜터는 %1을(를) 써요.</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="79" />
       <source>Repair</source>
       <translation>복구</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="80" />
       <source>Download and install</source>
       <translation>다운로드 후 설치</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="83" />
       <source>Use %1 as the offline tutor model</source>
       <translation>%1을(를) 오프라인 튜터 모델로 사용</translation>
     </message>
     <message>
-      <location filename="../model_suggestion.py" line="84" />
       <source>Install it first</source>
       <translation>먼저 설치하세요</translation>
     </message>
@@ -2223,7 +1773,6 @@ It is erased from this computer.</source>
   <context>
     <name>TranscriptView</name>
     <message>
-      <location filename="../transcript.py" line="94" />
       <source>Conversation transcript</source>
       <translation>대화 기록</translation>
     </message>
@@ -2231,7 +1780,6 @@ It is erased from this computer.</source>
   <context>
     <name>_CorrectionRow</name>
     <message>
-      <location filename="../report_view.py" line="239" />
       <source>Correction: %1 becomes %2</source>
       <translation>교정: %1 → %2</translation>
     </message>
