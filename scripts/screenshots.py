@@ -4,7 +4,9 @@ into docs/. Not a test. Run:
     xvfb-run -a -s '-screen 0 1280x800x24' .venv/bin/python scripts/screenshots.py
 
 Uses a temp data dir, a scripted call (no audio, no models loaded) and the real model
-manifest. TUTOR_APP_THEME=dark gives the dark theme (files get a -dark suffix).
+manifest. TUTOR_APP_THEME=dark gives the dark theme (files get a -dark suffix). The call
+screen and the report are also taken with the Korean interface (-ko suffix); `--korean`
+takes only those.
 """
 from __future__ import annotations
 
@@ -31,12 +33,13 @@ from tutor_app.ui.main_window import MainWindow  # noqa: E402
 from tutor_app.ui.memory_source import StoreMemorySource  # noqa: E402
 from tutor_app.ui.services import AudioDevices, UiServices  # noqa: E402
 from tutor_app.ui.theme import apply_theme, system_theme_name  # noqa: E402
+from tutor_app.ui.translation import install_translation  # noqa: E402
 
 DOCS = ROOT / "docs"
 
 
 class DemoBackend:
-    def start_call(self, off_record, sink):
+    def start_call(self, off_record, sink, text_only=False, greet=None):
         self.sink = sink
         return "demo"
 
@@ -216,49 +219,70 @@ def main() -> int:
             compute=lambda: "CPU, int8",
             audio_devices=lambda: AudioDevices(["Built-in Microphone", "USB Headset"], ["Speakers", "USB Headset"],
                                                "Built-in Microphone", "Speakers"))
-        first_start(Path(tmp), settings, suffix)
+        korean_only = "--korean" in sys.argv[1:]
+        if not korean_only:
+            english(Path(tmp), settings, services, suffix)
+        install_translation(app, "ko")  # what a ko_KR system (or the Settings choice) shows
         window = MainWindow(services)
-        window.resize(1120, 740)  # the default window
+        window.resize(1120, 740)
         window.move(40, 20)
         window.show()
         pump(1500)
         window.banner.dismiss()
         play_call(window)
-        grab(window, "call", suffix)
-
+        grab(window, "call", f"{suffix}-ko")
         window.show_page("progress")
         pump(600)
-        grab(window, "report", suffix)
-
-        window.show_page("memory")
-        pump(800)
-        grab(window, "memory", suffix)
-
-        window.show_page("models")
-        pump(3000)
-        grab(window, "models", suffix)
-
-        from tutor_app.ui.settings_dialog import SettingsDialog
-
-        dialog = SettingsDialog(services, window)
-        dialog.move(window.x() + 240, window.y() + 90)
-        dialog.show()
-        pump(700)
-        if os.environ.get("SCREENSHOT_ALL_TABS"):  # for looking at every tab while styling
-            for i in range(dialog.tabs.count()):
-                dialog.tabs.setCurrentIndex(i)
-                pump(200)
-                dialog.grab().save(str(Path(tempfile.gettempdir()) / f"settings-tab{i}{suffix}.png"))
-        dialog.tabs.setCurrentIndex(2)
-        pump(300)
-        path = DOCS / f"screenshot-settings{suffix}.png"
-        dialog.grab().save(str(path))
-        print(f"saved {path.relative_to(ROOT)}")
-        dialog.close()
+        grab(window, "report", f"{suffix}-ko")
         window.bridge.close()
         window.close()
         store.close()
     return 0
+
+
+def english(tmp: Path, settings: Settings, services: UiServices, suffix: str) -> None:
+    """The English screens: first start, call, report, memory, models, settings."""
+    first_start(tmp, settings, suffix)
+    window = MainWindow(services)
+    window.resize(1120, 740)  # the default window
+    window.move(40, 20)
+    window.show()
+    pump(1500)
+    window.banner.dismiss()
+    play_call(window)
+    grab(window, "call", suffix)
+
+    window.show_page("progress")
+    pump(600)
+    grab(window, "report", suffix)
+
+    window.show_page("memory")
+    pump(800)
+    grab(window, "memory", suffix)
+
+    window.show_page("models")
+    pump(3000)
+    grab(window, "models", suffix)
+
+    from tutor_app.ui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(services, window)
+    dialog.move(window.x() + 240, window.y() + 90)
+    dialog.show()
+    pump(700)
+    if os.environ.get("SCREENSHOT_ALL_TABS"):  # for looking at every tab while styling
+        for i in range(dialog.tabs.count()):
+            dialog.tabs.setCurrentIndex(i)
+            pump(200)
+            dialog.grab().save(str(Path(tempfile.gettempdir()) / f"settings-tab{i}{suffix}.png"))
+    dialog.tabs.setCurrentIndex(2)
+    pump(300)
+    path = DOCS / f"screenshot-settings{suffix}.png"
+    dialog.grab().save(str(path))
+    print(f"saved {path.relative_to(ROOT)}")
+    dialog.close()
+    window.bridge.close()
+    window.close()
 
 
 if __name__ == "__main__":

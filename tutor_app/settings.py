@@ -34,6 +34,7 @@ class TutorSettings:
     accent: str = "us"
     level: str = "intermediate"
     topic: str = "daily"
+    ui_language: str = "system"  # the interface's: system (ko_KR -> Korean) | en | ko; read at start
 
 
 @dataclass

@@ -95,6 +95,17 @@ def _theme(qapp):
     yield
 
 
+@pytest.fixture(autouse=True)
+def _language(qapp):
+    """English, as the app starts on an English system (its plural forms: tutor_en.qm); a
+    test that switches to Korean is undone after it."""
+    from tutor_app.ui.translation import install_translation
+
+    install_translation(qapp, "en")
+    yield
+    install_translation(qapp, "en")
+
+
 @pytest.fixture
 def settings(data_dir) -> Settings:
     return Settings.load(AppPaths.resolve(data_dir))

@@ -2,7 +2,7 @@
 clipped on the right or at the bottom, what is longer than the window scrolls, tables keep
 a readable text column and their buttons, labels show their whole text.
 
-The real MainWindow with realistic content: a report with corrections, new words, an
+In English and in Korean. The real MainWindow with realistic content: a report with corrections, new words, an
 emotion series, fluency and "trouble hearing" words; memories with long texts (real
 store); practice items (real store); the real model manifest; the Settings dialog.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import QCoreApplication, QRect, Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QApplication, QHeaderView,
                                QLabel, QScrollArea, QTableView, QWidget)
@@ -213,9 +213,13 @@ def settle(qtbot, widget: QWidget) -> None:
 
 
 # -- the test ------------------------------------------------------------------------------
+@pytest.mark.parametrize("language", ("en", "ko"))
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-def test_every_page_fits_its_window(qtbot, services, size):
+def test_every_page_fits_its_window(qtbot, qapp, services, size, language):
     from tutor_app.ui.settings_dialog import SettingsDialog
+    from tutor_app.ui.translation import install_translation
+
+    assert install_translation(qapp, language) == language  # Korean: longer or taller strings, a CJK font
 
     backend = ScriptedBackend(FULL_REPORT)
     services.make_backend = lambda: backend
@@ -248,7 +252,8 @@ def test_every_page_fits_its_window(qtbot, services, size):
         view.call_button.click()
     backend.emit_async(turn("She don't like coffee in the morning.", ["Oh, why not?", "Tell me more."],
                             label="disapproval", score=0.58) + [ev.StateChanged(ev.THINKING)])
-    qtbot.waitUntil(lambda: view.emotion_chip.isVisible() and view.state_label.text() == "Thinking…", timeout=3000)
+    thinking = QCoreApplication.translate("CallView", "Thinking…")
+    qtbot.waitUntil(lambda: view.emotion_chip.isVisible() and view.state_label.text() == thinking, timeout=3000)
     check("call (in a call)", window)
 
     # It ends on its report.

@@ -54,4 +54,3 @@ def run(args: argparse.Namespace, app) -> int:
         return int(qt_app.exec())
     finally:
         collector.stop()
-

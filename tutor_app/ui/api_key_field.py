@@ -23,14 +23,14 @@ class ApiKeyField(QWidget):
         row = QHBoxLayout()
         self.edit = QLineEdit()
         self.edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.edit.setAccessibleName("Anthropic API key")
+        self.edit.setAccessibleName(self.tr("Anthropic API key"))
         self.edit.setPlaceholderText("sk-ant-…")
         row.addWidget(self.edit, 1)
-        self.test_button = QPushButton("Test key")
+        self.test_button = QPushButton(self.tr("Test key"))
         self.test_button.clicked.connect(self.test_key)
-        self.remove_button = QPushButton("Remove")
+        self.remove_button = QPushButton(self.tr("Remove"))
         self.remove_button.setProperty("danger", True)
-        self.remove_button.setAccessibleName("Remove the stored API key")
+        self.remove_button.setAccessibleName(self.tr("Remove the stored API key"))
         self.remove_button.clicked.connect(self.remove_key)
         self.remove_button.setEnabled(False)  # until the keyring says a key is stored
         row.addWidget(self.test_button)
@@ -48,16 +48,16 @@ class ApiKeyField(QWidget):
             self.stored = src in ("keyring", "run")
             self.remove_button.setEnabled(self.stored)
             if src == "keyring":
-                self.edit.setPlaceholderText("•••••••••••• (stored in the keyring; type to replace)")
-                self.status.setText("A key is stored in the system keyring.")
+                self.edit.setPlaceholderText(self.tr("•••••••••••• (stored in the keyring; type to replace)"))
+                self.status.setText(self.tr("A key is stored in the system keyring."))
             elif src == "run":
-                self.edit.setPlaceholderText("•••••••••••• (kept until Tutor closes; type to replace)")
-                self.status.setText(f"Using the key you entered. {self.services.keys.keep_hint()}")
+                self.edit.setPlaceholderText(self.tr("•••••••••••• (kept until Tutor closes; type to replace)"))
+                self.status.setText(self.tr("Using the key you entered. %1").replace("%1", self.services.keys.keep_hint()))
             elif src == "env":
-                self.status.setText("Using the key from the ANTHROPIC_API_KEY environment variable.")
+                self.status.setText(self.tr("Using the key from the ANTHROPIC_API_KEY environment variable."))
             else:
                 self.edit.setPlaceholderText("sk-ant-…")
-                self.status.setText("No key: the tutor runs offline on this computer.")
+                self.status.setText(self.tr("No key: the tutor runs offline on this computer."))
 
         self.stored = False
         run_task(self.services.keys.source, on_done=show, on_error=lambda e: self.status.setText(error_text(e)),
@@ -71,12 +71,12 @@ class ApiKeyField(QWidget):
         typed = self.edit.text().strip()
         model = self.claude_model()
         self.test_button.setEnabled(False)
-        self.set_result("Testing the key…")
+        self.set_result(self.tr("Testing the key…"))
 
         def work() -> str:
             key = typed or self.services.keys.get()
             if not key:
-                raise ValueError("no key to test: paste one first")
+                raise ValueError(self.tr("no key to test: paste one first"))
             return self.services.test_key(key, model)
 
         def done(text: str) -> None:
@@ -85,7 +85,8 @@ class ApiKeyField(QWidget):
 
         def failed(exc: BaseException) -> None:
             self.test_button.setEnabled(True)
-            self.set_result(f"Key test failed: {error_text(exc) if not isinstance(exc, ValueError) else exc}")
+            self.set_result(self.tr("Key test failed: %1").replace(
+                "%1", error_text(exc) if not isinstance(exc, ValueError) else str(exc)))
 
         run_task(work, on_done=done, on_error=failed, context=self)
 
@@ -104,7 +105,7 @@ class ApiKeyField(QWidget):
         """Saved without a keyring: the key works until Tutor closes; say how to keep it."""
         self.edit.clear()
         self.refresh_status()
-        self.set_result(f"Settings saved. {self.services.keys.keep_hint()}")
+        self.set_result(self.tr("Settings saved. %1").replace("%1", self.services.keys.keep_hint()))
 
 
 def _hint() -> QLabel:

@@ -3,21 +3,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
 
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.ui.theme import icon
 
 # Problem kinds (tutor/events.py) -> (level, short title).
 KIND_TITLES = {
-    "no-microphone": ("error", "No microphone"),
-    "no-speaker": ("warning", "No speaker"),
-    "device-lost": ("error", "Audio device lost"),
-    "api-key": ("error", "API key rejected"),
-    "offline": ("warning", "Offline: using the local tutor model"),
-    "llm": ("warning", "Tutor model problem"),
-    "tts": ("warning", "Voice problem"),
-    "models": ("warning", "Models missing"),
+    "no-microphone": ("error", QT_TRANSLATE_NOOP("Banner", "No microphone")),
+    "no-speaker": ("warning", QT_TRANSLATE_NOOP("Banner", "No speaker")),
+    "device-lost": ("error", QT_TRANSLATE_NOOP("Banner", "Audio device lost")),
+    "api-key": ("error", QT_TRANSLATE_NOOP("Banner", "API key rejected")),
+    "offline": ("warning", QT_TRANSLATE_NOOP("Banner", "Offline: using the local tutor model")),
+    "llm": ("warning", QT_TRANSLATE_NOOP("Banner", "Tutor model problem")),
+    "tts": ("warning", QT_TRANSLATE_NOOP("Banner", "Voice problem")),
+    "models": ("warning", QT_TRANSLATE_NOOP("Banner", "Models missing")),
     "other": ("warning", ""),
 }
 
@@ -37,7 +38,7 @@ class Banner(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("Banner")
-        self.setAccessibleName("Notice")
+        self.setAccessibleName(self.tr("Notice"))
         row = QHBoxLayout(self)
         row.setContentsMargins(14, 10, 10, 10)
         row.setSpacing(10)
@@ -52,7 +53,7 @@ class Banner(QFrame):
         self._action.clicked.connect(lambda: self.actionRequested.emit(self._action_key))
         self._close = QToolButton()
         self._close.setIcon(icon("x", "muted", 16))
-        self._close.setAccessibleName("Dismiss notice")
+        self._close.setAccessibleName(self.tr("Dismiss notice"))
         self._close.setAutoRaise(True)
         self._close.clicked.connect(self.dismiss)
         row.addWidget(self._icon, 0, Qt.AlignmentFlag.AlignTop)
@@ -70,7 +71,7 @@ class Banner(QFrame):
 
     def show_problem(self, kind: str, message: str, action: BannerAction | None = None) -> None:
         level, title = KIND_TITLES.get(kind, KIND_TITLES["other"])
-        self.show_message(level, title, message, action)
+        self.show_message(level, QCoreApplication.translate("Banner", title) if title else "", message, action)
         self.kind = kind
 
     def show_message(self, level: str, title: str, message: str, action: BannerAction | None = None) -> None:

@@ -88,7 +88,7 @@ class CallBridge(QObject):
         """The backend, built on first use. Call only on the setup thread (run_setup)."""
         if self._backend is None:
             if self._factory is None:
-                raise RuntimeError("live calls are not available in this build")
+                raise RuntimeError(self.tr("live calls are not available in this build"))
             self._backend = self._factory()
         return self._backend
 
@@ -118,7 +118,7 @@ class CallBridge(QObject):
         """`text_only`: a typed chat; the microphone is never opened (nor the voice).
         `greet`: the tutor speaks first (never in a text chat)."""
         if not self.available:
-            self.callFailed.emit("live calls are not available in this build")
+            self.callFailed.emit(self.tr("live calls are not available in this build"))
             return
         if self.in_call:
             return

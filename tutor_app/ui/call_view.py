@@ -10,27 +10,32 @@ from __future__ import annotations
 import html
 import time
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QLocale
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QCheckBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QToolButton,
                                QVBoxLayout, QWidget)
 
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.tutor import events as ev
 from tutor_app.ui.bridge import CallBridge
 from tutor_app.ui.level_meter import LevelMeter
 from tutor_app.ui.emotion_words import feeling
 from tutor_app.ui.theme import icon
+from tutor_app.ui.translation import feeling_words
 from tutor_app.ui.transcript import TranscriptView
 
 IDLE, STARTING, IN_CALL, ENDING = "idle", "starting", "in-call", "ending"
 STATE_TEXT = {
-    ev.LISTENING: "Listening", ev.THINKING: "Thinking…", ev.SPEAKING: "Speaking",
-    ev.PAUSED: "Muted", ev.ENDED: "Call ended",
+    ev.LISTENING: QT_TRANSLATE_NOOP("CallView", "Listening"), ev.THINKING: QT_TRANSLATE_NOOP("CallView", "Thinking…"),
+    ev.SPEAKING: QT_TRANSLATE_NOOP("CallView", "Speaking"), ev.PAUSED: QT_TRANSLATE_NOOP("CallView", "Muted"),
+    ev.ENDED: QT_TRANSLATE_NOOP("CallView", "Call ended"),
 }
-EMPTY_HINT = ("Press the green button (or Space) and say hello.\n"
-              "Your tutor listens, answers out loud and gently corrects you.\n"
-              "Can't talk right now? Type below: a text chat, the microphone stays off.")
-GUARDRAIL_NOTES = {"checkin": "a caring check-in", "crisis": "safety message: help is available"}
+EMPTY_HINT = QT_TRANSLATE_NOOP("CallView", "Press the green button (or Space) and say hello.\n"
+                                           "Your tutor listens, answers out loud and gently corrects you.\n"
+                                           "Can't talk right now? Type below: a text chat, the microphone stays off.")
+GUARDRAIL_NOTES = {"checkin": QT_TRANSLATE_NOOP("CallView", "a caring check-in"),
+                   "crisis": QT_TRANSLATE_NOOP("CallView", "safety message: help is available")}
 
 
 class CallView(QWidget):
@@ -85,10 +90,10 @@ class CallView(QWidget):
         self.title.setObjectName("CallTitle")
         self.state_label = QLabel()
         self.state_label.setObjectName("StateLabel")
-        self.state_label.setAccessibleName("Tutor state")
+        self.state_label.setAccessibleName(self.tr("Tutor state"))
         self.emotion_chip = QLabel()
         self.emotion_chip.setObjectName("EmotionChip")
-        self.emotion_chip.setAccessibleName("Your current emotion")
+        self.emotion_chip.setAccessibleName(self.tr("Your current emotion"))
         self.emotion_chip.hide()
         self.timer_label = QLabel()
         self.timer_label.setObjectName("Muted")
@@ -104,14 +109,14 @@ class CallView(QWidget):
         self.mute_button.setObjectName("MuteButton")
         self.mute_button.setCheckable(True)
         self.mute_button.setIconSize(QSize(18, 18))
-        self.mute_button.setAccessibleName("Mute microphone")
+        self.mute_button.setAccessibleName(self.tr("Mute microphone"))
         self.mute_button.toggled.connect(self.set_muted)
         self.meter = LevelMeter()
         self.meter.setFixedHeight(10)
         self.mic_label = QLabel()  # listening / muted / not available, by the meter it explains
         self.mic_label.setObjectName("Muted")
         self.mic_label.setWordWrap(True)
-        self.mic_label.setAccessibleName("Microphone")
+        self.mic_label.setAccessibleName(self.tr("Microphone"))
         meter_row.addWidget(self.mute_button)
         meter_row.addWidget(self.meter, 1)
         meter_row.addWidget(self.mic_label)
@@ -122,7 +127,7 @@ class CallView(QWidget):
         self.tutor_label = QLabel()
         self.tutor_label.setObjectName("Muted")
         self.tutor_label.setWordWrap(True)
-        self.tutor_label.setAccessibleName("Tutor model")
+        self.tutor_label.setAccessibleName(self.tr("Tutor model"))
         self.tutor_label.setTextFormat(Qt.TextFormat.RichText)
         self.tutor_label.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse
                                                  | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
@@ -135,16 +140,16 @@ class CallView(QWidget):
         status.addWidget(self.hint)
         top.addLayout(status, 1)
 
-        self.off_record = QCheckBox("Off the record")
+        self.off_record = QCheckBox(self.tr("Off the record"))
         self.off_record.setObjectName("OffRecord")
-        self.off_record.setAccessibleName("Off the record: nothing from this call is remembered")
-        self.off_record.setToolTip("Nothing from this call goes into your tutor's memory.")
+        self.off_record.setAccessibleName(self.tr("Off the record: nothing from this call is remembered"))
+        self.off_record.setToolTip(self.tr("Nothing from this call goes into your tutor's memory."))
         self.off_record.toggled.connect(lambda _on: self._set_phase(IDLE) if self.phase == IDLE else None)
         top.addWidget(self.off_record, 0, Qt.AlignmentFlag.AlignTop)
         outer.addWidget(header)
 
         self.transcript = TranscriptView()
-        self.transcript.set_empty_text(EMPTY_HINT)
+        self.transcript.set_empty_text(QCoreApplication.translate("CallView", EMPTY_HINT))
         outer.addWidget(self.transcript, 1)
 
         typing = QFrame()
@@ -153,12 +158,12 @@ class CallView(QWidget):
         row.setContentsMargins(6, 6, 6, 6)
         self.text_input = QLineEdit()
         self.text_input.setObjectName("TextInput")
-        self.text_input.setAccessibleName("Type a message")
+        self.text_input.setAccessibleName(self.tr("Type a message"))
         self.text_input.returnPressed.connect(self.send_typed)
         self.send_button = QToolButton()
         self.send_button.setIcon(icon("send", "accent", 20))
-        self.send_button.setAccessibleName("Send message")
-        self.send_button.setToolTip("Send (Enter)")
+        self.send_button.setAccessibleName(self.tr("Send message"))
+        self.send_button.setToolTip(self.tr("Send (Enter)"))
         self.send_button.clicked.connect(self.send_typed)
         row.addWidget(self.text_input, 1)
         row.addWidget(self.send_button)
@@ -233,7 +238,7 @@ class CallView(QWidget):
         if self.mute_button.isChecked() != self.muted:
             self.mute_button.setChecked(self.muted)
         self.mute_button.setIcon(icon("mic-off" if self.muted else "mic", "bad" if self.muted else "text", 18))
-        self.mute_button.setToolTip("Unmute (Space)" if self.muted else "Mute (Space)")
+        self.mute_button.setToolTip(self.tr("Unmute (Space)") if self.muted else self.tr("Mute (Space)"))
         self.meter.set_active(self.phase == IN_CALL and not self.muted and not self.text_only)
         self._show_mic()
         if self.phase == IN_CALL and not self.text_only:
@@ -271,12 +276,13 @@ class CallView(QWidget):
 
     def _on_failed(self, message: str) -> None:
         self._set_phase(IDLE)
-        self.problemRaised.emit("other", f"The call could not start: {message}")
+        self.problemRaised.emit("other", self.tr("The call could not start: %1").replace("%1", message))
 
     def _on_state(self, state: str) -> None:
         self._mic_paused = state == ev.PAUSED
         self._show_mic()
-        self.state_label.setText(STATE_TEXT.get(state, state.capitalize()))
+        self.state_label.setText(QCoreApplication.translate("CallView", STATE_TEXT[state]) if state in STATE_TEXT
+                                 else state.capitalize())
         self.state_label.setProperty("state", state)
         self.state_label.style().unpolish(self.state_label)
         self.state_label.style().polish(self.state_label)
@@ -291,14 +297,18 @@ class CallView(QWidget):
         # In words about the learner ("You sound unsure"), never the raw label: a red
         # "disapproval" after their sentence reads as the tutor's verdict (ui/emotion_words.py).
         felt = feeling(label)
-        self.emotion_chip.setText(felt.title)
-        self.emotion_chip.setToolTip(f"{felt.title}. The emotion reader heard: {label} ({score:.0%})")
-        self.emotion_chip.setAccessibleDescription(f"{felt.phrase} ({label}, {score:.0%})")
+        title, phrase = feeling_words(felt)
+        percent = QLocale().toString(round(score * 100)) + "%"
+        self.emotion_chip.setText(title)
+        self.emotion_chip.setToolTip(self.tr("%1. The emotion reader heard: %2 (%3)").replace("%1", title)
+                                     .replace("%2", label).replace("%3", percent))
+        self.emotion_chip.setAccessibleDescription(f"{phrase} ({label}, {percent})")
         self.emotion_chip.setStyleSheet(f"background: {felt.colour};")
         self.emotion_chip.show()
 
     def _on_turn_done(self, event: ev.TutorTurnDone) -> None:
-        self.transcript.tutor_done(event.reply, event.interrupted, GUARDRAIL_NOTES.get(event.guardrail or "", ""))
+        self.transcript.tutor_done(event.reply, event.interrupted, QCoreApplication.translate("CallView", GUARDRAIL_NOTES[event.guardrail])
+                                 if event.guardrail in GUARDRAIL_NOTES else "")
 
     def _on_problem(self, event: ev.Problem) -> None:
         if event.kind == "no-microphone":
@@ -335,24 +345,28 @@ class CallView(QWidget):
         self.call_button.style().polish(self.call_button)
         self.call_button.setIcon(icon("phone" if phase == IDLE else "phone-off", "#ffffff", 28))
         self.call_button.setEnabled(phase in (IDLE, IN_CALL, STARTING))
-        name = {IDLE: "Start call", STARTING: "Cancel call", IN_CALL: "End call", ENDING: "Ending call"}[phase]
+        name = {IDLE: self.tr("Start call"), STARTING: self.tr("Cancel call"), IN_CALL: self.tr("End call"),
+                ENDING: self.tr("Ending call")}[phase]
         self.call_button.setAccessibleName(name)
         self.call_button.setToolTip(f"{name} ({'Space' if phase == IDLE else 'Esc'})")
-        idle_title = "Almost ready" if self.blocked else "Ready when you are" if self.ready else "Getting ready…"
-        self.title.setText({IDLE: idle_title, STARTING: "Connecting…" if self.ready else "Loading the tutor…",
-                            IN_CALL: "In call", ENDING: "Ending the call…"}[phase])
+        idle_title = (self.tr("Almost ready") if self.blocked else self.tr("Ready when you are") if self.ready
+                      else self.tr("Getting ready…"))
+        self.title.setText({IDLE: idle_title,
+                            STARTING: self.tr("Connecting…") if self.ready else self.tr("Loading the tutor…"),
+                            IN_CALL: self.tr("In call"), ENDING: self.tr("Ending the call…")}[phase])
         self.off_record.setEnabled(phase == IDLE)
         if phase == IDLE:
             self.state_label.setText("")
             if self.blocked:
                 self.hint.setText(self.blocked)
             elif not self.ready:
-                self.hint.setText("Loading the speech and tutor models. You can start now; "
-                                  "the tutor answers once they are loaded.")
+                self.hint.setText(self.tr("Loading the speech and tutor models. You can start now; "
+                                          "the tutor answers once they are loaded."))
             else:
-                memory = ("this call will not be remembered" if self.off_record.isChecked()
-                          else "memory is paused" if self.memory_paused else "your tutor remembers what you share")
-                self.hint.setText("Space: start · Esc: end · " + memory)
+                memory = (self.tr("this call will not be remembered") if self.off_record.isChecked()
+                          else self.tr("memory is paused") if self.memory_paused
+                          else self.tr("your tutor remembers what you share"))
+                self.hint.setText(self.tr("Space: start · Esc: end · %1").replace("%1", memory))
             self._clock.stop()
             self.timer_label.setText("")
         elif phase == IN_CALL:
@@ -381,8 +395,8 @@ class CallView(QWidget):
             return
         label = html.escape(str(info.label))
         if self._fallback and self.phase != IDLE and not getattr(info, "offline", True):
-            label += " · the offline tutor is answering (connection slow)"
-        self.tutor_label.setText(f'{label} · <a href="models">Models</a>')
+            label += self.tr(" · the offline tutor is answering (connection slow)")
+        self.tutor_label.setText(f'{label} · <a href="models">{self.tr("Models")}</a>')
         self.tutor_label.setToolTip(str(getattr(info, "detail", "")))
         self.tutor_label.setAccessibleDescription(f"{info.label}. {getattr(info, 'detail', '')}")
         self.tutor_label.show()
@@ -392,11 +406,12 @@ class CallView(QWidget):
         if self.phase not in (IN_CALL, STARTING):
             self.mic_label.hide()
             return
-        state = ("off (text chat)" if self.text_only
-                 else "not available" if self._mic_missing or self._mic_paused else "muted" if self.muted
-                 else "listening" if self.phase == IN_CALL else "starting…")
-        self.mic_label.setText(f"Mic: {state}")
-        self.mic_label.setAccessibleDescription(f"Microphone: {state}")
+        state = (self.tr("off (text chat)") if self.text_only
+                 else self.tr("not available") if self._mic_missing or self._mic_paused
+                 else self.tr("muted") if self.muted
+                 else self.tr("listening") if self.phase == IN_CALL else self.tr("starting…"))
+        self.mic_label.setText(self.tr("Mic: %1").replace("%1", state))
+        self.mic_label.setAccessibleDescription(self.tr("Microphone: %1").replace("%1", state))
         self.mic_label.show()
 
     def _show_input(self) -> None:
@@ -405,13 +420,13 @@ class CallView(QWidget):
         listening = in_call and not self.text_only
         self.mute_button.setEnabled(listening)
         self.meter.set_active(listening and not self.muted)
-        self.text_input.setPlaceholderText("Type a message: it is added to the call" if self.phase != IDLE
+        self.text_input.setPlaceholderText(self.tr("Type a message: it is added to the call") if self.phase != IDLE
                                            and not self.text_only else
-                                           "Type a message: a text chat, the microphone stays off")
+                                           self.tr("Type a message: a text chat, the microphone stays off"))
         if in_call:
-            self.hint.setText(("Text chat: the microphone is off · Esc: end" if self.text_only
-                               else "Space: mute / unmute · Esc: end call")
-                              + (" · off the record" if self.off_record.isChecked() else ""))
+            self.hint.setText((self.tr("Text chat: the microphone is off · Esc: end") if self.text_only
+                               else self.tr("Space: mute / unmute · Esc: end call"))
+                              + (self.tr(" · off the record") if self.off_record.isChecked() else ""))
 
     def _tick(self) -> None:
         secs = int(time.monotonic() - self._started_at)

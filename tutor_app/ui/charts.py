@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt
+from PySide6.QtCore import QCoreApplication, QLocale, QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from tutor_app.ui.emotion_words import Feeling, feeling
+from tutor_app.ui.translation import feeling_words
 from tutor_app.ui.theme import emotion_color, theme
 
 
@@ -64,14 +65,14 @@ class EmotionTimeline(_Chart):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.points: list[EmotionPoint] = []
-        self.setAccessibleName("Emotion over the call")
+        self.setAccessibleName(QCoreApplication.translate("Charts", "Emotion over the call"))
 
     def set_points(self, points: list[EmotionPoint]) -> None:
         self.points = sorted(points, key=lambda pt: pt.t)
-        self.setAccessibleDescription(", ".join(f"{_fmt_time(pt.t)} {feeling(pt.label).phrase}"
-                                                for pt in self.points[:20]) or "no turns")
-        self.setToolTip("What the emotion reader heard in each turn:\n" + "\n".join(
-            f"{_fmt_time(pt.t)}  {pt.label} ({pt.score:.0%})" for pt in self.points[:30]) if self.points else "")
+        self.setAccessibleDescription(", ".join(f"{_fmt_time(pt.t)} {feeling_words(feeling(pt.label))[1]}"
+                                                for pt in self.points[:20]) or QCoreApplication.translate("Charts", "no turns"))
+        self.setToolTip(QCoreApplication.translate("Charts", "What the emotion reader heard in each turn:") + "\n" + "\n".join(
+            f"{_fmt_time(pt.t)}  {pt.label} ({QLocale().toString(round(pt.score * 100))}%)" for pt in self.points[:30]) if self.points else "")
         self._fit_height()
         self.update()
 
@@ -88,7 +89,7 @@ class EmotionTimeline(_Chart):
         left, right = 12, width - 12
         x, row, out = left, 0, []
         for f in self.feelings():
-            w = 14 + fm.horizontalAdvance(f.title)
+            w = 14 + fm.horizontalAdvance(feeling_words(f)[0])
             if x > left and x + w > right:
                 x, row = left, row + 1
             out.append((f, QRectF(x, row * self.LEGEND_ROW, min(w, right - x), self.LEGEND_ROW - 2)))
@@ -115,7 +116,7 @@ class EmotionTimeline(_Chart):
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         if not self.points:
-            self._empty(p, "No emotion readings in this call")
+            self._empty(p, QCoreApplication.translate("Charts", "No emotion readings in this call"))
             return
         area = self._plot_rect()
         legend_h = self._legend_height(self.width())
@@ -151,7 +152,7 @@ class EmotionTimeline(_Chart):
             p.drawEllipse(QPointF(rect.left() + 5, y), 4.5, 4.5)
             p.setPen(t.color("text"))
             p.drawText(QRectF(rect.left() + 14, rect.top(), rect.width() - 14, rect.height()),
-                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, f.title)
+                       Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, feeling_words(f)[0])
 
 
 @dataclass
@@ -169,31 +170,34 @@ class ProgressChart(_Chart):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.points: list[ProgressPoint] = []
-        self.setAccessibleName("Progress over calls")
+        self.setAccessibleName(QCoreApplication.translate("Charts", "Progress over calls"))
 
     def set_points(self, points: list[ProgressPoint]) -> None:
         self.points = list(points)
         self.setAccessibleDescription("; ".join(
-            f"{pt.label}: {pt.wpm:.0f} wpm, {pt.speaking_seconds / 60:.1f} min" for pt in self.points[-12:]))
+            QCoreApplication.translate("Charts", "%1: %2 wpm, %3 min").replace("%1", pt.label).replace("%2", QLocale().toString(float(pt.wpm), "f", 0))
+            .replace("%3", QLocale().toString(float(pt.speaking_seconds / 60), "f", 1)) for pt in self.points[-12:]))
         self.update()
 
     def paintEvent(self, _event) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         if not self.points:
-            self._empty(p, "Your progress appears here after your first call")
+            self._empty(p, QCoreApplication.translate("Charts", "Your progress appears here after your first call"))
             return
         t = theme()
         area = self._plot_rect()
         pts = self.points[-20:]
         max_speak = max(max(pt.speaking_seconds for pt in pts), 60.0)
         max_wpm = max(max(pt.wpm for pt in pts), 60.0)
-        self._axes(p, area, [(0, "0"), (0.5, f"{max_speak / 120:.1f}m"), (1, f"{max_speak / 60:.1f}m")])
+        minutes = QCoreApplication.translate("Charts", "%1m")  # the speaking-time axis, in minutes
+        self._axes(p, area, [(0, "0"), (0.5, minutes.replace("%1", QLocale().toString(float(max_speak / 120), "f", 1))),
+                             (1, minutes.replace("%1", QLocale().toString(float(max_speak / 60), "f", 1)))])
         p.setPen(t.color("accent"))
         for frac in (0.5, 1.0):
             y = area.bottom() - frac * area.height()
             p.drawText(QRectF(area.right() + 4, y - 8, 40, 16), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                       f"{max_wpm * frac:.0f}")
+                       QLocale().toString(float(max_wpm * frac), "f", 0))
         slot = area.width() / len(pts)
         bar_w = min(34.0, slot * 0.55)
         soft = QColor(t.colors["accent"])

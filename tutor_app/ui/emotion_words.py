@@ -1,5 +1,5 @@
 """The emotion reader's 28 GoEmotions labels in words a learner reads as about
-themselves ("you sound unsure"), with calm colours.
+themselves (QT_TRANSLATE_NOOP("Feeling", "you sound unsure")), with calm colours.
 
 A raw label shown next to the learner's sentence reads as the tutor's verdict: a red
 "disapproval" after "She don't like coffee" looks like the tutor disapproving of them.
@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP  # shown translated: ui/translation.py feeling_words
+
 
 @dataclass(frozen=True)
 class Feeling:
     key: str
-    phrase: str  # "you sound unsure": lower case, for a sentence; `title` for a chip
+    phrase: str  # QT_TRANSLATE_NOOP("Feeling", "you sound unsure"): lower case, for a sentence; `title` for a chip
     colour: str  # chip / chart dot (white text is readable on it)
 
     @property
@@ -23,12 +25,12 @@ class Feeling:
 
 
 FEELINGS = {f.key: f for f in (
-    Feeling("happy", "you sound happy", "#2f9473"),
-    Feeling("curious", "you sound curious", "#3f7fcf"),
-    Feeling("unsure", "you sound unsure", "#8a6fc9"),
-    Feeling("upset", "you sound upset", "#6f7f9c"),
-    Feeling("down", "you sound a bit down", "#5f79a8"),
-    Feeling("calm", "you sound calm", "#7f8a9c"),
+    Feeling("happy", QT_TRANSLATE_NOOP("Feeling", "you sound happy"), "#2f9473"),
+    Feeling("curious", QT_TRANSLATE_NOOP("Feeling", "you sound curious"), "#3f7fcf"),
+    Feeling("unsure", QT_TRANSLATE_NOOP("Feeling", "you sound unsure"), "#8a6fc9"),
+    Feeling("upset", QT_TRANSLATE_NOOP("Feeling", "you sound upset"), "#6f7f9c"),
+    Feeling("down", QT_TRANSLATE_NOOP("Feeling", "you sound a bit down"), "#5f79a8"),
+    Feeling("calm", QT_TRANSLATE_NOOP("Feeling", "you sound calm"), "#7f8a9c"),
 )}
 
 # Every label of tutor_app.core.types.EMOTION_LABELS (a test checks none is missing).

@@ -15,11 +15,13 @@ def open_window(app):
     from tutor_app.ui.main_window import MainWindow
     from tutor_app.ui.services import UiServices
     from tutor_app.ui.theme import apply_theme
+    from tutor_app.ui.translation import install_translation
 
     qt_app = QApplication.instance() or QApplication([sys.argv[0]])
     qt_app.setApplicationName("Tutor")
     qt_app.setApplicationDisplayName("Tutor")
     qt_app.setDesktopFileName("tutor-app")
+    install_translation(qt_app, app.settings.tutor.ui_language)  # before any widget reads a string
     apply_theme(qt_app)
     collector = GuiThreadCollector(parent=qt_app)  # Qt objects must die on the GUI thread
     window = MainWindow(UiServices.from_app(app))

@@ -18,7 +18,7 @@ class LevelMeter(QWidget):
         self._level = 0.0  # shown, 0..1
         self._target = 0.0
         self._active = False
-        self.setAccessibleName("Microphone level")
+        self.setAccessibleName(self.tr("Microphone level"))
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self._decay = QTimer(self)
         self._decay.setInterval(40)

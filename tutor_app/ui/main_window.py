@@ -6,10 +6,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QButtonGroup, QFrame, QHBoxLayout, QLabel, QMainWindow, QProgressBar,
                                QStackedWidget, QToolButton, QVBoxLayout, QWidget)
 
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.errors import error_text
 from tutor_app.settings import memory_on
 from tutor_app.startup import WarmResult, run_startup, warm_service
@@ -24,9 +25,9 @@ from tutor_app.ui.workers import run_task
 
 log = logging.getLogger(__name__)
 
-PAGES = (("call", "Call", "phone"), ("progress", "Progress", "chart"), ("practice", "Practice", "refresh"),
-         ("memory", "Memory", "memory"),
-         ("models", "Models", "box"))
+PAGES = (("call", QT_TRANSLATE_NOOP("MainWindow", "Call"), "phone"), ("progress", QT_TRANSLATE_NOOP("MainWindow", "Progress"), "chart"),
+         ("practice", QT_TRANSLATE_NOOP("MainWindow", "Practice"), "refresh"), ("memory", QT_TRANSLATE_NOOP("MainWindow", "Memory"), "memory"),
+         ("models", QT_TRANSLATE_NOOP("MainWindow", "Models"), "box"))
 
 
 class MainWindow(QMainWindow):
@@ -38,7 +39,7 @@ class MainWindow(QMainWindow):
         self.services = services
         self.bridge = bridge or CallBridge(factory=services.make_backend, parent=self, tutor=services.tutor)
         self.warm_result: WarmResult | None = None
-        self.setWindowTitle("English speaking practice")  # Qt appends " — Tutor" (the display name)
+        self.setWindowTitle(self.tr("English speaking practice"))  # Qt appends " — Tutor" (the display name)
         self.setWindowIcon(icon("phone", "accent", 64))
         self.resize(1120, 740)
         self.setMinimumSize(800, 600)  # every page fits from here up (tests/ui/test_layout_fit.py)
@@ -88,7 +89,7 @@ class MainWindow(QMainWindow):
 
         bar = self.statusBar()
         bar.setSizeGripEnabled(False)
-        self.warm_label = QLabel("Getting ready…")
+        self.warm_label = QLabel(self.tr("Getting ready…"))
         self.warm_label.setObjectName("Muted")
         self.warm_bar = QProgressBar()
         self.warm_bar.setObjectName("WarmBar")
@@ -96,7 +97,7 @@ class MainWindow(QMainWindow):
         self.warm_bar.setFixedHeight(6)
         self.warm_bar.setTextVisible(False)
         self.warm_bar.setRange(0, 0)
-        self.warm_bar.setAccessibleName("Loading models")
+        self.warm_bar.setAccessibleName(self.tr("Loading models"))
         self.profile_label = QLabel()
         self.profile_label.setObjectName("Muted")
         self.warm_box = QWidget()
@@ -125,14 +126,14 @@ class MainWindow(QMainWindow):
         self.nav.setExclusive(True)
         self._nav_buttons: dict[str, QToolButton] = {}
         for key, text, icon_name in PAGES:
-            b = self._nav_button(text, icon_name)
+            b = self._nav_button(QCoreApplication.translate("MainWindow", text), icon_name)
             b.setCheckable(True)
             b.clicked.connect(lambda _=False, k=key: self.show_page(k))
             self.nav.addButton(b)
             self._nav_buttons[key] = b
             col.addWidget(b)
         col.addStretch(1)
-        self.settings_button = self._nav_button("Settings", "settings")
+        self.settings_button = self._nav_button(self.tr("Settings"), "settings")
         self.settings_button.clicked.connect(self.open_settings)
         col.addWidget(self.settings_button)
         return side
@@ -203,9 +204,9 @@ class MainWindow(QMainWindow):
     def show_problem(self, kind: str, message: str) -> None:
         action = None
         if kind == "api-key":
-            action = BannerAction("Open settings", "settings")
+            action = BannerAction(self.tr("Open settings"), "settings")
         elif kind == "models":
-            action = BannerAction("Open models", "models")
+            action = BannerAction(self.tr("Open models"), "models")
         self.banner.show_problem(kind, message, action)
 
     def _banner_action(self, key: str) -> None:
@@ -232,7 +233,8 @@ class MainWindow(QMainWindow):
     def _update_profile_label(self) -> None:
         s = self.services.settings
         paused = not memory_on(s)
-        self.profile_label.setText(f"Profile: {s.profile}{' · memory paused' if paused else ''}")
+        self.profile_label.setText(self.tr("Profile: %1").replace("%1", s.profile)
+                                   + (self.tr(" · memory paused") if paused else ""))
         self.call_view.set_memory_paused(paused)
 
     # -- background -------------------------------------------------------------------
@@ -241,7 +243,7 @@ class MainWindow(QMainWindow):
             return  # the window closed before the event loop got here
         self.warm_box.show()
         self.warm_bar.setRange(0, 0)
-        self.warm_label.setText("Getting ready…")
+        self.warm_label.setText(self.tr("Getting ready…"))
         self.call_view.set_ready(False)
         services, bridge = self.services, self.bridge
 
@@ -259,33 +261,34 @@ class MainWindow(QMainWindow):
             # Half a step ahead: the bar moves as soon as a part starts loading.
             self.warm_bar.setRange(0, 2 * total)
             self.warm_bar.setValue(min(2 * total, 2 * done + 1))
-        self.warm_label.setText(f"Getting ready: {what}…" if what != "ready" else "Ready")
+        self.warm_label.setText(self.tr("Getting ready: %1…").replace("%1", QCoreApplication.translate("Startup", what))
+                                if what != "ready" else self.tr("Ready"))
 
     def _warmed(self, result: WarmResult) -> None:
         self.warm_result = result
         self.warm_box.hide()
-        self.call_view.set_ready(True, "Install the missing models (Models page) to talk with your tutor."
+        self.call_view.set_ready(True, self.tr("Install the missing models (Models page) to talk with your tutor.")
                                  if result.missing else "")
         if result.missing:
-            self.warm_label.setText("Models missing")
+            self.warm_label.setText(self.tr("Models missing"))
             self.banner.show_problem(
-                "models", "install " + ", ".join(result.missing) + " to start talking. "
-                "It works offline and takes a minute.", BannerAction("Open models", "models"))
+                "models", self.tr("install %1 to start talking. It works offline and takes a minute.")
+                .replace("%1", ", ".join(result.missing)), BannerAction(self.tr("Open models"), "models"))
         elif result.optional_missing and not result.problems:
-            self.warm_label.setText("Ready")
-            self.banner.show_message("warning", "Some models are missing",
-                                     ", ".join(result.optional_missing) + ": the tutor works without them, "
-                                     "with less to offer.", BannerAction("Open models", "models"))
+            self.warm_label.setText(self.tr("Ready"))
+            self.banner.show_message("warning", self.tr("Some models are missing"),
+                                     self.tr("%1: the tutor works without them, with less to offer.")
+                                     .replace("%1", ", ".join(result.optional_missing)), BannerAction(self.tr("Open models"), "models"))
         elif result.problems:
             first: dict[str, tuple[str, str]] = {}  # one cause often breaks several parts: say it once
             result.problems = [first.setdefault(p[1], p) for p in result.problems if p[1] not in first]
-            self.warm_label.setText("Ready, with problems")
-            self.warm_label.setToolTip("\n".join(f"{what}: {msg}" for what, msg in result.problems))
+            self.warm_label.setText(self.tr("Ready, with problems"))
+            self.warm_label.setToolTip("\n".join(f"{QCoreApplication.translate('Startup', what)}: {msg}" for what, msg in result.problems))
             what, msg = result.problems[0]
-            more = f" (and {len(result.problems) - 1} more)" if len(result.problems) > 1 else ""
-            self.banner.show_problem("other", f"{what}: {msg}{more}")
+            more = self.tr(" (and %n more)", "", len(result.problems) - 1) if len(result.problems) > 1 else ""
+            self.banner.show_problem("other", f"{QCoreApplication.translate('Startup', what)}: {msg}{more}")
         else:
-            self.warm_label.setText("Ready")
+            self.warm_label.setText(self.tr("Ready"))
             if self.banner.kind == "models":
                 self.banner.dismiss()
         # The warm-up started the recovery of calls a crash cut off (after an install too).
@@ -299,10 +302,10 @@ class MainWindow(QMainWindow):
             return
         for report in reports:
             self.history.add_report(report)
-        self.banner.show_message("info", "Your last call ended unexpectedly" if len(reports) == 1 else
-                                 f"Your last {len(reports)} calls ended unexpectedly",
-                                 "its report is ready" if len(reports) == 1 else "their reports are ready",
-                                 BannerAction("Open report", "progress"))
+        self.banner.show_message("info", self.tr("Your last call ended unexpectedly") if len(reports) == 1 else
+                                 self.tr("Your last %n calls ended unexpectedly", "", len(reports)),
+                                 self.tr("its report is ready") if len(reports) == 1 else self.tr("their reports are ready"),
+                                 BannerAction(self.tr("Open report"), "progress"))
         self.lostCallsShown.emit(len(reports))
 
     def load_history(self) -> None:

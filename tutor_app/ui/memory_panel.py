@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout,
                                QInputDialog, QLabel, QLineEdit, QPushButton,
                                QSplitter, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.errors import error_text
 from tutor_app.memory.storage.models import Memory
 from tutor_app.settings import memory_on
@@ -27,8 +28,8 @@ from tutor_app.ui.workers import run_task
 
 log = logging.getLogger(__name__)
 
-COLUMNS = ("Memory", "Category", "Source", "Created", "Last used")
-ALL = "All categories"
+COLUMNS = (QT_TRANSLATE_NOOP("MemoryPanel", "Memory"), QT_TRANSLATE_NOOP("MemoryPanel", "Category"), QT_TRANSLATE_NOOP("MemoryPanel", "Source"), QT_TRANSLATE_NOOP("MemoryPanel", "Created"), QT_TRANSLATE_NOOP("MemoryPanel", "Last used"))
+ALL = QT_TRANSLATE_NOOP("MemoryPanel", "All categories")  # shown as self.tr(ALL)
 
 
 class MemoryPanel(QWidget):
@@ -53,18 +54,18 @@ class MemoryPanel(QWidget):
 
     # -- layout ---------------------------------------------------------------------
     def _build(self) -> None:
-        col, head = page_layout(self, "Memory")
-        head.addWidget(QLabel("Profile"))
+        col, head = page_layout(self, self.tr("Memory"))
+        head.addWidget(QLabel(self.tr("Profile")))
         self.profile_box = QComboBox()
-        self.profile_box.setAccessibleName("Learner profile")
+        self.profile_box.setAccessibleName(self.tr("Learner profile"))
         self.profile_box.setMinimumWidth(150)
         self.profile_box.activated.connect(lambda _i: self.switch_profile(self.profile_box.currentText()))
         head.addWidget(self.profile_box)
-        self.new_profile_button = QPushButton("New")
+        self.new_profile_button = QPushButton(self.tr("New"))
         self.new_profile_button.setIcon(icon("plus", "text", 16))
-        self.new_profile_button.setAccessibleName("New profile")
+        self.new_profile_button.setAccessibleName(self.tr("New profile"))
         self.new_profile_button.clicked.connect(self.new_profile)
-        self.delete_profile_button = QPushButton("Delete profile")
+        self.delete_profile_button = QPushButton(self.tr("Delete profile"))
         self.delete_profile_button.setProperty("danger", True)
         self.delete_profile_button.clicked.connect(self.delete_profile)
         head.addWidget(self.new_profile_button)
@@ -72,9 +73,9 @@ class MemoryPanel(QWidget):
         col.addLayout(head)
 
         pause_row = QHBoxLayout()
-        self.pause = QCheckBox("Pause memory: nothing new is remembered")  # short: fits an 800 px window
-        self.pause.setAccessibleName("Pause memory")
-        self.pause.setToolTip("The tutor remembers nothing new until you turn this off")
+        self.pause = QCheckBox(self.tr("Pause memory: nothing new is remembered"))  # short: fits an 800 px window
+        self.pause.setAccessibleName(self.tr("Pause memory"))
+        self.pause.setToolTip(self.tr("The tutor remembers nothing new until you turn this off"))
         self.pause.setChecked(not memory_on(self.services.settings))
         self.pause.toggled.connect(self.set_paused)
         pause_row.addWidget(self.pause)
@@ -97,24 +98,24 @@ class MemoryPanel(QWidget):
         rcol.setSpacing(8)
         tools = QHBoxLayout()
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Search memories…")
-        self.search.setAccessibleName("Search memories")
+        self.search.setPlaceholderText(self.tr("Search memories…"))
+        self.search.setAccessibleName(self.tr("Search memories"))
         self.search.addAction(icon("search", "muted", 16), QLineEdit.ActionPosition.LeadingPosition)
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(lambda _t: self._search_timer.start())
         self.category = QComboBox()
-        self.category.setAccessibleName("Category filter")
-        self.category.addItem(ALL)
+        self.category.setAccessibleName(self.tr("Category filter"))
+        self.category.addItem(self.tr(ALL))
         self.category.currentIndexChanged.connect(lambda _i: self._fill_table())
-        self.show_history = QCheckBox("Replaced values")
-        self.show_history.setToolTip("Show older values that newer ones replaced")
+        self.show_history = QCheckBox(self.tr("Replaced values"))
+        self.show_history.setToolTip(self.tr("Show older values that newer ones replaced"))
         self.show_history.toggled.connect(lambda _on: self._fill_table())
         tools.addWidget(self.search, 1)
         tools.addWidget(self.category)
         tools.addWidget(self.show_history)
         rcol.addLayout(tools)
 
-        self.table = list_table(COLUMNS, "Memories", stretch=0, optional=(2, 4))  # narrow: no source, last use
+        self.table = list_table([self.tr(c) for c in COLUMNS], self.tr("Memories"), stretch=0, optional=(2, 4))  # narrow: no source, last use
         header = self.table.horizontalHeader()
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.table.verticalHeader().setDefaultSectionSize(34)
@@ -127,20 +128,20 @@ class MemoryPanel(QWidget):
         rcol.addWidget(self.empty)
 
         buttons = QHBoxLayout()
-        self.edit_button = QPushButton("Edit")
+        self.edit_button = QPushButton(self.tr("Edit"))
         self.edit_button.setIcon(icon("edit", "text", 16))
         self.edit_button.clicked.connect(self.edit_selected)
-        self.delete_button = QPushButton("Delete")
+        self.delete_button = QPushButton(self.tr("Delete"))
         self.delete_button.setIcon(icon("trash", "bad", 16))
         self.delete_button.setProperty("danger", True)
-        self.delete_button.setAccessibleName("Delete the selected memory")
+        self.delete_button.setAccessibleName(self.tr("Delete the selected memory"))
         self.delete_button.clicked.connect(self.delete_selected)
-        self.export_button = QPushButton("Export JSON")
+        self.export_button = QPushButton(self.tr("Export JSON"))
         self.export_button.setIcon(icon("export", "text", 16))
         self.export_button.clicked.connect(self.export)
-        self.clear_button = QPushButton("Delete all…")
+        self.clear_button = QPushButton(self.tr("Delete all…"))
         self.clear_button.setProperty("danger", True)
-        self.clear_button.setAccessibleName("Delete all memories of this profile")
+        self.clear_button.setAccessibleName(self.tr("Delete all memories of this profile"))
         self.clear_button.clicked.connect(self.clear_all)
         for b in (self.edit_button, self.delete_button):
             buttons.addWidget(b)
@@ -161,7 +162,7 @@ class MemoryPanel(QWidget):
         return value.strip() if ok and value.strip() else None
 
     def ask_save_path(self) -> str | None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export memories", f"tutor-memories-{self.profile}.json",
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export memories"), f"tutor-memories-{self.profile}.json",
                                               "JSON (*.json)")
         return path or None
 
@@ -172,9 +173,9 @@ class MemoryPanel(QWidget):
 
     def open_profile(self, name: str) -> None:
         if self.services.memory is None:
-            self.status.setText("Memory is not available in this build.")
+            self.status.setText(self.tr("Memory is not available in this build."))
             return
-        self.status.setText("Loading…")
+        self.status.setText(self.tr("Loading…"))
 
         def work():
             source = self.services.memory(name)
@@ -201,7 +202,7 @@ class MemoryPanel(QWidget):
             run_task(lambda: snapshot(source), on_done=self._show_rows, on_error=self._failed, context=self)
 
     def _failed(self, exc: BaseException) -> None:
-        self.status.setText(f"Memory problem: {error_text(exc)}")
+        self.status.setText(self.tr("Memory problem: %1").replace("%1", error_text(exc)))
         log.warning("memory panel: %s", exc)
         self._set_busy(False)
 
@@ -209,15 +210,16 @@ class MemoryPanel(QWidget):
         rows, self.entries = shown
         self.rows = list(rows)
         current = [r for r in self.rows if r.current]
-        self.status.setText(f"{len(current)} memories" + (f", {len(self.rows) - len(current)} replaced"
-                                                          if len(current) != len(self.rows) else ""))
+        replaced = len(self.rows) - len(current)
+        self.status.setText(self.tr("%n memories", "", len(current))
+                            + (self.tr(", %n replaced", "", replaced) if replaced else ""))
         cats = sorted({r.category or "other" for r in self.rows})
         chosen = self.category.currentText()
         self.category.blockSignals(True)
         self.category.clear()
-        self.category.addItem(ALL)
+        self.category.addItem(self.tr(ALL))
         self.category.addItems(cats)
-        self.category.setCurrentText(chosen if chosen in cats else ALL)
+        self.category.setCurrentText(chosen if chosen in cats else self.tr(ALL))
         self.category.blockSignals(False)
         self.profile_card.set_entries(self.profile, self.entries)
         self._fill_table()
@@ -227,7 +229,7 @@ class MemoryPanel(QWidget):
     def _visible_rows(self) -> list[Memory]:
         rows = self.rows if self.show_history.isChecked() else [r for r in self.rows if r.current]
         cat = self.category.currentText()
-        if cat and cat != ALL:
+        if cat and cat != self.tr(ALL):
             rows = [r for r in rows if (r.category or "other") == cat]
         if self.hits is not None:
             rank = {mid: i for i, mid in enumerate(self.hits)}
@@ -241,8 +243,8 @@ class MemoryPanel(QWidget):
         self.table.setRowCount(len(rows))
         muted = QColor(theme().colors["muted"])
         for i, r in enumerate(rows):
-            text = r.text if r.current else f"{r.text}  (replaced)"
-            cells = (text, r.category or "other", source_text(r.source), short_date(r.created_at), short_date(r.accessed_at))
+            text = r.text if r.current else self.tr("%1  (replaced)").replace("%1", r.text)
+            cells = (text, r.category or "other", self.tr(source_text(r.source)), short_date(r.created_at), short_date(r.accessed_at))
             for c, value in enumerate(cells):
                 item = QTableWidgetItem(value)
                 item.setData(Qt.ItemDataRole.UserRole, r.id)
@@ -252,10 +254,10 @@ class MemoryPanel(QWidget):
                     item.setForeground(muted)
                 self.table.setItem(i, c, item)
         if not self.rows:
-            self.empty.setText("Nothing remembered yet. Talk with your tutor and it will remember what you "
-                               "share: your name, your job, what you are working towards.")
+            self.empty.setText(self.tr("Nothing remembered yet. Talk with your tutor and it will remember what you "
+                                       "share: your name, your job, what you are working towards."))
         elif not rows:
-            self.empty.setText("No memory matches.")
+            self.empty.setText(self.tr("No memory matches."))
         else:
             self.empty.setText("")
         self.empty.setVisible(bool(self.empty.text()))
@@ -272,14 +274,15 @@ class MemoryPanel(QWidget):
         words = query.lower().split()
         self.hits = [r.id for r in self.rows if all(w in r.text.lower() for w in words)]
         self._fill_table()
-        self.status.setText("Searching…")
+        self.status.setText(self.tr("Searching…"))
         source = self.source
 
         def done(ids: list[str]) -> None:
             if self.search.text().strip() == query:  # ignore answers to an older query
                 self.hits = list(ids)
                 self._fill_table()
-                self.status.setText(f"{self.table.rowCount()} found")
+                found = self.table.rowCount()
+                self.status.setText(self.tr("%n found", "", found))
                 self.loaded.emit()
 
         run_task(lambda: source.search(query), on_done=done, on_error=self._failed, context=self)
@@ -328,26 +331,27 @@ class MemoryPanel(QWidget):
         row = next((r for r in self.rows if r.id == mem_id), None)
         if row is None:
             return
-        if self.confirm("Delete memory", f"Forget this?\n\n“{row.text}”\n\nIt is erased from this computer.",
-                        "Delete"):
-            self._change(lambda s: s.delete(mem_id), "Deleted.")
+        if self.confirm(self.tr("Delete memory"),
+                        self.tr("Forget this?\n\n“%1”\n\nIt is erased from this computer.").replace("%1", row.text),
+                        self.tr("Delete")):
+            self._change(lambda s: s.delete(mem_id), self.tr("Deleted."))
 
     def clear_all(self) -> None:
         n = sum(1 for r in self.rows if r.current)
-        if self.confirm("Delete all memories",
-                        f"Erase everything the tutor remembers about {self.profile} ({n} memories), "
-                        "including past call transcripts and reports? This cannot be undone.",
-                        "Delete everything"):
-            self._change(lambda s: s.clear(), "Everything was deleted.")
+        if self.confirm(self.tr("Delete all memories"),
+                        self.tr("Erase everything the tutor remembers about %1 (%n memories), including past call "
+                                "transcripts and reports? This cannot be undone.", "", n).replace("%1", self.profile),
+                        self.tr("Delete everything")):
+            self._change(lambda s: s.clear(), self.tr("Everything was deleted."))
 
     def edit_selected(self) -> None:
         mem_id = self.selected_id()
         row = next((r for r in self.rows if r.id == mem_id), None)
         if row is None or not row.current:
             return
-        text = self.ask_text("Edit memory", "What should the tutor remember instead?", row.text)
+        text = self.ask_text(self.tr("Edit memory"), self.tr("What should the tutor remember instead?"), row.text)
         if text and text != row.text:
-            self._change(lambda s: s.update(mem_id, text), "Saved.")
+            self._change(lambda s: s.update(mem_id, text), self.tr("Saved."))
 
     def export(self) -> None:
         path = self.ask_save_path()
@@ -355,14 +359,14 @@ class MemoryPanel(QWidget):
             return
         source = self.source
         run_task(lambda: source.export(path),
-                 on_done=lambda n: self.status.setText(f"Exported {n} memories."), on_error=self._failed, context=self)
+                 on_done=lambda n: self.status.setText(self.tr("Exported %n memories.", "", n)), on_error=self._failed, context=self)
 
     def set_paused(self, paused: bool) -> None:
-        self.status.setText("Memory paused." if paused else "Memory on.")
+        self.status.setText(self.tr("Memory paused.") if paused else self.tr("Memory on."))
         try:
             self.services.settings_store.update(lambda s: setattr(s.memory, "enabled", not paused))
         except OSError as exc:  # still paused for this run: only the file keeps the old value
-            self.status.setText(f"Could not save: {exc}")
+            self.status.setText(self.tr("Could not save: %1").replace("%1", str(exc)))
         self.pausedChanged.emit(paused)
 
     def switch_profile(self, name: str) -> None:
@@ -371,14 +375,14 @@ class MemoryPanel(QWidget):
         try:
             self.services.settings_store.update(lambda s: setattr(s, "profile", name))
         except OSError as exc:
-            self.status.setText(f"Could not save: {exc}")
+            self.status.setText(self.tr("Could not save: %1").replace("%1", str(exc)))
         self.search.clear()
         self.hits = None
         self.open_profile(name)
         self.profileChanged.emit(name)
 
     def new_profile(self) -> None:
-        name = self.ask_text("New profile", "Learner name for the new profile:")
+        name = self.ask_text(self.tr("New profile"), self.tr("Learner name for the new profile:"))
         if not name:
             return
         if self.source is not None and hasattr(self.source, "add_profile"):
@@ -391,8 +395,9 @@ class MemoryPanel(QWidget):
                   if self.profile_box.itemText(i) != name]
         if not others or self.source is None:
             return
-        if not self.confirm("Delete profile", f"Delete the profile {name} and everything the tutor remembers "
-                            "about it? This cannot be undone.", "Delete profile"):
+        if not self.confirm(self.tr("Delete profile"), self.tr("Delete the profile %1 and everything the tutor "
+                                                               "remembers about it? This cannot be undone.")
+                            .replace("%1", name), self.tr("Delete profile")):
             return
         source = self.source
         run_task(lambda: source.delete_profile(name), on_done=lambda _r: self.switch_profile(others[0]),

@@ -14,13 +14,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.memory.profile.fields import FIELDS
 from tutor_app.memory.storage.models import Memory
 
 log = logging.getLogger(__name__)
 
-SOURCE_TEXT = {"gate": "said in call", "trigger": "you asked", "extraction": "after a call",
-               "manual": "added by you", "import": "imported"}
+SOURCE_TEXT = {"gate": QT_TRANSLATE_NOOP("MemoryPanel", "said in call"), "trigger": QT_TRANSLATE_NOOP("MemoryPanel", "you asked"), "extraction": QT_TRANSLATE_NOOP("MemoryPanel", "after a call"),
+               "manual": QT_TRANSLATE_NOOP("MemoryPanel", "added by you"), "import": QT_TRANSLATE_NOOP("MemoryPanel", "imported")}  # the panel shows them translated
 
 
 def source_text(source: str) -> str:

@@ -8,11 +8,12 @@ import logging
 from contextlib import suppress
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, QLocale, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QProgressBar, QPushButton,
                                QTableWidgetItem, QWidget)
 
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.core.cancel import CancelToken
 from tutor_app.errors import error_text
 from tutor_app.ui.model_suggestion import SuggestionCard, source_note
@@ -23,18 +24,19 @@ from tutor_app.ui.workers import run_task
 
 log = logging.getLogger(__name__)
 
-STATE_TEXT = {"installed": "Installed", "in-package": "Ready (bundled)", "missing": "Not installed",
-              "corrupt": "Damaged", "online-only": "Not downloaded"}
-ROLE_TEXT = {"stt": "Speech recognition", "tts": "Voice", "embedder": "Memory search",
-             "emotion": "Emotion", "llm-local": "Offline tutor", "vad": "Voice detection",
-             "turn": "End of turn"}
-SOURCE_TEXT = {"package": "pip package", "hub": "Hugging Face", "asset": "with the app"}
-COLUMNS = ("Model", "Used for", "Status", "Size", "Licence", "Source", "")
+# Shown translated (self.tr of the value).
+STATE_TEXT = {"installed": QT_TRANSLATE_NOOP("ModelsPanel", "Installed"), "in-package": QT_TRANSLATE_NOOP("ModelsPanel", "Ready (bundled)"), "missing": QT_TRANSLATE_NOOP("ModelsPanel", "Not installed"),
+              "corrupt": QT_TRANSLATE_NOOP("ModelsPanel", "Damaged"), "online-only": QT_TRANSLATE_NOOP("ModelsPanel", "Not downloaded")}
+ROLE_TEXT = {"stt": QT_TRANSLATE_NOOP("ModelsPanel", "Speech recognition"), "tts": QT_TRANSLATE_NOOP("ModelsPanel", "Voice"), "embedder": QT_TRANSLATE_NOOP("ModelsPanel", "Memory search"),
+             "emotion": QT_TRANSLATE_NOOP("ModelsPanel", "Emotion"), "llm-local": QT_TRANSLATE_NOOP("ModelsPanel", "Offline tutor"), "vad": QT_TRANSLATE_NOOP("ModelsPanel", "Voice detection"),
+             "turn": QT_TRANSLATE_NOOP("ModelsPanel", "End of turn")}
+SOURCE_TEXT = {"package": QT_TRANSLATE_NOOP("ModelsPanel", "pip package"), "hub": "Hugging Face", "asset": QT_TRANSLATE_NOOP("ModelsPanel", "with the app")}
+COLUMNS = (QT_TRANSLATE_NOOP("ModelsPanel", "Model"), QT_TRANSLATE_NOOP("ModelsPanel", "Used for"), QT_TRANSLATE_NOOP("ModelsPanel", "Status"), QT_TRANSLATE_NOOP("ModelsPanel", "Size"), QT_TRANSLATE_NOOP("ModelsPanel", "Licence"), QT_TRANSLATE_NOOP("ModelsPanel", "Source"), "")
 
 
 def _mb(n: int, unit: bool = True) -> str:
     text = f"{n / 1e6:.0f}" if n >= 10e6 else f"{n / 1e6:.1f}"
-    return text + (" MB" if unit else "")
+    return QCoreApplication.translate("ModelsPanel", "%1 MB").replace("%1", text) if unit else text
 
 
 class ModelsPanel(QWidget):
@@ -50,14 +52,14 @@ class ModelsPanel(QWidget):
         self.errors: dict[str, str] = {}  # model -> last install error
         self.notice = ""  # outcome of the last install, shown above the table
         self.pick: Any = None  # the suggested offline tutor model (registry.recommend)
-        col, head = page_layout(self, "Models")
-        self.refresh_button = QPushButton("Check again")
+        col, head = page_layout(self, self.tr("Models"))
+        self.refresh_button = QPushButton(self.tr("Check again"))
         self.refresh_button.setIcon(icon("refresh", "text", 16))
-        self.refresh_button.setAccessibleName("Check the models again")
+        self.refresh_button.setAccessibleName(self.tr("Check the models again"))
         self.refresh_button.clicked.connect(self.refresh)
         head.addWidget(self.refresh_button)
         col.addLayout(head)
-        self.summary = QLabel("Checking…")
+        self.summary = QLabel(self.tr("Checking…"))
         self.summary.setObjectName("Muted")
         self.summary.setWordWrap(True)
         col.addWidget(self.summary)
@@ -69,7 +71,7 @@ class ModelsPanel(QWidget):
 
         # The model's name takes the room; licences and the rest shrink, elided, the full
         # text in the tooltip; the Install / Download column always stays in view.
-        self.table = list_table(COLUMNS, "Models", stretch=0, fixed={len(COLUMNS) - 1: 132},
+        self.table = list_table([self.tr(c) if c else "" for c in COLUMNS], self.tr("Models"), stretch=0, fixed={len(COLUMNS) - 1: 132},
                                 optional=(5, 4, 1))  # narrow: no source, licence, role
         header = self.table.horizontalHeader()
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
@@ -79,7 +81,7 @@ class ModelsPanel(QWidget):
         self.problems.setObjectName("ProblemText")
         self.problems.setWordWrap(True)
         self.problems.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.problems.setAccessibleName("Model problems")
+        self.problems.setAccessibleName(self.tr("Model problems"))
         self.problems.hide()
         col.addWidget(self.problems)
 
@@ -89,9 +91,9 @@ class ModelsPanel(QWidget):
         self.progress = QProgressBar()
         self.progress.setObjectName("InstallBar")
         self.progress.setTextVisible(False)
-        self.progress.setAccessibleName("Install progress")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setAccessibleName("Cancel the install")
+        self.progress.setAccessibleName(self.tr("Install progress"))
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.cancel_button.setAccessibleName(self.tr("Cancel the install"))
         self.cancel_button.clicked.connect(self.cancel)
         bar_row.addWidget(self.progress_label)
         bar_row.addWidget(self.progress, 1)
@@ -106,17 +108,17 @@ class ModelsPanel(QWidget):
     # -- status -----------------------------------------------------------------------
     def refresh(self) -> None:
         self.refresh_button.setEnabled(False)
-        self.summary.setText("Checking the models (verifying checksums)…")
+        self.summary.setText(self.tr("Checking the models (verifying checksums)…"))
         run_task(lambda: self.services.registry().statuses(verify=True), on_done=self._show_statuses,
                  on_error=self._status_failed, context=self)
         run_task(self.services.compute, on_done=lambda text: self.device_label.setText(
-            f"Speech recognition runs on: {text}" if text else ""), on_error=lambda e: None, context=self)
+            self.tr("Speech recognition runs on: %1").replace("%1", text) if text else ""), on_error=lambda e: None, context=self)
         if self.services.recommend is not None:  # reads RAM / GPU: probes take a moment
             run_task(self.services.recommend, on_done=self._show_pick, on_error=self._pick_failed, context=self)
 
     def _status_failed(self, exc: BaseException) -> None:
         self.refresh_button.setEnabled(True)
-        self.summary.setText(f"Cannot read the model list: {error_text(exc)}")
+        self.summary.setText(self.tr("Cannot read the model list: %1").replace("%1", error_text(exc)))
 
     def _show_statuses(self, statuses: list[Any]) -> None:
         self.refresh_button.setEnabled(True)
@@ -125,13 +127,14 @@ class ModelsPanel(QWidget):
         for row, st in enumerate(self.statuses):
             spec = st.spec
             name = self._row_name(spec)
-            state = STATE_TEXT.get(st.state, st.state)
+            state = self.tr(STATE_TEXT[st.state]) if st.state in STATE_TEXT else st.state
             detail = self.errors.get(spec.name) or (st.detail if st.state in ("corrupt", "missing") else "")
             if spec.name in self.errors:
-                state = "Install failed"
-            cells = (name, ROLE_TEXT.get(spec.role, spec.role), state,
-                     f"{spec.size_mb:.0f} MB" if spec.size_mb >= 1 else f"{spec.size_mb:.1f} MB",
-                     spec.license, SOURCE_TEXT.get(spec.source, spec.source))
+                state = self.tr("Install failed")
+            cells = (name, self.tr(ROLE_TEXT[spec.role]) if spec.role in ROLE_TEXT else spec.role, state,
+                     self.tr("%1 MB").replace("%1", QLocale().toString(float(spec.size_mb), "f",
+                                                                         0 if spec.size_mb >= 1 else 1)),
+                     spec.license, self.tr(SOURCE_TEXT[spec.source]) if spec.source in SOURCE_TEXT else spec.source)
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(detail if c == 2 and detail else (spec.description or text) if c == 0
@@ -153,18 +156,19 @@ class ModelsPanel(QWidget):
         self.problems.setVisible(bool(problems))
         missing = [s.spec.name for s in self.statuses if s.spec.default and not s.usable]
         if missing:
-            self.summary.setText("To talk with your tutor offline, install: " + ", ".join(missing)
-                                 + ". Everything installs from this computer; no download needed.")
+            self.summary.setText(self.tr("To talk with your tutor offline, install: %1. Everything installs from "
+                                         "this computer; no download needed.").replace("%1", ", ".join(missing)))
         else:
-            self.summary.setText("Everything needed to practise offline is here. Larger models "
-                                 "(better accuracy) download when you are online.")
+            self.summary.setText(self.tr("Everything needed to practise offline is here. Larger models "
+                                         "(better accuracy) download when you are online."))
         if self.notice:
             self.summary.setText(self.notice)
         self._update_suggestion()
 
     def _row_name(self, spec: Any) -> str:
-        marks = ["bundled default" if spec.default and spec.role == "llm-local" else "default" if spec.default else "",
-                 "suggested" if self.pick is not None and spec.name == self.pick.name else ""]
+        marks = [self.tr("bundled default") if spec.default and spec.role == "llm-local"
+                 else self.tr("default") if spec.default else "",
+                 self.tr("suggested") if self.pick is not None and spec.name == self.pick.name else ""]
         return "  ·  ".join([spec.name, *(m for m in marks if m)])
 
     # -- suggestion -----------------------------------------------------------------------
@@ -196,15 +200,16 @@ class ModelsPanel(QWidget):
         before = store.settings.llm.local_model
 
         def saved(_path: Any) -> None:
-            self.notice = (f"Saved: the offline tutor uses {name} from now on "
-                           "(after a restart if it was already loaded).")
+            self.notice = self.tr("Saved: the offline tutor uses %1 from now on "
+                                  "(after a restart if it was already loaded).").replace("%1", name)
             self.summary.setText(self.notice)
             self._update_suggestion()
 
         def failed(exc: BaseException) -> None:
             with suppress(OSError):  # nothing half-changed: back to what the file still holds
                 store.update(lambda s: setattr(s.llm, "local_model", before))
-            self.notice = f"{name} was not chosen: the settings could not be saved: {error_text(exc)}"
+            self.notice = (self.tr("%1 was not chosen: the settings could not be saved: %2").replace("%1", name)
+                           .replace("%2", error_text(exc)))
             self.summary.setText(self.notice)
             self._update_suggestion()
 
@@ -219,7 +224,7 @@ class ModelsPanel(QWidget):
         name = st.spec.name
         if (st.state == "installed" and name not in self.errors) or st.spec.source == "asset":
             return box  # assets ship with the app: nothing to install (the problem line says so)
-        text = {"corrupt": "Repair", "online-only": "Download"}.get(st.state, "Install")
+        text = {"corrupt": self.tr("Repair"), "online-only": self.tr("Download")}.get(st.state, self.tr("Install"))
         button = QPushButton(text)
         button.setObjectName(f"install-{name}")
         button.setAccessibleName(f"{text} {name}")
@@ -241,7 +246,7 @@ class ModelsPanel(QWidget):
         self._set_buttons_enabled(False)
         self._show_progress(True)
         self.progress.setRange(0, 0)
-        self.progress_label.setText(f"Installing {name}…")
+        self.progress_label.setText(self.tr("Installing %1…").replace("%1", name))
         install, registry = self.services.install, self.services.registry
 
         def work(progress):
@@ -254,14 +259,15 @@ class ModelsPanel(QWidget):
         if self.cancel_token is not None:
             self.cancel_token.cancel()
             self.cancel_button.setEnabled(False)
-            self.progress_label.setText("Cancelling…")
+            self.progress_label.setText(self.tr("Cancelling…"))
 
     def _on_progress(self, done: int, total: int, what: str) -> None:
         if total > 0:
             # QProgressBar is int32: scale bytes to per-mille.
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * min(done, total) / total))
-            self.progress_label.setText(f"{self.installing}: {_mb(done, unit=False)} of {_mb(total)}")
+            self.progress_label.setText(self.tr("%1: %2 of %3").replace("%1", str(self.installing))
+                                        .replace("%2", _mb(done, unit=False)).replace("%3", _mb(total)))
         else:
             self.progress.setRange(0, 0)
             self.progress_label.setText(f"{self.installing}: {what}")
@@ -273,13 +279,13 @@ class ModelsPanel(QWidget):
         self.installing, self.cancel_token = None, None
         self._show_progress(False)
         if exc is None:
-            self.notice = f"{name} installed."
+            self.notice = self.tr("%1 installed.").replace("%1", name)
             self.installed.emit(name)
         elif isinstance(exc, InstallCancelled):
-            self.notice = f"Install of {name} cancelled. Nothing was changed."
+            self.notice = self.tr("Install of %1 cancelled. Nothing was changed.").replace("%1", name)
         else:
             self.errors[name] = error_text(exc)
-            self.notice = f"{name} was not installed: {self.errors[name]}"
+            self.notice = self.tr("%1 was not installed: %2").replace("%1", name).replace("%2", self.errors[name])
             log.warning("install of %s failed: %s", name, exc)
         self.summary.setText(self.notice)
         self.refresh()

@@ -2,34 +2,42 @@
 when the learner pauses mid-sentence (the values: tutor/rate.py and tutor/pauses.py)."""
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication, QLocale
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLabel
 
 from tutor_app.tutor.pauses import LEVEL_THINKING_MS
 from tutor_app.speech.speaking_rate import LEVEL_RATE
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 
-RATES = ((0.0, "By my level"), (0.7, "Much slower"), (0.85, "Slower"), (1.0, "Normal"),
-         (1.15, "Faster"), (1.3, "Much faster"))
-THINKING = ((0, "By my level"), (1000, "1 s"), (1500, "1.5 s"), (2000, "2 s"), (3000, "3 s"),
-            (4000, "4 s"), (5000, "5 s"))
+RATES = ((0.0, QT_TRANSLATE_NOOP("PaceControls", "By my level")),
+         (0.7, QT_TRANSLATE_NOOP("PaceControls", "Much slower")),
+         (0.85, QT_TRANSLATE_NOOP("PaceControls", "Slower")),
+         (1.0, QT_TRANSLATE_NOOP("PaceControls", "Normal")),
+         (1.15, QT_TRANSLATE_NOOP("PaceControls", "Faster")),
+         (1.3, QT_TRANSLATE_NOOP("PaceControls", "Much faster")))
+THINKING_MS = (1000, 1500, 2000, 3000, 4000, 5000)  # "By my level" (0) first
 
 
 def _seconds(ms: float) -> str:
-    return f"{ms / 1000:g} s"
+    return QCoreApplication.translate("PaceControls", "%1 s").replace("%1", QLocale().toString(float(ms / 1000), "g", 3))
 
 
 def _rate_words(rate: float) -> str:
-    return "normal" if abs(rate - 1.0) < 1e-6 else "a little slower" if rate < 1 else "a little faster"
+    return (QCoreApplication.translate("PaceControls", "normal") if abs(rate - 1.0) < 1e-6 else QCoreApplication.translate("PaceControls", "a little slower") if rate < 1
+            else QCoreApplication.translate("PaceControls", "a little faster"))
 
 
 class PaceControls:
     """The widgets; `add_to` puts them into a settings form, `apply` copies them back."""
 
     def __init__(self, speech, level: str) -> None:
-        self.speed = self._combo(RATES, speech.speaking_rate, "Speaking speed",
-                                 lambda v: f"Your choice ({v:g}x)")
-        self.thinking = self._combo(THINKING, speech.thinking_ms, "Thinking time", _seconds)
-        self.adapt = QCheckBox("Learn from my pauses")
-        self.adapt.setAccessibleName("Learn the thinking time from my pauses")
+        rates = [(v, QCoreApplication.translate("PaceControls", text)) for v, text in RATES]
+        self.speed = self._combo(rates, speech.speaking_rate, QCoreApplication.translate("PaceControls", "Speaking speed"),
+                                 lambda v: QCoreApplication.translate("PaceControls", "Your choice (%1x)").replace("%1", QLocale().toString(float(v), "g", 3)))
+        thinking = [(0, QCoreApplication.translate("PaceControls", "By my level")), *((ms, _seconds(ms)) for ms in THINKING_MS)]
+        self.thinking = self._combo(thinking, speech.thinking_ms, QCoreApplication.translate("PaceControls", "Thinking time"), _seconds)
+        self.adapt = QCheckBox(QCoreApplication.translate("PaceControls", "Learn from my pauses"))
+        self.adapt.setAccessibleName(QCoreApplication.translate("PaceControls", "Learn the thinking time from my pauses"))
         self.adapt.setChecked(speech.adapt_thinking)
         self.set_level(level)
 
@@ -47,21 +55,22 @@ class PaceControls:
         return box
 
     def add_to(self, form: QFormLayout) -> None:
-        form.addRow("Speaking speed", self.speed)
-        form.addRow("", _hint("How fast the tutor talks. In a call you can also just ask: "
-                              "\u201cCould you speak more slowly?\u201d"))
-        form.addRow("Thinking time", self.thinking)
+        form.addRow(QCoreApplication.translate("PaceControls", "Speaking speed"), self.speed)
+        form.addRow("", _hint(QCoreApplication.translate("PaceControls", "How fast the tutor talks. In a call you can also just ask: "
+                                                                 "\u201cCould you speak more slowly?\u201d")))
+        form.addRow(QCoreApplication.translate("PaceControls", "Thinking time"), self.thinking)
         form.addRow("", self.adapt)
-        form.addRow("", _hint("How long Tutor waits when you pause in the middle of a sentence. "
-                              "A sentence that sounds finished is answered after half of it. "
-                              "Learning from your pauses lets it wait longer if you often need more time."))
+        form.addRow("", _hint(QCoreApplication.translate("PaceControls", "How long Tutor waits when you pause in the middle of a sentence. "
+                                                                 "A sentence that sounds finished is answered after half of it. "
+                                                                 "Learning from your pauses lets it wait longer if you often "
+                                                                 "need more time.")))
 
     def set_level(self, level: str) -> None:
         """Say what "By my level" means for the level chosen in the dialog."""
         rate = LEVEL_RATE.get(level, 1.0)
         wait = LEVEL_THINKING_MS.get(level, LEVEL_THINKING_MS["intermediate"])
-        self.speed.setItemText(0, f"By my level ({_rate_words(rate)})")
-        self.thinking.setItemText(0, f"By my level ({_seconds(wait)})")
+        self.speed.setItemText(0, QCoreApplication.translate("PaceControls", "By my level (%1)").replace("%1", _rate_words(rate)))
+        self.thinking.setItemText(0, QCoreApplication.translate("PaceControls", "By my level (%1)").replace("%1", _seconds(wait)))
 
     def apply(self, speech) -> None:
         speech.speaking_rate = float(self.speed.currentData() or 0.0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QDate, QEvent, QLocale, Qt, QTimer
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QMessageBox,
                                QTableWidget, QToolTip, QVBoxLayout, QWidget)
 
@@ -137,4 +137,6 @@ def short_date(when: datetime | None, missing: str = "—") -> str:
     if when is None:
         return missing
     local = when.astimezone()
-    return local.strftime("%d %b" if local.year == datetime.now().year else "%d %b %Y")
+    fmt = (QCoreApplication.translate("Dates", "dd MMM") if local.year == datetime.now().year
+           else QCoreApplication.translate("Dates", "dd MMM yyyy"))  # Qt's date format: "11월 21일" in Korean
+    return QLocale().toString(QDate(local.year, local.month, local.day), fmt)

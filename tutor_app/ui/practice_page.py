@@ -10,9 +10,10 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QTableWidgetItem, QWidget
 
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.errors import error_text
 from tutor_app.practice import schedule
 from tutor_app.practice.items import MISTAKE, PracticeItem, words
@@ -21,8 +22,8 @@ from tutor_app.ui.page import confirm, list_table, page_layout, short_date
 from tutor_app.ui.theme import icon
 from tutor_app.ui.workers import run_task
 
-COLUMNS = ("You said", "Better", "Type", "Comes back", "History")
-FILTERS = ("Everything", "Due next call", "Mastered", "Mistakes", "New words")
+COLUMNS = (QT_TRANSLATE_NOOP("PracticePage", "You said"), QT_TRANSLATE_NOOP("PracticePage", "Better"), QT_TRANSLATE_NOOP("PracticePage", "Type"), QT_TRANSLATE_NOOP("PracticePage", "Comes back"), QT_TRANSLATE_NOOP("PracticePage", "History"))
+FILTERS = (QT_TRANSLATE_NOOP("PracticePage", "Everything"), QT_TRANSLATE_NOOP("PracticePage", "Due next call"), QT_TRANSLATE_NOOP("PracticePage", "Mastered"), QT_TRANSLATE_NOOP("PracticePage", "Mistakes"), QT_TRANSLATE_NOOP("PracticePage", "New words"))
 MARKS = {"used": "✓", "said": "✓", "repeated": "✗"}
 
 
@@ -34,12 +35,13 @@ class PracticeSource(Protocol):
 
 def when_text(item: PracticeItem, now: datetime) -> str:
     if schedule.is_mastered(item.card):
-        return "Mastered"
+        return QCoreApplication.translate("PracticePage", "Mastered")
     due = schedule.due_at(item.card)
     if due is None or due <= now:
-        return "Next call"
+        return QCoreApplication.translate("PracticePage", "Next call")
     days = (due - now).total_seconds() / 86400
-    return "Tomorrow" if days <= 1 else f"In {round(days)} days"
+    count = round(days)
+    return QCoreApplication.translate("PracticePage", "Tomorrow") if days <= 1 else QCoreApplication.translate("PracticePage", "In %n days", "", count)
 
 
 class PracticePage(QWidget):
@@ -57,30 +59,31 @@ class PracticePage(QWidget):
         self.refresh()
 
     def _build(self) -> None:
-        col, head = page_layout(self, "Practice")
+        col, head = page_layout(self, self.tr("Practice"))
         self.summary = QLabel()
         self.summary.setObjectName("Muted")
         head.addWidget(self.summary)
         col.addLayout(head)
-        intro = QLabel("Your own mistakes and the new words of your calls. Each one comes back in a later call "
-                       "until you use it right; three times in a row and it is mastered.")
+        intro = QLabel(self.tr("Your own mistakes and the new words of your calls. Each one comes back in a later "
+                               "call until you use it right; three times in a row and it is mastered."))
         intro.setObjectName("Muted")
         intro.setWordWrap(True)
         col.addWidget(intro)
         tools = QHBoxLayout()
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Search your practice…")
-        self.search.setAccessibleName("Search practice")
+        self.search.setPlaceholderText(self.tr("Search your practice…"))
+        self.search.setAccessibleName(self.tr("Search practice"))
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(lambda _t: self._fill())
         self.filter = QComboBox()
-        self.filter.setAccessibleName("Show")
-        self.filter.addItems(FILTERS)
+        self.filter.setAccessibleName(self.tr("Show"))
+        for choice in FILTERS:
+            self.filter.addItem(self.tr(choice), choice)
         self.filter.currentIndexChanged.connect(lambda _i: self._fill())
         tools.addWidget(self.search, 1)
         tools.addWidget(self.filter)
         col.addLayout(tools)
-        self.table = list_table(list(COLUMNS), "Practice items", stretch=(0, 1),  # what was said, the better form
+        self.table = list_table([self.tr(c) for c in COLUMNS], self.tr("Practice items"), stretch=(0, 1),  # what was said, the better form
                                 optional=(4, 2))  # narrow: no history marks, no type
         self.table.itemSelectionChanged.connect(self._selected)
         col.addWidget(self.table, 1)
@@ -92,7 +95,7 @@ class PracticePage(QWidget):
         self.status = QLabel()
         self.status.setObjectName("Muted")
         buttons.addWidget(self.status, 1)
-        self.delete_button = QPushButton("Delete")
+        self.delete_button = QPushButton(self.tr("Delete"))
         self.delete_button.setIcon(icon("trash", "bad", 16))
         self.delete_button.setProperty("danger", True)
         self.delete_button.setEnabled(False)
@@ -120,17 +123,18 @@ class PracticePage(QWidget):
         self.items, self.now = result
         self.due_ids = {i.id for i in due_items(self.items, self.now)}
         mastered = sum(schedule.is_mastered(i.card) for i in self.items)
-        self.summary.setText(f"{len(self.due_ids)} for the next call · {mastered} mastered · "
-                             f"{len(self.items)} in all")
+        self.summary.setText(self.tr("%1 for the next call · %2 mastered · %3 in all")
+                             .replace("%1", str(len(self.due_ids))).replace("%2", str(mastered))
+                             .replace("%3", str(len(self.items))))
         self._fill()
         self.loaded.emit()
 
     def _failed(self, exc: BaseException) -> None:
-        self.status.setText(f"Practice problem: {error_text(exc)}")
+        self.status.setText(self.tr("Practice problem: %1").replace("%1", error_text(exc)))
 
     def shown(self) -> list[PracticeItem]:
         wanted = words(self.search.text())
-        choice = self.filter.currentText()
+        choice = self.filter.currentData()
         out = []
         for item in self.items:
             text = set(words(f"{item.said} {item.better} {item.why} {item.type}"))
@@ -149,15 +153,15 @@ class PracticePage(QWidget):
         self.table.setRowCount(len(shown))
         for row, item in enumerate(shown):
             history = " ".join(MARKS.get(r.outcome, "·") for r in item.reviews) or "—"
-            cells = (item.said, item.better or "(new word)", item.type or "word", when_text(item, self.now), history)
+            cells = (item.said, item.better or self.tr("(new word)"), item.type or self.tr("word"), when_text(item, self.now), history)
             for column, text in enumerate(cells):
                 cell = QTableWidgetItem(text)
                 cell.setData(Qt.ItemDataRole.UserRole, item.id)
                 self.table.setItem(row, column, cell)
         if not self.items:
-            self.detail.setText("Nothing yet: after a call, the tutor's corrections and new words appear here.")
+            self.detail.setText(self.tr("Nothing yet: after a call, the tutor's corrections and new words appear here."))
         elif not shown:
-            self.detail.setText("No item matches.")
+            self.detail.setText(self.tr("No item matches."))
         else:
             self.detail.setText("")
         self._selected()
@@ -174,11 +178,11 @@ class PracticePage(QWidget):
             return
         lines = [f"{item.said} → {item.better}" if item.better else item.said]
         if item.why:
-            lines.append(f"Why: {item.why}")
-        lines.append(f"From your call of {_day(item.created_at)}")
+            lines.append(self.tr("Why: %1").replace("%1", item.why))
+        lines.append(self.tr("From your call of %1").replace("%1", _day(item.created_at)))
         for review in item.reviews:
-            verdict = {"used": "you used the better form", "said": "you used the word",
-                       "repeated": "the old form came back"}.get(review.outcome, review.outcome)
+            verdict = {"used": self.tr("you used the better form"), "said": self.tr("you used the word"),
+                       "repeated": self.tr("the old form came back")}.get(review.outcome, review.outcome)
             lines.append(f"{_day(review.at)}: {verdict}" + (f": “{review.line}”" if review.line else ""))
         self.detail.setText("\n".join(lines))
 
@@ -189,12 +193,13 @@ class PracticePage(QWidget):
         item = self.selected()
         if item is None:
             return
-        if not self.confirm("Delete practice item", f"Forget “{item.said}” and its history for good?", "Delete"):
+        if not self.confirm(self.tr("Delete practice item"),
+                            self.tr("Forget “%1” and its history for good?").replace("%1", item.said), self.tr("Delete")):
             return
-        self.status.setText("Deleting…")
+        self.status.setText(self.tr("Deleting…"))
 
         def done(_result: Any) -> None:
-            self.status.setText("Deleted.")
+            self.status.setText(self.tr("Deleted."))
             self.refresh()
 
         factory = self._source_factory
@@ -207,4 +212,4 @@ def _day(iso: str) -> str:
     try:
         return short_date(datetime.fromisoformat(iso))
     except (TypeError, ValueError):
-        return "an earlier day"
+        return QCoreApplication.translate("PracticePage", "an earlier day")

@@ -15,7 +15,7 @@ class ProfileCard(QFrame):
         self.setObjectName("Card")
         self.setMinimumWidth(180)  # leaves the memory list room in an 800 px window
         self.setMaximumWidth(300)
-        self.setAccessibleName("Learner profile")
+        self.setAccessibleName(self.tr("Learner profile"))
         # A long profile scrolls inside the card instead of being cut off at the bottom.
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -38,7 +38,7 @@ class ProfileCard(QFrame):
             item = self._col.takeAt(0)
             if item is not None and (widget := item.widget()):  # count() > 0: never None
                 widget.deleteLater()
-        head = QLabel(f"About {profile}")
+        head = QLabel(self.tr("About %1").replace("%1", profile))
         head.setObjectName("SectionTitle")
         self._col.addWidget(head)
         for entry in entries:
@@ -56,7 +56,7 @@ class ProfileCard(QFrame):
             value.setAccessibleName(f"{entry.field}: {value.text()}")
             self._col.addWidget(value)
             if entry.history:
-                old = QLabel("before: " + ", ".join(entry.history[:3]))
+                old = QLabel(self.tr("before: %1").replace("%1", ", ".join(entry.history[:3])))
                 old.setObjectName("Muted")
                 old.setWordWrap(True)
                 self._col.addWidget(old)

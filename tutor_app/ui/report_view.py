@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, Qt, Signal
 from PySide6.QtWidgets import (QFrame, QGridLayout, QLabel, QListWidget, QListWidgetItem,
                                QScrollArea, QSizePolicy, QSplitter, QVBoxLayout, QWidget)
 
@@ -27,7 +27,13 @@ def fmt_duration(seconds: float) -> str:
 def fmt_when(epoch: float | None) -> str:
     if not epoch:
         return ""
-    return time.strftime("%a %d %b, %H:%M", time.localtime(epoch))
+    return QLocale().toString(QDateTime.fromSecsSinceEpoch(int(epoch)),
+                              QCoreApplication.translate("Dates", "ddd dd MMM, HH:mm"))
+
+
+def _num(value: float, decimals: int = 0) -> str:
+    """A number as the interface's locale writes it."""
+    return QLocale().toString(float(value), "f", decimals)
 
 
 class _Stat(QFrame):
@@ -79,7 +85,7 @@ class ReportView(QWidget):
         col = QVBoxLayout(inner)
         col.setContentsMargins(24, 18, 30, 24)
         col.setSpacing(12)
-        self.heading = QLabel("Call report")
+        self.heading = QLabel(self.tr("Call report"))
         self.heading.setObjectName("PageTitle")
         self.subtitle = QLabel()
         self.subtitle.setObjectName("Muted")
@@ -88,37 +94,37 @@ class ReportView(QWidget):
 
         self.stat_grid = QGridLayout()
         self.stat_grid.setSpacing(10)
-        self.duration = _Stat("call length (min)")
-        self.speaking = _Stat("you spoke (min)")
-        self.wpm = _Stat("words per minute")
-        self.words = _Stat("words you said")
+        self.duration = _Stat(self.tr("call length (min)"))
+        self.speaking = _Stat(self.tr("you spoke (min)"))
+        self.wpm = _Stat(self.tr("words per minute"))
+        self.words = _Stat(self.tr("words you said"))
         self._stat_columns = 0
         self._place_stats(4)
         col.addLayout(self.stat_grid)
 
-        col.addWidget(_section("How you felt"))
+        col.addWidget(_section(self.tr("How you felt")))
         self.timeline = EmotionTimeline()
         card = QFrame()
         card.setObjectName("Card")
         QVBoxLayout(card).addWidget(self.timeline)
         col.addWidget(card)
 
-        col.addWidget(_section("Corrections"))
+        col.addWidget(_section(self.tr("Corrections")))
         self.corrections = QVBoxLayout()
         self.corrections.setSpacing(6)
         col.addLayout(self.corrections)
 
-        col.addWidget(_section("Fluency"))
+        col.addWidget(_section(self.tr("Fluency")))
         self.fluency = _muted("")
         col.addWidget(self.fluency)
-        self.unsure_note = _muted("Words the tutor had trouble hearing (the recogniser's confidence, not a "
-                                  "pronunciation score):")
+        self.unsure_note = _muted(self.tr("Words the tutor had trouble hearing (the recogniser's confidence, not a "
+                                          "pronunciation score):"))
         self.unsure_note.hide()
         col.addWidget(self.unsure_note)
         self.unsure_row = FlowLayout()
         col.addLayout(self.unsure_row)
 
-        col.addWidget(_section("New words"))
+        col.addWidget(_section(self.tr("New words")))
         self.words_row = FlowLayout()
         col.addLayout(self.words_row)
         self.source_note = QLabel()
@@ -131,20 +137,20 @@ class ReportView(QWidget):
         r = self.report
         turns, paused = int(r.get("turns") or 0), int(r.get("paused_turns") or 0)
         self.subtitle.setText(fmt_when(r.get("started_at"))
-                              + (f" · {turns} turn{'s' if turns != 1 else ''}" if turns else "")
-                              + (f" · {paused} with memory paused, not in this report" if paused else ""))
+                              + (self.tr(" · %n turn(s)", "", turns) if turns else "")
+                              + (self.tr(" · %n with memory paused, not in this report", "", paused) if paused else ""))
         self.duration.set(fmt_duration(r.get("duration_seconds", 0)))
         est = r.get("speaking_estimated")
-        self.speaking.set(fmt_duration(r.get("speaking_seconds", 0)), "you spoke (min, est.)" if est else "you spoke (min)")
-        self.speaking.setToolTip("Estimated from typed turns at a typical speaking pace." if est else "")
-        self.wpm.set(f"{float(r.get('words_per_minute') or 0):.0f}")
-        self.words.set(str(r.get("words", 0)))
+        self.speaking.set(fmt_duration(r.get("speaking_seconds", 0)), self.tr("you spoke (min, est.)") if est else self.tr("you spoke (min)"))
+        self.speaking.setToolTip(self.tr("Estimated from typed turns at a typical speaking pace.") if est else "")
+        self.wpm.set(_num(float(r.get('words_per_minute') or 0)))
+        self.words.set(QLocale().toString(int(r.get("words", 0) or 0)))
         self.timeline.set_points([EmotionPoint(float(p.get("t", 0)), str(p.get("label", "neutral")),
                                                float(p.get("score", 0))) for p in r.get("emotion_timeline", [])])
         _clear(self.corrections)
         corrections = r.get("corrections") or []
         if not corrections:
-            self.corrections.addWidget(_muted("No corrections this time. Nicely done."))
+            self.corrections.addWidget(_muted(self.tr("No corrections this time. Nicely done.")))
         for c in corrections:
             self.corrections.addWidget(_CorrectionRow(c.get("original", ""), c.get("better", ""), c.get("why", "")))
         self._set_fluency(r.get("fluency") or {})
@@ -155,14 +161,14 @@ class ReportView(QWidget):
             chip.setObjectName("WordChip")
             self.words_row.addWidget(chip)
         if not new_words:
-            none = _muted("No new words in this call.")
+            none = _muted(self.tr("No new words in this call."))
             none.setWordWrap(False)
             self.words_row.addWidget(none)
         source = r.get("review_source", "none")
-        self.source_note.setText({"model": "Corrections and words picked by your tutor.",
-                                  "local-model": "Picked by the offline tutor model: a small model may miss "
-                                                 "some mistakes, so a short list is not a perfect score.",
-                                  "heuristic": "New words are a rough pick (the tutor model gave no review)."}
+        self.source_note.setText({"model": self.tr("Corrections and words picked by your tutor."),
+                                  "local-model": self.tr("Picked by the offline tutor model: a small model may miss "
+                                                         "some mistakes, so a short list is not a perfect score."),
+                                  "heuristic": self.tr("New words are a rough pick (the tutor model gave no review).")}
                                  .get(source, ""))
 
 
@@ -184,12 +190,14 @@ class ReportView(QWidget):
         _clear(self.unsure_row)
         self.unsure_note.hide()
         if not fluency:
-            self.fluency.setText("Measured from spoken turns: this call has none with word timings.")
+            self.fluency.setText(self.tr("Measured from spoken turns: this call has none with word timings."))
             return
         self.fluency.setText(
-            f"{float(fluency.get('mean_run_words') or 0):.1f} words between pauses on average · pauses "
-            f"{100 * float(fluency.get('pause_ratio') or 0):.0f}% of your speaking time · "
-            f"{float(fluency.get('words_per_minute') or 0):.0f} words per minute while speaking")
+            self.tr("%1 words between pauses on average · pauses %2% of your speaking time · "
+                    "%3 words per minute while speaking")
+            .replace("%1", _num(float(fluency.get('mean_run_words') or 0), 1))
+            .replace("%2", _num(100 * float(fluency.get('pause_ratio') or 0)))
+            .replace("%3", _num(float(fluency.get('words_per_minute') or 0))))
         unsure = [u.get("word", "") for u in fluency.get("unsure_words") or [] if u.get("word")]
         self.unsure_note.setVisible(bool(unsure))
         if unsure:
@@ -200,16 +208,18 @@ class ReportView(QWidget):
 
 
 def fluency_trend(reports: list[dict[str, Any]]) -> str:
-    """One line on how the learner's runs and pauses moved over the calls that measured
-    them (oldest to newest); "" until two calls have."""
+    """One line on how the runs and pauses of the learner moved over the calls that measured
+    them (oldest to newest); empty until two calls have."""
     measured = [r["fluency"] for r in reports if r.get("fluency")]
     if len(measured) < 2:
         return ""
-    first, last = measured[0], measured[-1]
-    return (f"Over your last {len(measured)} spoken calls: {float(first.get('mean_run_words') or 0):.1f} → "
-            f"{float(last.get('mean_run_words') or 0):.1f} words between pauses, pauses "
-            f"{100 * float(first.get('pause_ratio') or 0):.0f}% → {100 * float(last.get('pause_ratio') or 0):.0f}% "
-            f"of speaking time.")
+    first, last, count = measured[0], measured[-1], len(measured)  # pyside6-lupdate reads a name, not a call, as %n
+    text = QCoreApplication.translate("ReportView", "Over your last %n spoken calls: %1 → %2 words between "
+                                      "pauses, pauses %3% → %4% of speaking time.", "", count)
+    return (text.replace("%1", _num(float(first.get('mean_run_words') or 0), 1))
+            .replace("%2", _num(float(last.get('mean_run_words') or 0), 1))
+            .replace("%3", _num(100 * float(first.get('pause_ratio') or 0)))
+            .replace("%4", _num(100 * float(last.get('pause_ratio') or 0))))
 
 
 class _CorrectionRow(QFrame):
@@ -226,7 +236,7 @@ class _CorrectionRow(QFrame):
         box.addWidget(text)
         if why:
             box.addWidget(_muted(why))
-        self.setAccessibleName(f"Correction: {original} becomes {better}")
+        self.setAccessibleName(self.tr("Correction: %1 becomes %2").replace("%1", original).replace("%2", better))
 
 
 class HistoryView(QWidget):
@@ -244,7 +254,7 @@ class HistoryView(QWidget):
         left.setObjectName("Page")
         lcol = QVBoxLayout(left)
         lcol.setContentsMargins(24, 18, 12, 18)
-        title = QLabel("Progress")
+        title = QLabel(self.tr("Progress"))
         title.setObjectName("PageTitle")
         lcol.addWidget(title)
         self.progress = ProgressChart()
@@ -252,14 +262,14 @@ class HistoryView(QWidget):
         card.setObjectName("Card")
         QVBoxLayout(card).addWidget(self.progress)
         lcol.addWidget(card)
-        legend = _muted("Bars: how long you spoke. Line: words per minute.")
+        legend = _muted(self.tr("Bars: how long you spoke. Line: words per minute."))
         lcol.addWidget(legend)
         self.trend = _muted("")
         lcol.addWidget(self.trend)
-        lcol.addWidget(_section("Past calls"))
+        lcol.addWidget(_section(self.tr("Past calls")))
         self.calls = QListWidget()
         self.calls.setObjectName("CallList")
-        self.calls.setAccessibleName("Past calls")
+        self.calls.setAccessibleName(self.tr("Past calls"))
         # A narrow window shortens the lines (whole line in the tooltip), never scrolls sideways.
         self.calls.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.calls.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -276,17 +286,18 @@ class HistoryView(QWidget):
         # Calls where the learner said nothing would drag the curve to zero: not progress.
         spoken = [r for r in self._reports if (r.get("words") or 0) > 0]
         days = {time.strftime("%Y%m%d", time.localtime(r.get("started_at") or 0)) for r in spoken}
-        fmt = "%H:%M" if len(days) == 1 and len(spoken) > 1 else "%d %b"
+        fmt = "HH:mm" if len(days) == 1 and len(spoken) > 1 else QCoreApplication.translate("Dates", "dd MMM")
         self.progress.set_points([
-            ProgressPoint(time.strftime(fmt, time.localtime(r.get("started_at") or 0)),
+            ProgressPoint(QLocale().toString(QDateTime.fromSecsSinceEpoch(int(r.get("started_at") or 0)), fmt),
                           float(r.get("words_per_minute") or 0), float(r.get("speaking_seconds") or 0))
             for r in spoken])
         self.trend.setText(fluency_trend(spoken[-10:]))
         self.trend.setVisible(bool(self.trend.text()))
         self.calls.clear()
         for r in reversed(self._reports):
-            item = QListWidgetItem(f"{fmt_when(r.get('started_at'))}  ·  {fmt_duration(r.get('duration_seconds', 0))} min"
-                                   f"  ·  {float(r.get('words_per_minute') or 0):.0f} wpm")
+            item = QListWidgetItem(self.tr("%1  ·  %2 min  ·  %3 wpm").replace("%1", fmt_when(r.get('started_at')))
+                                   .replace("%2", fmt_duration(r.get('duration_seconds', 0)))
+                                   .replace("%3", _num(float(r.get('words_per_minute') or 0))))
             item.setToolTip(item.text())
             item.setData(Qt.ItemDataRole.UserRole, r)
             self.calls.addItem(item)

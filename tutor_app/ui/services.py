@@ -11,6 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
+from PySide6.QtCore import QCoreApplication
+
 from tutor_app.settings import Settings
 from tutor_app.settings_store import SettingsStore, store_for
 from tutor_app.startup import warm_service
@@ -69,7 +72,7 @@ def test_anthropic_key(key: str, model: str) -> str:
             raise map_api_error(exc) from None
         except ImportError:
             raise TutorError(f"the key test failed: {type(exc).__name__}") from None
-    return f"The key works ({model})."
+    return QCoreApplication.translate("ApiKeyField", "The key works (%1).").replace("%1", model)
 
 
 @dataclass(frozen=True)
@@ -101,17 +104,17 @@ def test_audio(input_name: str, output_name: str, progress: Callable[[int, int, 
     mic = resolve_device(sd, input_name, "input")
     out = resolve_device(sd, output_name, "output")
     rate = int(sd.query_devices(mic if mic is not None else sd.default.device[0], "input")["default_samplerate"])
-    progress(0, 2, "recording: say something")
+    progress(0, 2, QCoreApplication.translate("AudioTest", "recording: say something"))
     audio = sd.rec(int(seconds * rate), samplerate=rate, channels=1, dtype="float32", device=mic)
     sd.wait()
     level = float(np.sqrt(np.mean(np.square(audio)))) if audio.size else 0.0
-    progress(1, 2, "playing it back")
+    progress(1, 2, QCoreApplication.translate("AudioTest", "playing it back"))
     sd.play(audio, rate, device=out)
     sd.wait()
-    progress(2, 2, "done")
+    progress(2, 2, QCoreApplication.translate("AudioTest", "done"))
     if level < 1e-4:
-        return "The microphone recorded silence: check that it is not muted."
-    return "Done. Did you hear yourself? If not, pick another speaker."
+        return QCoreApplication.translate("AudioTest", "The microphone recorded silence: check that it is not muted.")
+    return QCoreApplication.translate("AudioTest", "Done. Did you hear yourself? If not, pick another speaker.")
 
 
 def play_preview(sd: Any, tts: Any, text: str, output_name: str) -> None:
@@ -171,15 +174,15 @@ class UiServices:
 
         def warm_up_steps() -> list[WarmStep]:
             return [
-                ("speech recognition", lambda: warm_service(app.stt)),
-                ("voice", lambda: warm_service(app.tts)),
-                ("emotion reader", lambda: warm_service(app.emotion)),
-                ("memory", lambda: (warm_service(app.embedder), app.memory)),
+                (QT_TRANSLATE_NOOP("Startup", "speech recognition"), lambda: warm_service(app.stt)),
+                (QT_TRANSLATE_NOOP("Startup", "voice"), lambda: warm_service(app.tts)),
+                (QT_TRANSLATE_NOOP("Startup", "emotion reader"), lambda: warm_service(app.emotion)),
+                (QT_TRANSLATE_NOOP("Startup", "memory"), lambda: (warm_service(app.embedder), app.memory)),
                 # The cloud client too (its SDK import takes seconds): the greeting's follow-up
                 # question and the first turn need not pay it; a local model loads in the call.
-                ("tutor model", lambda: warm_service(getattr(app.chat_model, "primary", None))),
+                (QT_TRANSLATE_NOOP("Startup", "tutor model"), lambda: warm_service(getattr(app.chat_model, "primary", None))),
                 # The tutor is ready; unfinished calls of earlier runs finish in the background.
-                ("tutor", lambda: (app.engine, app.recover_calls())),
+                (QT_TRANSLATE_NOOP("Startup", "tutor"), lambda: (app.engine, app.recover_calls())),
             ]
 
         def memory(profile: str):

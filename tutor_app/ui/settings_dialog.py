@@ -6,12 +6,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QCoreApplication, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QIcon
 from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton, QTabWidget,
                                QVBoxLayout, QWidget)
 
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.errors import error_text
 from tutor_app.settings import ACCENTS, LEVELS, Settings, SpeechSettings
 from tutor_app.settings_store import FormEdit
@@ -22,13 +23,15 @@ from tutor_app.ui.workers import run_task
 
 log = logging.getLogger(__name__)
 
-ACCENT_NAMES = {"us": "American (US)", "uk": "British (UK)", "au": "Australian (AU)"}
+ACCENT_NAMES = {"us": QT_TRANSLATE_NOOP("SettingsDialog", "American (US)"), "uk": QT_TRANSLATE_NOOP("SettingsDialog", "British (UK)"), "au": QT_TRANSLATE_NOOP("SettingsDialog", "Australian (AU)")}
+LEVEL_NAMES = {"beginner": QT_TRANSLATE_NOOP("SettingsDialog", "Beginner"), "intermediate": QT_TRANSLATE_NOOP("SettingsDialog", "Intermediate"), "advanced": QT_TRANSLATE_NOOP("SettingsDialog", "Advanced")}
 TOPICS = ("daily", "travel", "business", "interview", "small talk", "school", "hobbies", "news")
-BACKENDS = (("", "Automatic: Claude when a key is set, else offline"), ("anthropic", "Claude (cloud)"),
-            ("local", "Offline model on this computer"))
+BACKENDS = (("", QT_TRANSLATE_NOOP("SettingsDialog", "Automatic: Claude when a key is set, else offline")), ("anthropic", QT_TRANSLATE_NOOP("SettingsDialog", "Claude (cloud)")),
+            ("local", QT_TRANSLATE_NOOP("SettingsDialog", "Offline model on this computer")))
 CLAUDE_MODELS = ("claude-haiku-4-5", "claude-sonnet-4-5")
-STT_DEVICES = (("auto", "Automatic (GPU when available)"), ("cpu", "CPU"), ("cuda", "GPU (CUDA)"))
-DEFAULT_DEVICE = "System default"
+STT_DEVICES = (("auto", QT_TRANSLATE_NOOP("SettingsDialog", "Automatic (GPU when available)")), ("cpu", QT_TRANSLATE_NOOP("SettingsDialog", "CPU")), ("cuda", QT_TRANSLATE_NOOP("SettingsDialog", "GPU (CUDA)")))
+LANGUAGES = {"system": QT_TRANSLATE_NOOP("SettingsDialog", "Same as the system")}  # and English, 한국어 as such
+DEFAULT_DEVICE = QT_TRANSLATE_NOOP("SettingsDialog", "System default")
 PREVIEW_TEXT = "Hi! I'm your English tutor. Shall we practise together today?"
 
 
@@ -36,7 +39,7 @@ def _combo(items, current: str, name: str) -> QComboBox:
     box = QComboBox()
     box.setAccessibleName(name)
     for value, text in items:
-        box.addItem(text, value)
+        box.addItem(QCoreApplication.translate("SettingsDialog", text), value)
     index = box.findData(current)
     if index < 0 and current:
         box.addItem(current, current)
@@ -58,16 +61,16 @@ class SettingsDialog(QDialog):
         self.services = services
         self.settings = services.settings
         self.edit = FormEdit(self.settings)  # saving writes only what was changed here
-        self.setWindowTitle("Settings")
+        self.setWindowTitle(self.tr("Settings"))
         self.setMinimumSize(620, 520)
         col = QVBoxLayout(self)
         col.setContentsMargins(18, 18, 18, 14)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self._tutor_tab(), "Tutor")
-        self.tabs.addTab(self._audio_tab(), "Audio")
-        self.tabs.addTab(self._model_tab(), "Tutor model")
-        self.tabs.addTab(self._speech_tab(), "Speech")
-        self.tabs.addTab(self._data_tab(), "Data")
+        self.tabs.addTab(self._tutor_tab(), self.tr("Tutor"))
+        self.tabs.addTab(self._audio_tab(), self.tr("Audio"))
+        self.tabs.addTab(self._model_tab(), self.tr("Tutor model"))
+        self.tabs.addTab(self._speech_tab(), self.tr("Speech"))
+        self.tabs.addTab(self._data_tab(), self.tr("Data"))
         col.addWidget(self.tabs, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.save)
@@ -92,109 +95,120 @@ class SettingsDialog(QDialog):
     def _tutor_tab(self) -> QWidget:
         page, form = self._form()
         t = self.settings.tutor
-        self.accent = _combo([(a, ACCENT_NAMES.get(a, a)) for a in ACCENTS], t.accent, "Accent")
-        self.level = _combo([(lv, lv.capitalize()) for lv in LEVELS], t.level, "Level")
-        self.topic = _combo([(tp, tp.capitalize()) for tp in TOPICS], t.topic, "Topic")
+        self.accent = _combo([(a, ACCENT_NAMES.get(a, a)) for a in ACCENTS], t.accent, self.tr("Accent"))
+        self.level = _combo([(lv, LEVEL_NAMES.get(lv, lv.capitalize())) for lv in LEVELS], t.level, self.tr("Level"))
+        self.topic = _combo([(tp, tp.capitalize()) for tp in TOPICS], t.topic, self.tr("Topic"))
         self.topic.setEditable(True)  # any topic the learner wants to practise
-        form.addRow("Accent", self.accent)
-        form.addRow("Level", self.level)
-        form.addRow("Topic", self.topic)
-        form.addRow("", _hint("The tutor speaks with this accent, at this level, and steers the "
-                              "conversation towards the topic."))
+        form.addRow(self.tr("Accent"), self.accent)
+        form.addRow(self.tr("Level"), self.level)
+        form.addRow(self.tr("Topic"), self.topic)
+        form.addRow("", _hint(self.tr("The tutor speaks with this accent, at this level, and steers the "
+                                      "conversation towards the topic.")))
         self.pace = PaceControls(self.settings.speech, t.level)
         self.pace.add_to(form)
         self.level.currentIndexChanged.connect(lambda _i: self.pace.set_level(self.level.currentData()))
+        # The interface's language (ui/translation.py), read at start: a change shows from the next one,
+        # which the hint says once a new language is picked.
+        self.ui_language = _combo((("system", LANGUAGES["system"]), ("en", "English"), ("ko", "한국어")),
+                                  t.ui_language, self.tr("Interface language"))
+        form.addRow(self.tr("Language"), self.ui_language)
+        self.language_hint = _hint(self.tr("Used from the next start of Tutor."))
+        self.language_hint.hide()
+        form.addRow("", self.language_hint)
+        self.ui_language.currentIndexChanged.connect(
+            lambda _i: self.language_hint.setVisible(self.ui_language.currentData() != t.ui_language))
         return page
 
     def _audio_tab(self) -> QWidget:
         page, form = self._form()
         sp = self.settings.speech
-        self.input_device = _combo([("", DEFAULT_DEVICE)], sp.input_device, "Microphone")
-        self.output_device = _combo([("", DEFAULT_DEVICE)], sp.output_device, "Speaker")
-        form.addRow("Microphone", self.input_device)
-        form.addRow("Speaker", self.output_device)
+        self.input_device = _combo([("", DEFAULT_DEVICE)], sp.input_device, self.tr("Microphone"))
+        self.output_device = _combo([("", DEFAULT_DEVICE)], sp.output_device, self.tr("Speaker"))
+        form.addRow(self.tr("Microphone"), self.input_device)
+        form.addRow(self.tr("Speaker"), self.output_device)
         test_row = QHBoxLayout()
-        self.test_audio_button = QPushButton("Test: record 3 s and play back")
-        self.test_audio_button.setAccessibleName("Test microphone and speaker")
+        self.test_audio_button = QPushButton(self.tr("Test: record 3 s and play back"))
+        self.test_audio_button.setAccessibleName(self.tr("Test microphone and speaker"))
         self.test_audio_button.clicked.connect(self.test_audio)
         self.audio_status = _hint("")
         test_row.addWidget(self.test_audio_button)
         test_row.addWidget(self.audio_status, 1)
         form.addRow("", test_row)
         mode_box = QVBoxLayout()
-        self.mode_auto = QRadioButton("Automatic: headset or speakers, from your device's name")
-        self.mode_headset = QRadioButton("Headset: you can interrupt the tutor at any time")
-        self.mode_speaker = QRadioButton("Laptop speakers: Tutor cancels its own voice, so you can "
-                                         "still interrupt it")
+        self.mode_auto = QRadioButton(self.tr("Automatic: headset or speakers, from your device's name"))
+        self.mode_headset = QRadioButton(self.tr("Headset: you can interrupt the tutor at any time"))
+        self.mode_speaker = QRadioButton(self.tr("Laptop speakers: Tutor cancels its own voice, so you can "
+                                                 "still interrupt it"))
         group = QButtonGroup(page)
         for button in (self.mode_auto, self.mode_headset, self.mode_speaker):
             group.addButton(button)
             mode_box.addWidget(button)
         {"speaker": self.mode_speaker, "headset": self.mode_headset}.get(sp.audio_mode, self.mode_auto).setChecked(True)
-        form.addRow("Mode", mode_box)
+        form.addRow(self.tr("Mode"), mode_box)
         return page
 
     def _model_tab(self) -> QWidget:
         page, form = self._form()
         llm = self.settings.llm
-        self.backend = _combo(BACKENDS, llm.backend, "Tutor model backend")
-        self.claude_model = _combo([(m, m) for m in CLAUDE_MODELS], llm.anthropic_model, "Claude model")
+        self.backend = _combo(BACKENDS, llm.backend, self.tr("Tutor model backend"))
+        self.claude_model = _combo([(m, m) for m in CLAUDE_MODELS], llm.anthropic_model, self.tr("Claude model"))
         self.claude_model.setEditable(True)
-        self.local_model = _combo([(llm.local_model, llm.local_model)], llm.local_model, "Offline model")
-        self.fallback = QCheckBox("Use the offline model when Claude or the local server cannot be reached")
+        self.local_model = _combo([(llm.local_model, llm.local_model)], llm.local_model, self.tr("Offline model"))
+        self.fallback = QCheckBox(self.tr("Use the offline model when Claude or the local server cannot be reached"))
         self.fallback.setChecked(llm.fallback_to_local)
-        form.addRow("Backend", self.backend)
-        form.addRow("Claude model", self.claude_model)
-        form.addRow("Offline model", self.local_model)
+        form.addRow(self.tr("Backend"), self.backend)
+        form.addRow(self.tr("Claude model"), self.claude_model)
+        form.addRow(self.tr("Offline model"), self.local_model)
         # An OpenAI-compatible server on this computer (Ollama, LM Studio, llama.cpp) replaces
         # the offline model when a URL is set; the offline model answers when it is down.
         self.server_url = QLineEdit(llm.local_server_url)
-        self.server_url.setAccessibleName("Local model server URL")
-        self.server_url.setPlaceholderText("empty: run the offline model in the app (e.g. http://127.0.0.1:11434)")
+        self.server_url.setAccessibleName(self.tr("Local model server URL"))
+        self.server_url.setPlaceholderText(self.tr("empty: run the offline model in the app (e.g. http://127.0.0.1:11434)"))
         self.server_model = QLineEdit(llm.local_server_model)
-        self.server_model.setAccessibleName("Local server model name")
-        self.server_model.setPlaceholderText("empty: the server's first model (e.g. qwen2.5:3b)")
-        form.addRow("Local server", self.server_url)
-        form.addRow("Server model", self.server_model)
+        self.server_model.setAccessibleName(self.tr("Local server model name"))
+        self.server_model.setPlaceholderText(self.tr("empty: the server's first model (e.g. qwen2.5:3b)"))
+        form.addRow(self.tr("Local server"), self.server_url)
+        form.addRow(self.tr("Server model"), self.server_model)
         form.addRow("", self.fallback)
         self.key_field = ApiKeyField(self.services, lambda: self.claude_model.currentText().strip()
                                      or self.settings.llm.anthropic_model)
         # The parts tests and other code reach by name.
         self.key_edit, self.key_status, self.key_result = self.key_field.edit, self.key_field.status, self.key_field.result
         self.test_key_button, self.remove_key_button = self.key_field.test_button, self.key_field.remove_button
-        form.addRow("API key", self.key_field)
-        form.addRow("", _hint("The key is kept in your system's keyring, never in a file. Calls to Claude "
-                              "send the conversation to Anthropic; the offline model keeps everything here."))
+        form.addRow(self.tr("API key"), self.key_field)
+        form.addRow("", _hint(self.tr("The key is kept in your system's keyring, never in a file. Calls to Claude "
+                                      "send the conversation to Anthropic; the offline model keeps everything here.")))
         return page
 
     def _speech_tab(self) -> QWidget:
         page, form = self._form()
         sp = self.settings.speech
-        self.stt_model = _combo([(sp.stt_model, sp.stt_model)], sp.stt_model, "Speech recognition model")
-        self.stt_device = _combo(STT_DEVICES, sp.stt_device, "Speech recognition device")
+        self.stt_model = _combo([(sp.stt_model, sp.stt_model)], sp.stt_model, self.tr("Speech recognition model"))
+        self.stt_device = _combo(STT_DEVICES, sp.stt_device, self.tr("Speech recognition device"))
         self.compute_label = _hint("")
-        form.addRow("Recognition model", self.stt_model)
-        form.addRow("Runs on", self.stt_device)
+        form.addRow(self.tr("Recognition model"), self.stt_model)
+        form.addRow(self.tr("Runs on"), self.stt_device)
         form.addRow("", self.compute_label)
         voice_row = QHBoxLayout()
-        self.tts_voice = _combo([(sp.tts_voice, sp.tts_voice)], sp.tts_voice, "Tutor voice")
-        self.preview_button = QPushButton("Preview")
-        self.preview_button.setAccessibleName("Preview the voice")
+        self.tts_voice = _combo([(sp.tts_voice, sp.tts_voice)], sp.tts_voice, self.tr("Tutor voice"))
+        self.preview_button = QPushButton(self.tr("Preview"))
+        self.preview_button.setAccessibleName(self.tr("Preview the voice"))
         self.preview_button.clicked.connect(self.preview_voice)
         voice_row.addWidget(self.tts_voice, 1)
         voice_row.addWidget(self.preview_button)
-        form.addRow("Voice", voice_row)
+        form.addRow(self.tr("Voice"), voice_row)
         self.voice_status = _hint("")
         form.addRow("", self.voice_status)
-        form.addRow("", _hint("A new recognition model, device or voice is used from the next start of "
-                              "Tutor; install more models on the Models page."))
+        form.addRow("", _hint(self.tr("A new recognition model, device or voice is used from the next start of "
+                                      "Tutor; install more models on the Models page.")))
         return page
 
     def _data_tab(self) -> QWidget:
         page, form = self._form()
         paths = self.settings.paths
-        for title, path in (("Data folder", paths.data_dir), ("Models folder", paths.models_dir),
-                            ("Settings file", paths.settings_file)):
+        for title, opener, path in ((self.tr("Data folder"), self.tr("Open the data folder"), paths.data_dir),
+                                    (self.tr("Models folder"), self.tr("Open the models folder"), paths.models_dir),
+                                    (self.tr("Settings file"), "", paths.settings_file)):
             row = QHBoxLayout()
             # A read-only field, not a label: a long path scrolls inside it instead of
             # widening the dialog past a small screen; it can still be selected and copied.
@@ -204,14 +218,14 @@ class SettingsDialog(QDialog):
             field.setToolTip(str(path))
             field.setAccessibleName(title)
             row.addWidget(field, 1)
-            if title != "Settings file":
-                button = QPushButton("Open")
-                button.setAccessibleName(f"Open the {title.lower()}")
+            if opener:
+                button = QPushButton(self.tr("Open"))
+                button.setAccessibleName(opener)
                 button.clicked.connect(lambda _=False, p=path: QDesktopServices.openUrl(QUrl.fromLocalFile(str(p))))
                 row.addWidget(button)
             form.addRow(title, row)
-        form.addRow("", _hint("Everything Tutor knows about you stays in the data folder on this computer. "
-                              "Nothing is sent anywhere else; there is no telemetry."))
+        form.addRow("", _hint(self.tr("Everything Tutor knows about you stays in the data folder on this computer. "
+                                      "Nothing is sent anywhere else; there is no telemetry.")))
         return page
 
     # -- background loading -------------------------------------------------------------
@@ -224,9 +238,9 @@ class SettingsDialog(QDialog):
 
         run_task(models, on_done=self._fill_models, on_error=lambda e: log.info("models: %s", e), context=self)
         run_task(self.services.audio_devices, on_done=self._fill_devices,
-                 on_error=lambda e: self.audio_status.setText(f"No audio devices: {error_text(e)}"), context=self)
+                 on_error=lambda e: self.audio_status.setText(self.tr("No audio devices: %1").replace("%1", error_text(e))), context=self)
         run_task(self.services.compute, on_done=lambda text: self.compute_label.setText(
-            f"This computer: {text}" if text else ""), on_error=lambda e: None, context=self)
+            self.tr("This computer: %1").replace("%1", text) if text else ""), on_error=lambda e: None, context=self)
 
     def _fill_models(self, by_role: dict[str, list[str]]) -> None:
         for box, role in ((self.stt_model, "stt"), (self.tts_voice, "tts"), (self.local_model, "llm-local")):
@@ -243,14 +257,15 @@ class SettingsDialog(QDialog):
                                     (self.output_device, devices.outputs, devices.default_output)):
             current = box.currentData()
             box.clear()
-            box.addItem(f"{DEFAULT_DEVICE} ({default})" if default else DEFAULT_DEVICE, "")
+            system_default = QCoreApplication.translate("SettingsDialog", DEFAULT_DEVICE)
+            box.addItem(f"{system_default} ({default})" if default else system_default, "")
             for name in names:
                 box.addItem(name, name)
             if box.findData(current) < 0:
-                box.addItem(f"{current} (not connected)", current)
+                box.addItem(self.tr("%1 (not connected)").replace("%1", current), current)
             box.setCurrentIndex(box.findData(current))
         if not devices.inputs:
-            self.audio_status.setText("No microphone found. You can still type to your tutor.")
+            self.audio_status.setText(self.tr("No microphone found. You can still type to your tutor."))
 
     # -- actions ----------------------------------------------------------------------
     def test_audio(self) -> None:
@@ -263,17 +278,17 @@ class SettingsDialog(QDialog):
 
         def failed(exc: BaseException) -> None:
             self.test_audio_button.setEnabled(True)
-            self.audio_status.setText(f"Test failed: {error_text(exc)}")
+            self.audio_status.setText(self.tr("Test failed: %1").replace("%1", error_text(exc)))
 
         run_task(lambda progress: self.services.audio_test(mic, out, progress), on_done=done, on_error=failed,
                  on_progress=lambda d, t, what: self.audio_status.setText(what.capitalize() + "…"), context=self)
 
     def preview_voice(self) -> None:
         if (preview := self.services.tts_preview) is None:
-            self.voice_status.setText("Voice preview is not available.")
+            self.voice_status.setText(self.tr("Voice preview is not available."))
             return
         self.preview_button.setEnabled(False)
-        self.voice_status.setText("Speaking…")
+        self.voice_status.setText(self.tr("Speaking…"))
 
         def finished(text: str) -> None:
             self.preview_button.setEnabled(True)
@@ -282,7 +297,7 @@ class SettingsDialog(QDialog):
         voice = self.tts_voice.currentData() or self.settings.speech.tts_voice  # picked here, saved or not
         output = self.output_device.currentData() or ""
         run_task(lambda: preview(PREVIEW_TEXT, voice, output), on_done=lambda _r: finished(""),
-                 on_error=lambda e: finished(f"Preview failed: {error_text(e)}"), context=self)
+                 on_error=lambda e: finished(self.tr("Preview failed: %1").replace("%1", error_text(e))), context=self)
 
     def changes(self) -> Callable[[Settings], None]:
         """The fields changed here, as a change for the settings store: read here on the GUI
@@ -291,7 +306,8 @@ class SettingsDialog(QDialog):
         self.pace.apply(pace)
         values = {
             "tutor": {"accent": self.accent.currentData(), "level": self.level.currentData(),
-                      "topic": self.topic.currentText().strip().lower() or s.tutor.topic},
+                      "topic": self.topic.currentText().strip().lower() or s.tutor.topic,
+                      "ui_language": self.ui_language.currentData() or "system"},
             "speech": {"input_device": self.input_device.currentData() or "",
                        "output_device": self.output_device.currentData() or "",
                        "audio_mode": "speaker" if speaker else "headset" if self.mode_headset.isChecked() else "auto",
@@ -333,6 +349,6 @@ class SettingsDialog(QDialog):
             self.save_button.setEnabled(True)
             if key:
                 self.tabs.setCurrentIndex(2)
-            self.key_status.setText(f"Not saved: {error_text(exc)}")
+            self.key_status.setText(self.tr("Not saved: %1").replace("%1", error_text(exc)))
 
         run_task(store, on_done=done, on_error=failed, context=self)

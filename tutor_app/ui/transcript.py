@@ -25,7 +25,7 @@ class Bubble(QFrame):
         box = QVBoxLayout(self)
         box.setContentsMargins(14, 9, 14, 9)
         box.setSpacing(3)
-        self._who = QLabel("You" if role == LEARNER else "Tutor")
+        self._who = QLabel(self.tr("You") if role == LEARNER else self.tr("Tutor"))
         self._who.setObjectName("BubbleWho")
         self._label = QLabel(text)
         self._label.setObjectName("BubbleText")
@@ -78,20 +78,20 @@ class Bubble(QFrame):
     def mark_interrupted(self, spoken: str) -> None:
         self.interrupted = True
         self.set_text(spoken.strip() + " …" if spoken.strip() else "…")
-        self.set_note("interrupted: you started speaking")
+        self.set_note(self.tr("interrupted: you started speaking"))
         self.setProperty("interrupted", True)
         self.style().unpolish(self)
         self.style().polish(self)
 
     def _sync_accessible(self) -> None:
-        self.setAccessibleName(f"{'You' if self.role == LEARNER else 'Tutor'}: {self.text}")
+        self.setAccessibleName(f"{self._who.text()}: {self.text}")
 
 
 class TranscriptView(QScrollArea):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("Transcript")
-        self.setAccessibleName("Conversation transcript")
+        self.setAccessibleName(self.tr("Conversation transcript"))
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
