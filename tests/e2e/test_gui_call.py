@@ -88,14 +88,18 @@ def test_whole_call_in_the_window(qtbot, gui_gc, call_app, fake_anthropic, learn
     assert window.warm_label.text() == "Ready" and view.title.text() == "Ready when you are"
 
     # -- start the call with the call button
-    with qtbot.waitSignal(window.bridge.callStarted, timeout=30_000):
-        qtbot.mouseClick(view.call_button, Qt.LeftButton)
-    assert view.phase == "in-call" and view.call_button.accessibleName() == "End call"
+    # The tutor speaks first: its greeting is a tutor turn of its own.
+    with qtbot.waitSignal(window.bridge.tutorTurnDone, timeout=TURN_S,
+                          check_params_cb=lambda done: done.greeting) as greeted:
+        with qtbot.waitSignal(window.bridge.callStarted, timeout=30_000):
+            qtbot.mouseClick(view.call_button, Qt.LeftButton)
+        assert view.phase == "in-call" and view.call_button.accessibleName() == "End call"
+    assert greeted.args[0].reply.startswith("Hi") and not greeted.args[0].interrupted
     controller = window.bridge.backend()
     qtbot.waitUntil(controller.loop.ready.is_set, timeout=30_000)  # models warm, audio running
     frames = controller.loop.frames_seen
     qtbot.waitUntil(lambda: controller.loop.frames_seen >= frames + 10, timeout=10_000)  # the mic flows
-    assert view.state_label.text() == "Listening"
+    qtbot.waitUntil(lambda: view.state_label.text() == "Listening", timeout=10_000)
 
     # -- speak; see the learner bubble and the tutor's reply; hear it
     recording = SpeakerRecording(tmp_path / "speaker.wav")
@@ -107,8 +111,8 @@ def test_whole_call_in_the_window(qtbot, gui_gc, call_app, fake_anthropic, learn
     recorded = recording.stop()
     assert not turn_done.args[0].interrupted
     bubbles = view.transcript.bubbles()
-    assert [b.role for b in bubbles] == ["learner", "tutor"], [(b.role, b.text) for b in bubbles]
-    learner, tutor = bubbles
+    assert [b.role for b in bubbles] == ["tutor", "learner", "tutor"], [(b.role, b.text) for b in bubbles]
+    _greeting, learner, tutor = bubbles
     assert not learner.pending and {"remember", "sister", "london"} <= words(learner.text), learner.text
     assert tutor.text == REPLY and not tutor.interrupted
     assert view.emotion_chip.isVisibleTo(window) and view.emotion_chip.text()
@@ -161,7 +165,8 @@ def test_whole_call_in_the_window(qtbot, gui_gc, call_app, fake_anthropic, learn
     assert call_app.memory.get(row.id) is None
     assert all(m.id != row.id for m in call_app.memory.list())
     transcript = call_app.memory.session_messages(session_id)
-    assert transcript == []  # the exchange went with it: the learner's line and the tutor's reply
+    # The exchange went with it (the learner's line and the tutor's reply); the greeting before it stays.
+    assert [(m.role, m.text) for m, _vector in transcript] == [("assistant", _greeting.text)]
     assert all(r.id != row.id for r in panel.rows)
 
     # -- close the window
