@@ -64,6 +64,11 @@ class Segment:
     end: float
     text: str
     words: tuple[Word, ...] = ()
+    # Whisper's own confidence in this segment (tutor/heard.py decides from them);
+    # the defaults are a confident segment, for segments made without a decoder.
+    avg_logprob: float = 0.0
+    no_speech_prob: float = 0.0
+    compression_ratio: float = 1.0
 
 
 @dataclass

@@ -145,7 +145,8 @@ class WhisperStt:
         out = []
         for seg in segments:  # the generator decodes lazily: consume it here
             words = tuple(Word(w.start, w.end, w.word, w.probability) for w in (seg.words or ()))
-            out.append(Segment(seg.start, seg.end, seg.text.strip(), words))
+            out.append(Segment(seg.start, seg.end, seg.text.strip(), words, float(seg.avg_logprob),
+                               float(seg.no_speech_prob), float(seg.compression_ratio)))
         return out
 
 
@@ -199,7 +200,8 @@ def original_time(t: float, offsets: list[tuple[float, float]], is_end: bool = F
 def remap_segment(seg: Segment, offsets: list[tuple[float, float]]) -> Segment:
     words = tuple(Word(original_time(w.start, offsets), original_time(w.end, offsets, True),
                        w.word, w.probability) for w in seg.words)
-    return Segment(original_time(seg.start, offsets), original_time(seg.end, offsets, True), seg.text, words)
+    return replace(seg, start=original_time(seg.start, offsets), end=original_time(seg.end, offsets, True),
+                   words=words)
 
 
 def load_stt(settings: Settings, registry: ModelRegistry, devices: ComputeChoice,

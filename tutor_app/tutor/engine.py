@@ -24,6 +24,7 @@ from tutor_app.core.types import AudioClip, ChatMessage, EmotionScore, top_emoti
 from tutor_app.errors import TutorError
 from tutor_app.settings import Settings, memory_on as memory_rule
 from tutor_app.speech.bias import transcribe_with
+from tutor_app.tutor.heard import not_heard_turn
 from tutor_app.tutor.prompts import PromptInputs, RecalledItem, build_prompt
 from tutor_app.tutor.report import TurnRecord
 from tutor_app.tutor.turn import Generated, StageClock, TurnResult, problem_kind
@@ -158,6 +159,9 @@ class Conversation:
             raise TutorError("speech recognition is not available")
         transcript = transcribe_with(stt, clip, self.stt_bias)
         clock.mark("stt")
+        not_heard = not_heard_turn(transcript, on_sentence, clock)  # not English, or not clear: never stored
+        if not_heard is not None:
+            return not_heard
         result = self.turn(transcript.text, on_sentence, cancel, speech_seconds=clip.seconds, clock=clock,
                            transcript=transcript)
         result.transcript = transcript.text

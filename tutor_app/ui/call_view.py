@@ -298,7 +298,8 @@ class CallView(QWidget):
         self.emotion_chip.show()
 
     def _on_turn_done(self, event: ev.TutorTurnDone) -> None:
-        self.transcript.tutor_done(event.reply, event.interrupted, GUARDRAIL_NOTES.get(event.guardrail or "", ""))
+        note = "not understood: nothing was kept" if event.not_heard else GUARDRAIL_NOTES.get(event.guardrail or "", "")
+        self.transcript.tutor_done(event.reply, event.interrupted, note)
 
     def _on_problem(self, event: ev.Problem) -> None:
         if event.kind == "no-microphone":
