@@ -91,7 +91,7 @@ def with_noise(clip: AudioClip, snr_db: float, seed: int) -> AudioClip:
     return AudioClip(np.clip(samples + noise, -1.0, 1.0).astype(np.float32), clip.sample_rate)
 
 
-def _padded(clip: AudioClip) -> AudioClip:
+def padded(clip: AudioClip) -> AudioClip:
     """Half a second of quiet either side, as a turn cut by the VAD would have."""
     samples = np.asarray(load_16k(clip), dtype=np.float32)
     pad = np.zeros(SAMPLE_RATE // 2, dtype=np.float32)
@@ -118,7 +118,7 @@ def espeak_clips(folder: Path | None = None, quick: bool = False) -> list[LangCl
         for i, text in enumerate(texts):
             for d, (speed, pitch) in enumerate(deliveries):
                 name = f"espeak-{voice}-{language[:2].lower()}-{i}-{d}"
-                clip = _padded(espeak(text, voice, folder, name, speed, pitch))
+                clip = padded(espeak(text, voice, folder, name, speed, pitch))
                 source = f"espeak {voice} ({language})"
                 out.append(LangClip(name, source, english, clip))
                 if not quick and d == 0:
@@ -132,7 +132,7 @@ def piper_clips(synthesize: Callable[[str, float], np.ndarray], rate: int) -> li
     for i, text in enumerate(ENGLISH):
         for speed in (0.8, 1.25):
             audio = AudioClip(np.asarray(synthesize(text, speed), dtype=np.float32), rate)
-            clip = _padded(audio)
+            clip = padded(audio)
             out.append(LangClip(f"piper-{i}-{speed}", "piper joe (English)", True, clip))
             if speed == 0.8:
                 out.append(LangClip(f"piper-{i}-noise", "piper joe (English) +noise", True, with_noise(clip, 10, i)))

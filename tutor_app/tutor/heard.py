@@ -31,10 +31,10 @@ class HeardRules:
     # Averages over the turn's segments, weighted by their duration.
     min_avg_logprob: float = -0.75  # Whisper's mean token log-probability
     min_word_probability: float = 0.5  # mean probability of the words it chose
-    # A turn of one or two words ("Hello!", "Yes.") is decoded with less confidence
-    # (-0.85 for Piper's clear "Hello!", -0.99 in espeak's Korean voice): a lower limit,
-    # and no word-probability rule.
-    short_words: int = 2
+    # A turn of one to three words ("Hello!", "No, thank you.") is decoded with less
+    # confidence (-0.85 for Piper's clear "Hello!", -0.99 in espeak's Korean voice, -0.78
+    # for "No, thank you." in its Chinese one): a lower limit, no word-probability rule.
+    short_words: int = 3
     short_min_avg_logprob: float = -1.15
     # Fairly sure there was no speech, and not very sure of the words (Whisper's own
     # silence rule, tighter): English clips stayed under 0.31.
