@@ -59,8 +59,16 @@ def test_segments_weigh_by_their_length():
 
 def test_empty_and_signal_free_transcripts():
     assert heard(Transcript("", "en", 1.0)).reason == "empty"
+    assert heard(Transcript("", "en", 2.0, speech_seconds=0.4)).reason == "empty"  # a cough: no turn, as before
     assert heard(Transcript("typed words", "en", 0.0)).understood  # no decoder signals: nothing to doubt
     assert heard(SimpleNamespace(text="hello")).understood  # type: ignore[arg-type]
+
+
+def test_over_a_second_of_speech_without_words_is_not_understood():
+    # Whisper drops what it takes for no speech: espeak's Korean at 175 wpm came out empty.
+    verdict = heard(Transcript("", "en", 1.93, speech_seconds=1.83))
+    assert not verdict.understood and verdict.reason == "no-words"
+    assert not_heard_turn(Transcript("", "en", 1.93, speech_seconds=1.83), None, StageClock()) is not None
 
 
 def test_rules_can_be_tightened():

@@ -78,6 +78,7 @@ class Transcript:
     seconds: float  # duration of the input audio
     segments: list[Segment] = field(default_factory=list)
     pauses: list[tuple[float, float]] = field(default_factory=list)  # VAD-quiet stretches >= 250 ms, s
+    speech_seconds: float | None = None  # what the VAD heard as speech (None: not known)
 
 
 @dataclass(frozen=True)

@@ -105,7 +105,8 @@ class WhisperStt:
                 segments = self._decode(speech)
         segments = [snap_segment(remap_segment(s, offsets), bias) for s in segments]
         text = " ".join(s.text for s in segments if s.text).strip()
-        return Transcript(text, self.options.language, seconds, segments, pauses)
+        voiced = round(sum(span.end - span.start for span in spans), 3)
+        return Transcript(text, self.options.language, seconds, segments, pauses, voiced)
 
     def warm_up(self) -> None:
         """One tiny decode so the first real turn does not pay for lazy initialisation."""

@@ -166,13 +166,13 @@ class CallLoop:
         if speculative:
             job.text = (transcript.result().text or "").strip()  # the judge had it already
             job.stt_result = transcript.result()
-            if not job.text:
+            verdict = heard(job.stt_result)
+            if verdict.reason == "empty":
                 return None
             # Not understood (tutor/heard.py): the fixed line is the speculative answer, and
             # the words are never shown as the learner's.
-            understood = heard(job.stt_result).understood
-            job.turn = self.control.begin(speculative=True,
-                                          on_commit=(lambda _t: self._show_learner(job)) if understood else None)
+            job.turn = self.control.begin(speculative=True, on_commit=(lambda _t: self._show_learner(job))
+                                          if verdict.understood else None)
         self._jobs.put(job)
         return job.turn
 
@@ -324,7 +324,7 @@ class CallLoop:
             job.stt_result = transcript
             clock.mark("stt")
             clock.since_start("stt_done")
-            if not job.text:
+            if heard(transcript).reason == "empty":
                 log.info("an utterance of %.1f s had no words: no turn", job.seconds or 0.0)
                 self._emit(ev.UserUtterance("", job.seconds))  # the UI drops its "..." bubble
                 return

@@ -40,6 +40,7 @@ class HeardRules:
     # silence rule, tighter): English clips stayed under 0.31.
     max_no_speech_prob: float = 0.4
     no_speech_logprob: float = -0.5
+    no_words_min_speech_s: float = 1.0
     max_compression_ratio: float = 2.4  # text that repeats itself: Whisper looping
     # Whisper spells what it cannot make words of ("F-O-F-I", "1-2-2-2-1"): a turn of at
     # least `spelled_min_tokens` tokens, most of them one letter or digit, is not words.
@@ -50,7 +51,7 @@ class HeardRules:
 @dataclass(frozen=True)
 class Heard:
     understood: bool
-    reason: str  # "ok", "empty", "spelled", "repetitive", "no-speech", "low-confidence", "unsure-words"
+    reason: str  # "ok", "empty", "no-words", "spelled", "repetitive", "no-speech", "low-confidence", "unsure-words"
     avg_logprob: float = 0.0
     word_probability: float = 1.0
     no_speech_prob: float = 0.0
@@ -60,7 +61,10 @@ def heard(transcript: Transcript, rules: HeardRules | None = None) -> Heard:
     """Whether `transcript` can be passed on as the learner's words, and why not."""
     rules = rules or HeardRules()
     if not transcript.text.strip():
-        return Heard(False, "empty")
+        # Whisper drops what it takes for no speech: over a second of what the VAD heard
+        # as speech, gone, is speech it could not make words of (espeak's Korean at 175 wpm).
+        voiced = getattr(transcript, "speech_seconds", None) or 0.0
+        return Heard(False, "no-words" if voiced >= rules.no_words_min_speech_s else "empty")
     # A recogniser that gives no decoder signals (a transcript made by hand): nothing to doubt.
     segments = [s for s in getattr(transcript, "segments", None) or () if s.text.strip()]
     if spelled(transcript.text, rules):
