@@ -33,7 +33,8 @@ class HeardRules:
     min_word_probability: float = 0.5  # mean probability of the words it chose
     # A turn of one to three words ("Hello!", "No, thank you.") is decoded with less
     # confidence (-0.85 for Piper's clear "Hello!", -0.99 in espeak's Korean voice, -0.78
-    # for "No, thank you." in its Chinese one): a lower limit, no word-probability rule.
+    # for "No, thank you." in its Chinese one) and a higher no-speech score: a lower
+    # limit, and neither the no-speech nor the word-probability rule.
     short_words: int = 3
     short_min_avg_logprob: float = -1.15
     # Fairly sure there was no speech, and not very sure of the words (Whisper's own
@@ -84,9 +85,9 @@ def heard(transcript: Transcript, rules: HeardRules | None = None) -> Heard:
 
     if compression > rules.max_compression_ratio:
         return verdict(False, "repetitive")
-    if no_speech > rules.max_no_speech_prob and logprob < rules.no_speech_logprob:
-        return verdict(False, "no-speech")
     short = len(words) <= rules.short_words if words else len(transcript.text.split()) <= rules.short_words
+    if not short and no_speech > rules.max_no_speech_prob and logprob < rules.no_speech_logprob:
+        return verdict(False, "no-speech")
     if logprob < (rules.short_min_avg_logprob if short else rules.min_avg_logprob):
         return verdict(False, "low-confidence")
     if not short and word_p < rules.min_word_probability:
