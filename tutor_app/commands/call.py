@@ -66,7 +66,11 @@ def _file_turn(args: argparse.Namespace, app) -> int:
     if args.json:
         print_json(result.to_json())
     else:
-        print(f"you said: {result.transcript}\ntutor:    {result.reply}")
+        if result.not_heard:
+            print(f"(not understood as English: {result.not_heard}; nothing was kept)")
+        else:
+            print(f"you said: {result.transcript}")
+        print(f"tutor:    {result.reply}")
         if args.output:
             print(f"(spoken reply written to {args.output})")
     return 0

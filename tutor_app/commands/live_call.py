@@ -69,9 +69,12 @@ def run_live(args: argparse.Namespace, app) -> int:
             if event.interrupted:
                 say("       (interrupted)")
             if as_json:
-                print_json({"user_text": state["user"], "reply": event.reply, "interrupted": event.interrupted,
-                            "speech_seconds": state["seconds"], "guardrail": event.guardrail,
-                            "timings_ms": event.timings_ms})
+                line = {"user_text": state["user"], "reply": event.reply, "interrupted": event.interrupted,
+                        "speech_seconds": state["seconds"], "guardrail": event.guardrail,
+                        "timings_ms": event.timings_ms}
+                if event.not_heard:
+                    line["not_understood"] = True  # the "didn't catch that" line (tutor/heard.py)
+                print_json(line)
             if state["goodbye"] or (max_turns and state["turns"] >= max_turns):
                 stop.set()
         elif isinstance(event, ev.Problem):

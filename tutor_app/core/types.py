@@ -68,6 +68,11 @@ class Segment:
     end: float
     text: str
     words: tuple[Word, ...] = ()
+    # Whisper's own confidence in this segment (tutor/heard.py decides from them);
+    # the defaults are a confident segment, for segments made without a decoder.
+    avg_logprob: float = 0.0
+    no_speech_prob: float = 0.0
+    compression_ratio: float = 1.0
 
 
 @dataclass
@@ -77,6 +82,7 @@ class Transcript:
     seconds: float  # duration of the input audio
     segments: list[Segment] = field(default_factory=list)
     pauses: list[tuple[float, float]] = field(default_factory=list)  # VAD-quiet stretches >= 250 ms, s
+    speech_seconds: float | None = None  # what the VAD heard as speech (None: not known)
 
 
 @dataclass(frozen=True)

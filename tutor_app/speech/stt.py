@@ -105,7 +105,8 @@ class WhisperStt:
                 segments = self._decode(speech)
         segments = [snap_segment(remap_segment(s, offsets), bias) for s in segments]
         text = " ".join(s.text for s in segments if s.text).strip()
-        return Transcript(text, self.options.language, seconds, segments, pauses)
+        voiced = round(sum(span.end - span.start for span in spans), 3)
+        return Transcript(text, self.options.language, seconds, segments, pauses, voiced)
 
     def warm_up(self) -> None:
         """One tiny decode so the first real turn does not pay for lazy initialisation."""
@@ -145,7 +146,8 @@ class WhisperStt:
         out = []
         for seg in segments:  # the generator decodes lazily: consume it here
             words = tuple(Word(w.start, w.end, w.word, w.probability) for w in (seg.words or ()))
-            out.append(Segment(seg.start, seg.end, seg.text.strip(), words))
+            out.append(Segment(seg.start, seg.end, seg.text.strip(), words, float(seg.avg_logprob),
+                               float(seg.no_speech_prob), float(seg.compression_ratio)))
         return out
 
 
@@ -199,7 +201,8 @@ def original_time(t: float, offsets: list[tuple[float, float]], is_end: bool = F
 def remap_segment(seg: Segment, offsets: list[tuple[float, float]]) -> Segment:
     words = tuple(Word(original_time(w.start, offsets), original_time(w.end, offsets, True),
                        w.word, w.probability) for w in seg.words)
-    return Segment(original_time(seg.start, offsets), original_time(seg.end, offsets, True), seg.text, words)
+    return replace(seg, start=original_time(seg.start, offsets), end=original_time(seg.end, offsets, True),
+                   words=words)
 
 
 def load_stt(settings: Settings, registry: ModelRegistry, devices: ComputeChoice,

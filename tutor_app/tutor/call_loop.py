@@ -34,6 +34,7 @@ from tutor_app.tutor import call_greeting, events as ev
 from tutor_app.tutor.call_listen import Listener
 from tutor_app.tutor.call_mic import read_microphone
 from tutor_app.tutor.call_warmup import warm_up
+from tutor_app.tutor.heard import NOT_HEARD, heard, not_heard_turn
 from tutor_app.tutor.loop_options import LoopOptions as LoopOptions  # re-exported: callers import it here
 from tutor_app.tutor.tutor_turn import BARGE_IN, TurnControl, TutorTurn
 
@@ -165,9 +166,13 @@ class CallLoop:
         if speculative:
             job.text = (transcript.result().text or "").strip()  # the judge had it already
             job.stt_result = transcript.result()
-            if not job.text:
+            verdict = heard(job.stt_result)
+            if verdict.reason == "empty":
                 return None
-            job.turn = self.control.begin(speculative=True, on_commit=lambda _t: self._show_learner(job))
+            # Not understood (tutor/heard.py): the fixed line is the speculative answer, and
+            # the words are never shown as the learner's.
+            job.turn = self.control.begin(speculative=True, on_commit=(lambda _t: self._show_learner(job))
+                                          if verdict.understood else None)
         self._jobs.put(job)
         return job.turn
 
@@ -319,13 +324,18 @@ class CallLoop:
             job.stt_result = transcript
             clock.mark("stt")
             clock.since_start("stt_done")
-            if not job.text:
+            if heard(transcript).reason == "empty":
                 log.info("an utterance of %.1f s had no words: no turn", job.seconds or 0.0)
                 self._emit(ev.UserUtterance("", job.seconds))  # the UI drops its "..." bubble
                 return
         elif job.turn is not None:
             clock.mark("stt")
             clock.since_start("stt_done")  # the speculation was decided on this transcript
+        if job.stt_result is not None:
+            not_heard = not_heard_turn(job.stt_result, None, clock)
+            if not_heard is not None:
+                self._not_heard(job, not_heard)
+                return
         if self._stop.is_set():
             return
         self._rate_request(job)
@@ -372,6 +382,22 @@ class CallLoop:
         log.info("turn %d latency (ms after the last voiced sample): %s", turn.gen, {
             k: result.timings_ms.get(k) for k in ("stt_done", "first_token", "first_sentence", "first_audio")})
         self._emit(ev.TutorTurnDone(shown, interrupted, result.guardrail, dict(result.timings_ms), backchannels))
+        self._end_turn()
+
+    def _not_heard(self, job: _Job, result: Any) -> None:
+        """A spoken turn not understood (tutor/heard.py): never the learner's words, never
+        stored; the tutor says the fixed line and listens again."""
+        if self._stop.is_set():
+            return
+        turn = self._active = job.turn or self.control.begin()
+        self.speaker.say(turn, NOT_HEARD)
+        if not turn.wait_committed():  # a speculation the learner talked on through: nothing said
+            self._end_turn(back_to_listening=False)
+            return
+        self._emit(ev.UserUtterance("", job.seconds))  # the UI drops its "..." bubble
+        self.speaker.wait_done(turn)
+        self.results.append(result)
+        self._emit(ev.TutorTurnDone(self.speaker.heard(turn), turn.interrupted, not_heard=True))
         self._end_turn()
 
     def _rate_request(self, job: _Job) -> None:

@@ -27,6 +27,7 @@ from tutor_app.core.types import AudioClip, ChatMessage, EmotionScore, top_emoti
 from tutor_app.errors import TutorError
 from tutor_app.settings import Settings, memory_on as memory_rule
 from tutor_app.speech.bias import transcribe_with
+from tutor_app.tutor.heard import not_heard_turn
 from tutor_app.tutor.prompts import PromptInputs, RecalledItem
 from tutor_app.tutor.reply_stream import (  # noqa: F401 - the apologies, named here by the call loop's tests
     MAX_SENTENCES, SORRY_EMPTY, SORRY_KEY, SORRY_OFFLINE, SWITCHED, generate, reply_request,
@@ -166,6 +167,9 @@ class Conversation:
             raise TutorError("speech recognition is not available")
         transcript = transcribe_with(stt, clip, self.stt_bias)
         clock.mark("stt")
+        not_heard = not_heard_turn(transcript, on_sentence, clock)  # not English, or not clear: never stored
+        if not_heard is not None:
+            return not_heard
         result = self.turn(transcript.text, on_sentence, cancel, speech_seconds=clip.seconds, clock=clock,
                            transcript=transcript)
         result.transcript = transcript.text

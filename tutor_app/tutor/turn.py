@@ -54,6 +54,9 @@ class TurnResult:
     backend: str = ""
     problem: str | None = None  # None or one of PROBLEMS: how the tutor model fared this turn
     fallback: str | None = None  # why the local model answered instead ("fallback" problem)
+    # A spoken turn the recogniser did not understand (tutor/heard.py): why; the reply is
+    # the fixed NOT_HEARD line and nothing of the turn was stored.
+    not_heard: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -69,6 +72,9 @@ class TurnResult:
             out["error"] = self.error
         if self.backend:
             out["backend"] = self.backend
+        if self.not_heard:
+            out["not_understood"] = True
+            out["not_understood_reason"] = self.not_heard
         return out
 
 

@@ -307,8 +307,10 @@ class CallView(QWidget):
         self.emotion_chip.show()
 
     def _on_turn_done(self, event: ev.TutorTurnDone) -> None:
-        self.transcript.tutor_done(event.reply, event.interrupted, QCoreApplication.translate("CallView", GUARDRAIL_NOTES[event.guardrail])
-                                 if event.guardrail in GUARDRAIL_NOTES else "")
+        note = (self.tr("not understood: nothing was kept") if event.not_heard
+                else QCoreApplication.translate("CallView", GUARDRAIL_NOTES[event.guardrail])
+                if event.guardrail in GUARDRAIL_NOTES else "")
+        self.transcript.tutor_done(event.reply, event.interrupted, note)
 
     def _on_problem(self, event: ev.Problem) -> None:
         if event.kind == "no-microphone":

@@ -155,6 +155,10 @@
   <context>
     <name>CallView</name>
     <message>
+      <source>not understood: nothing was kept</source>
+      <translation>알아듣지 못했어요: 아무것도 남기지 않았어요</translation>
+    </message>
+    <message>
       <source>Listening</source>
       <translation>듣는 중</translation>
     </message>
