@@ -13,6 +13,7 @@ import pytest
 
 from tests.fakes.anthropic_server import Reply
 from tests.memory_fixtures import REPO
+from tests.processes import at_once
 
 pytestmark = pytest.mark.slow
 
@@ -25,17 +26,6 @@ def cli(*args: str, input_text: str | None = None) -> subprocess.CompletedProces
                           text=True, env=dict(os.environ), input=input_text, timeout=300, cwd=REPO)
 
 
-def _at_once(*args: str) -> list[subprocess.CompletedProcess]:
-    procs = [subprocess.Popen([sys.executable, "-m", "tutor_app", "--llm", "anthropic", *args], cwd=REPO,
-                              env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
-    outs = []
-    for proc in procs:
-        stdout, stderr = proc.communicate(timeout=600)
-        outs.append(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr))
-    return outs
-
-
 def test_two_end_calls_of_one_session_at_once_store_each_fact_once(fake_anthropic):
     fake_anthropic.default = Reply(json.dumps(FACTS))  # every extraction and review gets it
     rounds = ["Hi, I'm Dohyun and I work as a pharmacist.\nI love tennis and I want to pass the IELTS exam.\n",
@@ -43,7 +33,7 @@ def test_two_end_calls_of_one_session_at_once_store_each_fact_once(fake_anthropi
     for round_, turns in enumerate(rounds):
         session = f"e{round_}"
         assert cli("chat", "--session", session, input_text=turns).returncode == 0
-        for out in _at_once("end-call", "--session", session, "--json"):
+        for out in at_once("--llm", "anthropic", "end-call", "--session", session, "--json"):
             assert out.returncode == 0, out.stderr
             assert json.loads(out.stdout)["extraction"] == "done"
         listed = cli("memory", "list", "--json")

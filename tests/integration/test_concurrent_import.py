@@ -11,19 +11,9 @@ import sys
 import pytest
 
 from tests.memory_fixtures import REPO
+from tests.processes import at_once
 
 pytestmark = pytest.mark.slow
-
-
-def _import_twice_at_once(path) -> list[subprocess.CompletedProcess]:
-    procs = [subprocess.Popen([sys.executable, "-m", "tutor_app", "memory", "import", str(path)], cwd=REPO,
-                              env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
-    outs = []
-    for proc in procs:
-        stdout, stderr = proc.communicate(timeout=600)
-        outs.append(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr))
-    return outs
 
 
 @pytest.mark.parametrize("round_", [1, 2])
@@ -32,7 +22,7 @@ def test_two_imports_of_one_file_at_once_add_it_once(data_dir, tmp_path, round_)
              for n in range(300)]
     path = tmp_path / "memories.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    outs = _import_twice_at_once(path)
+    outs = at_once("memory", "import", str(path))
     for out in outs:
         assert out.returncode == 0, out.stderr
     said = sorted(out.stdout.strip() for out in outs)

@@ -31,7 +31,8 @@ IRREGULAR_PAST = {"go": "went", "eat": "ate", "see": "saw", "buy": "bought", "ta
                   "find": "found", "give": "gave", "know": "knew", "leave": "left", "feel": "felt",
                   "write": "wrote", "drink": "drank", "run": "ran", "sleep": "slept", "speak": "spoke",
                   "swim": "swam", "begin": "began", "forget": "forgot", "lose": "lost", "pay": "paid",
-                  "say": "said", "send": "sent", "spend": "spent", "stand": "stood", "win": "won"}
+                  "say": "said", "send": "sent", "spend": "spent", "stand": "stood", "win": "won",
+                  "read": "read", "sing": "sang", "fly": "flew", "drive": "drove", "ride": "rode"}
 _WORD = re.compile(r"[a-z0-9']+")
 
 
