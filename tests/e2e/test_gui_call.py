@@ -197,7 +197,7 @@ def test_a_rejected_api_key_is_a_settings_banner_not_a_lost_connection(qtbot, gu
     with qtbot.waitSignal(window.bridge.tutorTurnDone, timeout=TURN_S) as turn_done:
         view.text_input.setText("I am learning English for my new job.")
         view.send_typed()  # typing starts a (quiet) call too
-    assert turn_done.args[0].reply == SORRY_KEY
+    assert turn_done.args[0].reply == SORRY_KEY, turn_done.args[0]
     qtbot.waitUntil(lambda: window.banner.kind == "api-key", timeout=10_000)
     assert "Settings" in window.banner.message and window.banner._action_key == "settings"
     session_id = window.bridge.session_id

@@ -117,7 +117,11 @@ class Speaker:
         if any(not (s.synthesised or s.failed) for s in sentences):
             return False
         player = self.player
-        if player is None or player.finished.is_set():
+        if player is None:
+            # Text only: the TTS thread shows a sentence right after marking it synthesised;
+            # done once every sentence is shown, or what was "heard" would miss the last one.
+            return all(s.shown or s.failed for s in sentences)
+        if player.finished.is_set():
             return True
         # Every sentence announced (its TutorSentence went out) and the player drained.
         return all(s.shown or s.failed for s in sentences) and not player.busy
