@@ -21,12 +21,14 @@ test: setup
 bench: setup
 	$(VENV)/bin/tutor-app bench all
 
-setup: $(STAMP)/system $(STAMP)/deps $(STAMP)/models $(QM_FILES)
-
 # The interface's translations: the .ts sources are in the repo, the .qm files Qt loads are
 # built here (pyside6-lrelease comes with PySide6). tutor_en.ts holds only English plurals.
 I18N     := tutor_app/ui/i18n
+# (defined before `setup:`: make expands a rule's prerequisites when it reads the rule)
 QM_FILES := $(I18N)/tutor_ko.qm $(I18N)/tutor_en.qm
+
+setup: $(STAMP)/system $(STAMP)/deps $(STAMP)/models $(QM_FILES)
+
 $(I18N)/%.qm: $(I18N)/%.ts $(STAMP)/deps
 	$(VENV)/bin/pyside6-lrelease -silent $< -qm $@
 
