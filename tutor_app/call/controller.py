@@ -175,7 +175,13 @@ class CallController:
     def _aborted(self, loop: CallLoop) -> None:
         """A thread of `loop` failed (CallAborted is out): the call ends as if the learner
         ended it, on a thread of its own (the failed one may be a thread stop() joins)."""
-        threading.Thread(target=self._end, args=(loop,), name="call-aborted", daemon=True).start()
+        def end() -> None:
+            try:
+                self._end(loop)
+            except Exception:  # noqa: BLE001 - CallAborted is out already; the traceback goes to the log
+                log.exception("ending the failed call failed")
+
+        threading.Thread(target=end, name="call-aborted", daemon=True).start()
 
     def _emit(self, event: ev.CallEvent) -> None:
         try:

@@ -77,7 +77,7 @@ class Problem:
 class CallAborted:
     """A thread of the call failed (a bug, not a device or a model): the call ends by itself."""
 
-    where: str  # audio | turns | speech | playback: the thread that failed
+    where: str  # audio | turns | speech | playback | greeting: the thread that failed
     error: str  # the exception's type name (the traceback is in the log)
 
     @property

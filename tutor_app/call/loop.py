@@ -267,7 +267,7 @@ class CallLoop:
 
     def failed(self, where: str, exc: BaseException) -> None:
         """The catch-all of every thread of the call (`where`: audio, turns, speech,
-        playback): a bug ends the call, with one CallAborted and one log line, whichever
+        playback, greeting): a bug ends the call, with one CallAborted and one log line, whichever
         thread and however many fail. Failures while the call stops are no news."""
         if self._stop.is_set():
             log.debug("the call's %s thread failed while stopping", where, exc_info=exc)
