@@ -6,7 +6,9 @@ Order within one turn: StateChanged(listening) -> SpeechStarted -> UserUtterance
 sentence starts playing) -> TutorTurnDone -> StateChanged(listening). A barge-in gives
 TutorTurnDone(interrupted=True, reply=<what was actually played>). A speculative turn the
 learner talked on through emits nothing at all (its UserUtterance comes only when it is
-committed). A backchannel over the tutor gives Backchannel(text) and no interruption."""
+committed). A backchannel over the tutor gives Backchannel(text) and no interruption.
+A bug on one of the call's threads gives one CallAborted, then StateChanged(ended),
+CallEnded and ReportReady, as when the learner ends the call."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -72,6 +74,19 @@ class Problem:
 
 
 @dataclass(frozen=True)
+class CallAborted:
+    """A thread of the call failed (a bug, not a device or a model): the call ends by itself."""
+
+    where: str  # audio | turns | speech | playback | greeting: the thread that failed
+    error: str  # the exception's type name (the traceback is in the log)
+
+    @property
+    def message(self) -> str:
+        return (f"The call stopped: something went wrong on our side ({self.where}: {self.error}). "
+                "You can start a new call.")
+
+
+@dataclass(frozen=True)
 class CallEnded:
     session_id: str
 
@@ -83,7 +98,7 @@ class ReportReady:
 
 
 CallEvent = Union[StateChanged, MicLevel, SpeechStarted, UserUtterance, EmotionRead, TutorSentence,
-                  Backchannel, TutorTurnDone, Problem, CallEnded, ReportReady]
+                  Backchannel, TutorTurnDone, Problem, CallAborted, CallEnded, ReportReady]
 EventSink = Callable[[CallEvent], None]
 
 

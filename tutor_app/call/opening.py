@@ -41,6 +41,7 @@ class CallLoop(Protocol):
     control: TurnControl
 
     def emit(self, event: ev.CallEvent) -> None: ...
+    def failed(self, where: str, exc: BaseException) -> None: ...
 
 
 @dataclass
@@ -60,7 +61,7 @@ def speak(loop: CallLoop, greeting: Greeting | None) -> Opening | None:
     ask = bool(greeting.notes and greeting.rest) and _on_the_cloud(loop)
     _say(loop, turn, greeting.hello if ask else greeting.text)
     if ask:
-        opening.rest = threading.Thread(target=_follow_up, args=(loop, opening, greeting),
+        opening.rest = threading.Thread(target=_rest_of_greeting, args=(loop, opening, greeting),
                                         name="greeting-rest", daemon=True)
         opening.rest.start()
     control = loop.control
@@ -118,6 +119,14 @@ def _on_the_cloud(loop: CallLoop) -> bool:
         return choose_backend(loop.session.engine.settings) == "anthropic"
     except Exception:  # noqa: BLE001 - unknown: the fixed greeting
         return False
+
+
+def _rest_of_greeting(loop: CallLoop, opening: Opening, greeting: Greeting) -> None:
+    """The `greeting-rest` thread, with the catch-all every thread of the call has."""
+    try:
+        _follow_up(loop, opening, greeting)
+    except Exception as exc:  # noqa: BLE001 - a bug on this thread ends the call with a message
+        loop.failed("greeting", exc)
 
 
 def _follow_up(loop: CallLoop, opening: Opening, greeting: Greeting) -> None:

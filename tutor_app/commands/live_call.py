@@ -79,6 +79,9 @@ def run_live(args: argparse.Namespace, app) -> int:
                 stop.set()
         elif isinstance(event, ev.Problem):
             print(f"tutor-app: {event.message}", file=sys.stderr, flush=True)
+        elif isinstance(event, ev.CallAborted):  # a bug ended the call: its end follows, then the report
+            print(f"tutor-app: {event.message}", file=sys.stderr, flush=True)
+            stop.set()
         elif isinstance(event, ev.StateChanged) and event.state == ev.PAUSED:
             say("       (paused: waiting for the microphone)")
         elif isinstance(event, ev.ReportReady):

@@ -55,6 +55,7 @@ class CallBridge(QObject):
     tutorSentence = Signal(str)
     tutorTurnDone = Signal(object)  # ev.TutorTurnDone
     problem = Signal(object)  # ev.Problem
+    callAborted = Signal(object)  # ev.CallAborted: a bug ended the call (CallEnded follows)
     callEnded = Signal(str)
     reportReady = Signal(str, object)  # session id, report dict
     # Lifecycle of our own requests.
@@ -231,6 +232,8 @@ class CallBridge(QObject):
             # Even a fatal problem (the microphone gone for good) leaves the call to be
             # ended: its end-of-call work and report follow as after any call.
             self.problem.emit(event)
+        elif isinstance(event, ev.CallAborted):
+            self.callAborted.emit(event)
         elif isinstance(event, ev.CallEnded):
             self.in_call = self._started = False
             self.callEnded.emit(event.session_id)

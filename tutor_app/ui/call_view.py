@@ -192,6 +192,7 @@ class CallView(QWidget):
         b.tutorSentence.connect(self.transcript.tutor_sentence)
         b.tutorTurnDone.connect(self._on_turn_done)
         b.problem.connect(self._on_problem)
+        b.callAborted.connect(self._on_aborted)
         b.callEnded.connect(self._on_ended)
         b.reportReady.connect(self._on_report)
 
@@ -326,6 +327,13 @@ class CallView(QWidget):
             self.set_muted(False)
             self.text_only = True
             self._show_input()
+
+    def _on_aborted(self, event: ev.CallAborted) -> None:
+        # The call ends by itself (CallEnded follows): one message, in the learner's language.
+        if self.phase in (STARTING, IN_CALL):
+            self._set_phase(ENDING)
+        self.problemRaised.emit("other", self.tr("The call stopped because something went wrong on our side (%1). "
+                                                 "You can start a new call.").replace("%1", f"{event.where}: {event.error}"))
 
     def _on_report(self, session_id: str, report: dict) -> None:
         self.reportReady.emit(session_id, report)

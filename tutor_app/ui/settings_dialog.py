@@ -311,7 +311,8 @@ class SettingsDialog(QDialog):
             "speech": {"input_device": self.input_device.currentData() or "",
                        "output_device": self.output_device.currentData() or "",
                        "audio_mode": "speaker" if speaker else "headset" if self.mode_headset.isChecked() else "auto",
-                       "barge_in": not speaker, "stt_model": self.stt_model.currentData() or s.speech.stt_model,
+                       # every mode offered here lets the learner interrupt, as its label says
+                       "barge_in": True, "stt_model": self.stt_model.currentData() or s.speech.stt_model,
                        "stt_device": self.stt_device.currentData() or "auto",
                        "tts_voice": self.tts_voice.currentData() or s.speech.tts_voice,
                        "speaking_rate": pace.speaking_rate, "thinking_ms": pace.thinking_ms,

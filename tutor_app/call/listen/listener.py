@@ -388,7 +388,7 @@ def _result(future: Any) -> Any:
     if future is None:
         return None
     try:
-        return future.result()
+        return future.result(timeout=10.0)  # the audio thread never waits for ever on STT or the judge
     except Exception as exc:  # noqa: BLE001 - a failed judge means "no judge" for this turn
         log.warning("end-of-turn judge failed: %s", exc)
         return None

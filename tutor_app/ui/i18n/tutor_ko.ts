@@ -251,6 +251,10 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
       <translation>통화를 시작하지 못했어요: %1</translation>
     </message>
     <message>
+      <source>The call stopped because something went wrong on our side (%1). You can start a new call.</source>
+      <translation>저희 쪽에 문제가 생겨 통화가 끝났어요 (%1). 새 통화를 시작할 수 있어요.</translation>
+    </message>
+    <message>
       <source>%1. The emotion reader heard: %2 (%3)</source>
       <translation>%1. 감정 인식 결과: %2 (%3)</translation>
     </message>
