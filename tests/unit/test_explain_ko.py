@@ -27,6 +27,10 @@ LINES = ["Yesterday I go to the hospital.", "My sister like coffee.", "I have tw
     ("I bought the car new", "I bought the new car", "word order", "word order"),
     ("I did a mistake", "I made a mistake", "word choice", "word choice"),
     ("It was good", "It was great", "nonsense", "other"),
+    ("I have went there yesterday", "I went there yesterday", "tense", "perfect"),
+    ("I am interesting in music", "I am interested in music", "word choice", "ing-ed"),
+    ("I was boring at the party", "I was bored at the party", "other", "ing-ed"),
+    ("I working yesterday", "I worked yesterday", "word choice", "word choice"),
 ])
 def test_built_in_explanations_by_kind(original, better, kind, expected):
     line = built_in(original, better, kind)
@@ -38,6 +42,9 @@ def test_the_learners_own_change_is_shown():
     assert built_in("Yesterday I go to the hospital", "Yesterday I went to the hospital", "tense").endswith(
         ": go → went.")
     assert built_in("I went to hospital", "I went to the hospital", "article").endswith(": + the.")
+    # Changed in two places ("me" moved, "to" added): no misleading "me → to me".
+    assert built_in("She explained me the rules", "She explained the rules to me", "word order") == (
+        BUILT_IN["word order"] + ".")
 
 
 @pytest.mark.parametrize("text, fault", [
