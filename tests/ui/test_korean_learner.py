@@ -76,3 +76,25 @@ def test_the_switch_for_korean_explanations_is_saved(qtbot, qapp, settings, memo
     with qtbot.waitSignal(reopened.accepted, timeout=3000):
         reopened.save_button.click()
     assert Settings.load(AppPaths.resolve(settings.paths.data_dir)).tutor.topic == "k-pop"
+
+
+def test_the_live_calls_fixed_problem_messages_are_translated(qtbot, qapp):
+    """The banner translates the call's fixed messages (they come from below the window in
+    English); each is still said somewhere in the code, word for word."""
+    import re
+    from pathlib import Path
+
+    from tutor_app.ui.banner import PROBLEM_MESSAGES, Banner
+
+    # The package's code outside ui/, with adjacent string literals joined ("... paused " "until ...").
+    code = " ".join(re.sub(r'"\s*\n\s*"', "", p.read_text(encoding="utf-8"))
+                    for p in Path(call_view.__file__).parents[1].rglob("*.py") if "ui" not in p.parts)
+    for message in PROBLEM_MESSAGES:
+        assert message in code, message
+    install_translation(qapp, "ko")
+    banner = Banner()
+    qtbot.addWidget(banner)
+    banner.show_problem("api-key", "The tutor model did not accept the API key: check it in Settings.")
+    assert "튜터 모델이 API 키를 받아들이지 않았어요" in banner.message
+    banner.show_problem("llm", "The tutor model failed: timeout")  # details: as it came
+    assert "The tutor model failed: timeout" in banner.message

@@ -1268,6 +1268,21 @@ It is erased from this computer.</source>
     </message>
   </context>
   <context>
+    <name>Problems</name>
+    <message>
+      <source>The microphone was disconnected: the call is paused until it is back (you can still type).</source>
+      <translation>마이크 연결이 끊겼어요. 다시 연결될 때까지 통화를 멈춰요 (입력은 계속할 수 있어요).</translation>
+    </message>
+    <message>
+      <source>The microphone did not come back: end the call or type your turns.</source>
+      <translation>마이크가 다시 연결되지 않았어요. 통화를 끝내거나 입력해서 대화를 이어 가세요.</translation>
+    </message>
+    <message>
+      <source>The tutor model did not accept the API key: check it in Settings.</source>
+      <translation>튜터 모델이 API 키를 받아들이지 않았어요. 설정에서 확인해 주세요.</translation>
+    </message>
+  </context>
+  <context>
     <name>ProfileCard</name>
     <message>
       <source>Learner profile</source>
