@@ -60,31 +60,44 @@ def test_offline_the_built_in_help_answers_and_keeps_nothing(data_dir):
     assert len(sentences) == 3 and all(check.check(s) is None for s in sentences)  # the existing reply gates
     assert again["backend"] == "built-in:again" and first["reply"] in again["reply"]
     assert first["stored"] == [] and again["stored"] == []
-    memories = cli("local", "memory", "list", "--json")
-    assert memories.returncode == 0 and memories.stdout.strip() == ""
-    # Not even a transcript line: the session left no call behind.
+    # No memory, not even a transcript line: the session left no call behind (a memory or a
+    # line is only ever written with its call's record).
     end = cli("local", "end-call", "--session", "k2")
     assert end.returncode == 1 and "no call with session 'k2'" in end.stderr
 
 
 def test_corrections_explained_in_korean_reach_the_report(fake_anthropic, data_dir):
-    settings = Settings.load(AppPaths.resolve(data_dir))
-    settings.tutor.explain_in_korean = True
-    settings.save()
+    """In one process (the real store, embedder and emotion model; Claude the stand-in)."""
+    from tests.integration.test_tutor_engine import real_scorer
+    from tests.memory_fixtures import real_embedder
+    from tutor_app.llm.factory import load_chat_model
+    from tutor_app.memory.storage.store import open_store
+    from tutor_app.registry.manifest import ModelRegistry
+    from tutor_app.tutor.engine import EngineServices, TutorEngine
+
+    paths = AppPaths.resolve(data_dir)
+    settings = Settings.load(paths, llm_backend="anthropic")
+    settings.tutor.explain_in_korean = True  # the Settings switch
+    settings.llm.max_retries = 0
+    store = open_store(paths.db_dir, real_embedder(), "default")
+    model = load_chat_model(settings, ModelRegistry.load(paths.models_dir))
+    engine = TutorEngine(EngineServices(settings=settings, emotion=real_scorer(), memory=store,
+                                        chat_model=lambda: model))
     fake_anthropic.push(Reply("Oh no, what happened?"), Reply("Does she drink it every day?"))
-    out = cli("anthropic", "chat", "--session", "k3", "--text", "Yesterday I go to the hospital.",
-              "--text", "My sister like coffee.")
-    assert out.returncode == 0, out.stderr
+    call = engine.start_call("k3")
+    call.turn("Yesterday I go to the hospital.")
+    call.turn("My sister like coffee.")
     review = {"corrections": [
         {"original": "Yesterday I go to the hospital", "better": "Yesterday I went to the hospital",
          "why": "a past event", "type": "tense", "why_ko": "어제 일이라서 과거형 went를 써요."},
         {"original": "My sister like coffee", "better": "My sister likes coffee", "why": "she likes",
          "type": "agreement", "why_ko": "Use likes."}], "new_words": []}
     fake_anthropic.push(Reply(json.dumps({})), Reply(json.dumps(review)))
-    end = cli("anthropic", "end-call", "--session", "k3", "--json")
-    assert end.returncode == 0, end.stderr
+    try:
+        outcome = call.end(background=False)
+    finally:
+        store.close()
     assert "why_ko" in system_text(fake_anthropic.last_request())  # the review asked for it
-    corrections = json.loads(end.stdout)["report"]["corrections"]
-    assert [(c["why"], c["why_ko"]) for c in corrections] == [
+    assert [(c.why, c.why_ko) for c in outcome.report.corrections] == [
         ("a past event", "어제 일이라서 과거형 went를 써요."),
         ("she likes", "주어가 he, she, it이나 한 사람·한 가지일 때 현재형 동사에 -s를 붙여요: like → likes.")]
