@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from tutor_app.practice.store import PracticeStore
     from tutor_app.speech.stt import WhisperStt
     from tutor_app.speech.tts import PiperTts
-    from tutor_app.tutor.end_of_turn_judge import EndOfTurnJudge
+    from tutor_app.call.listen.judge import EndOfTurnJudge
     from tutor_app.tutor.engine import TutorEngine
     from tutor_app.tutor.recovery import Recovery
 
@@ -141,7 +141,7 @@ class App:
     @service
     def end_of_turn(self) -> EndOfTurnJudge | None:
         """The live call's end-of-turn judge, or None (fixed-silence turn-taking)."""
-        from tutor_app.tutor.end_of_turn_judge import load_judge
+        from tutor_app.call.listen.judge import load_judge
 
         return load_judge(self.registry)
 

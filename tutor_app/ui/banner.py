@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolBut
 from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.ui.theme import icon
 
-# Problem kinds (tutor/events.py) -> (level, short title).
+# Problem kinds (call/events.py) -> (level, short title).
 KIND_TITLES = {
     "no-microphone": ("error", QT_TRANSLATE_NOOP("Banner", "No microphone")),
     "no-speaker": ("warning", QT_TRANSLATE_NOOP("Banner", "No speaker")),

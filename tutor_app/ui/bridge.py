@@ -1,7 +1,7 @@
 """The only door between the widgets and the live call.
 
 `CallBridge` wraps a plain-Python *call backend* (the real one is
-`tutor_app.tutor.call_controller.CallController`) with this duck-typed interface:
+`tutor_app.call.controller.CallController`) with this duck-typed interface:
 
     start_call(off_record: bool, sink: Callable[[CallEvent], None],
                text_only: bool = False, greet: bool | None = None) -> str
@@ -30,7 +30,7 @@ from typing import Any, Protocol, cast
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
-from tutor_app.tutor import events as ev
+from tutor_app.call import events as ev
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QCheckBox, QFrame, QHBoxLayout, QLabel, QLineEdit
                                QVBoxLayout, QWidget)
 
 from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
-from tutor_app.tutor import events as ev
+from tutor_app.call import events as ev
 from tutor_app.ui.bridge import CallBridge
 from tutor_app.ui.level_meter import LevelMeter
 from tutor_app.ui.emotion_words import feeling

@@ -6,7 +6,7 @@ learner actually heard when a barge-in cut the reply (`heard()`). A sentence who
 synthesis fails is skipped; the rest go on. Without a player (no speaker) sentences
 count as heard as soon as they are shown.
 
-Interruption is the turn's business (tutor/tutor_turn.py): this thread checks
+Interruption is the turn's business (call/tutor_turn.py): this thread checks
 `turn.cancelled` between chunks, and a speculative turn is committed here, just before
 its first sample would play - or dropped if the learner went on talking first.
 """
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from tutor_app.core.protocols import TextToSpeech
-from tutor_app.tutor.tutor_turn import TurnControl, TutorTurn
+from tutor_app.call.tutor_turn import TurnControl, TutorTurn
 
 log = logging.getLogger(__name__)
 

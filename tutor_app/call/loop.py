@@ -3,13 +3,13 @@ speaker, with barge-in, echo handling, device loss and latency stamps. No Qt.
 
 Threads (the table in docs/design-call.md):
 - PortAudio callbacks (speech/audio_io.py) only copy samples and count.
-- audio thread: microphone blocks -> Listener (tutor/call_listen.py); it announces
+- audio thread: microphone blocks -> Listener (call/listen/listener.py); it announces
   SpeechStarted, hands ended (or speculatively ended) utterances to the turns thread, and
   sends the one interruption message, `interrupt()`, when the learner talks over the tutor.
 - turns thread (`call-turns`): one job at a time: STT result -> Conversation.turn (streams sentences into
   the speaker) -> waits until the reply was played or cut -> TutorTurnDone.
-- TTS/playback thread (tutor/call_speaker.py) and the player's notifier thread.
-Each tutor turn is one `TutorTurn` (tutor/tutor_turn.py): its generation, its cancel
+- TTS/playback thread (call/speaker.py) and the player's notifier thread.
+Each tutor turn is one `TutorTurn` (call/tutor_turn.py): its generation, its cancel
 signal, its commit, what was heard. Nothing else says whether a turn goes on.
 
 Latency stamps (ms on time.perf_counter after the learner's last voiced sample) land in
@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING, Any, cast
 from tutor_app.core.protocols import VoiceActivity
 from tutor_app.core.types import SAMPLE_RATE, AudioClip, EmotionScore, Transcript, top_emotion
 from tutor_app.speech.ports import SpeechToText, TurnJudge
-from tutor_app.tutor import call_greeting, events as ev
-from tutor_app.tutor.call_listen import Listener
-from tutor_app.tutor.call_mic import read_microphone
-from tutor_app.tutor.call_warmup import warm_up
+from tutor_app.call import events as ev, opening
+from tutor_app.call.listen.listener import Listener
+from tutor_app.call.mic import read_microphone
+from tutor_app.call.warmup import warm_up
 from tutor_app.tutor.heard import NOT_HEARD, heard, not_heard_turn
-from tutor_app.tutor.loop_options import LoopOptions as LoopOptions  # re-exported: callers import it here
-from tutor_app.tutor.tutor_turn import BARGE_IN, TurnControl, TutorTurn
+from tutor_app.call.options import LoopOptions as LoopOptions  # re-exported: callers import it here
+from tutor_app.call.tutor_turn import BARGE_IN, TurnControl, TutorTurn
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from tutor_app.speech.audio_io import Capture
     from tutor_app.speech.bias import BiasList
     from tutor_app.speech.end_of_turn import Verdict
-    from tutor_app.tutor.call_speaker import Speaker
+    from tutor_app.call.speaker import Speaker
     from tutor_app.tutor.engine import Conversation
 
 log = logging.getLogger(__name__)
@@ -74,8 +74,8 @@ class CallLoop:
                  options: LoopOptions | None = None, reopen_capture: Callable[[], Capture | None] | None = None,
                  judge: TurnJudge | None = None, greet: bool = False, started_at: float | None = None) -> None:
         """`judge(audio, transcript_text) -> Verdict` decides whether a paused turn is
-        complete (tutor/end_of_turn_judge.py); None = the VAD-only rule. `greet`: the tutor
-        speaks first (tutor/call_greeting.py); `started_at`: perf_counter when the call was
+        complete (call/listen/judge.py); None = the VAD-only rule. `greet`: the tutor
+        speaks first (call/opening.py); `started_at`: perf_counter when the call was
         asked for (the greeting's first_audio counts from it)."""
         self.session = session
         self._stt = stt  # a SpeechToText, or a zero-argument factory (loaded on first use)
@@ -284,7 +284,7 @@ class CallLoop:
     # -- turns thread --------------------------------------------------------------------
     def _turns_run(self) -> None:
         # The greeting plays first; the warm-up runs while it is heard, not in front of it.
-        greeting = call_greeting.speak(self, call_greeting.compose(self)) if self.greet else None
+        greeting = opening.speak(self, opening.compose(self)) if self.greet else None
         if self.options.warm_up:
             warm_up(self)
             getattr(self.session, "stt_bias", None)  # the memory read, before the first turn
@@ -292,7 +292,7 @@ class CallLoop:
         self.ready.set()
         if greeting is not None:
             self._active = greeting.turn
-            call_greeting.finish(self, greeting, self.started_at)
+            opening.finish(self, greeting, self.started_at)
             self._end_turn()
         while True:
             job = self._jobs.get()

@@ -7,7 +7,7 @@ import logging
 import time
 from typing import Any
 
-from tutor_app.tutor import events as ev
+from tutor_app.call import events as ev
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@
     controller.set_muted(True)
     controller.end_call()   # CallEnded now, ReportReady later (background call-end work)
 
-Events (tutor/events.py) reach `sink` from worker threads, one at a time and in the
+Events (call/events.py) reach `sink` from worker threads, one at a time and in the
 documented order; the sink must return quickly (the Qt bridge re-posts them as queued
 signals). With no microphone the call still starts: Problem(kind="no-microphone") and
 typed turns only. With no speaker, replies are shown but not spoken.
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from tutor_app.core.protocols import TextToSpeech, VoiceActivity
 from tutor_app.speech.ports import SpeechToText, TurnJudge
-from tutor_app.tutor import events as ev
+from tutor_app.call import events as ev
 from tutor_app.tutor.recovery import CallLease
 
 if TYPE_CHECKING:
@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     from tutor_app.speech.aec import EchoCanceller, FarEndTap
     from tutor_app.speech.audio_io import Capture, Player
     from tutor_app.tutor.call_end import CallEndJob
-    from tutor_app.tutor.call_loop import CallLoop
+    from tutor_app.call.loop import CallLoop
     from tutor_app.tutor.engine import Conversation, TutorEngine
-    from tutor_app.tutor.loop_options import LoopOptions
+    from tutor_app.call.options import LoopOptions
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ class CallController:
         `sd` is the sounddevice module (a fake in tests); `options` LoopOptions;
         `judge` the end-of-turn judge (default: the app's, None when its model cannot load;
         False: none, the fixed-silence rule). `greet`: the tutor speaks first in every call
-        this controller starts (the GUI's and `call --live`; tutor/call_greeting.py) unless
+        this controller starts (the GUI's and `call --live`; call/opening.py) unless
         `start_call` says otherwise."""
         self._app = app
         self._engine = engine
@@ -91,9 +91,9 @@ class CallController:
         import time
 
         from tutor_app.speech.sound_devices import NoDeviceError, load_sounddevice
-        from tutor_app.tutor.call_loop import CallLoop
-        from tutor_app.tutor.call_speaker import Speaker
-        from tutor_app.tutor.tutor_turn import TurnControl
+        from tutor_app.call.loop import CallLoop
+        from tutor_app.call.speaker import Speaker
+        from tutor_app.call.tutor_turn import TurnControl
 
         with self._lock:
             if self.loop is not None:
@@ -200,7 +200,7 @@ class CallController:
         from tutor_app.speech.aec import AecOptions, CancellerUnavailable, EchoCanceller
         from tutor_app.speech.sound_devices import list_devices
         from tutor_app.speech.echo import GATED, HEADSET, SPEAKER
-        from tutor_app.tutor.loop_options import LoopOptions
+        from tutor_app.call.options import LoopOptions
 
         speech = self.settings.speech
         echo: EchoCanceller | None = None
@@ -216,7 +216,7 @@ class CallController:
         if self._options is not None:
             options = self._options
         else:
-            from tutor_app.tutor.pauses import turn_taking_options
+            from tutor_app.call.pauses import turn_taking_options
 
             options = LoopOptions.from_settings(speech, list_devices(sd) if sd else [], canceller=echo is not None,
                                                 why_not=why_not,

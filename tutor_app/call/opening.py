@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tutor_app.core.sentences import SentenceSplitter
-from tutor_app.tutor import events as ev
+from tutor_app.call import events as ev
 from tutor_app.tutor import greeting as greeting_lines
-from tutor_app.tutor.tutor_turn import BARGE_IN
+from tutor_app.call.tutor_turn import BARGE_IN
 
 if TYPE_CHECKING:
-    from tutor_app.tutor.call_speaker import Speaker
+    from tutor_app.call.speaker import Speaker
     from tutor_app.tutor.greeting import Greeting
-    from tutor_app.tutor.tutor_turn import TurnControl, TutorTurn
+    from tutor_app.call.tutor_turn import TurnControl, TutorTurn
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ FIRST_SOUND_WAIT_S = 10.0  # a stuck synthesiser must not hold the call's warm-u
 
 
 class CallLoop(Protocol):
-    """What the opening uses of tutor/call_loop.CallLoop (which imports this module)."""
+    """What the opening uses of call/loop.CallLoop (which imports this module)."""
 
     session: Any  # the Conversation
     speaker: Speaker

@@ -60,7 +60,7 @@ class TutorTurnDone:
     guardrail: str | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
     backchannels: tuple[str, ...] = ()  # the learner's "mm-hm"s over this reply
-    greeting: bool = False  # the tutor's opening line (tutor/call_greeting.py): no learner turn before it
+    greeting: bool = False  # the tutor's opening line (call/opening.py): no learner turn before it
     not_heard: bool = False  # the fixed "didn't catch that" line (tutor/heard.py): the learner's turn was not kept
 
 
