@@ -21,7 +21,7 @@ KIND_TITLES = {
     "models": ("warning", QT_TRANSLATE_NOOP("Banner", "Models missing")),
     "other": ("warning", ""),
 }
-# The fixed messages of the live call's problems (tutor/call_*.py), translated where they
+# The fixed messages of the live call's problems (call/), translated where they
 # are shown; a message with details in it stays as it came.
 PROBLEM_MESSAGES = (
     QT_TRANSLATE_NOOP("Problems", "The microphone was disconnected: the call is paused until it is back "
