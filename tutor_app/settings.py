@@ -35,6 +35,7 @@ class TutorSettings:
     level: str = "intermediate"
     topic: str = "daily"
     ui_language: str = "system"  # the interface's: system (ko_KR -> Korean) | en | ko; read at start
+    explain_in_korean: bool = False  # the call report explains corrections in Korean too (tutor/explain_ko.py)
 
 
 @dataclass

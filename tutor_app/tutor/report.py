@@ -34,6 +34,7 @@ class Correction:
     better: str
     why: str = ""
     type: str = ""  # tense | article | preposition | agreement | word choice | word order | other
+    why_ko: str = ""  # the same in Korean, when the learner asked for it (tutor/explain_ko.py)
 
 
 @dataclass

@@ -36,6 +36,9 @@ EMPTY_HINT = QT_TRANSLATE_NOOP("CallView", "Press the green button (or Space) an
                                            "Can't talk right now? Type below: a text chat, the microphone stays off.")
 GUARDRAIL_NOTES = {"checkin": QT_TRANSLATE_NOOP("CallView", "a caring check-in"),
                    "crisis": QT_TRANSLATE_NOOP("CallView", "safety message: help is available")}
+# tutor/heard.py NOT_HEARD: spoken in English (the tutor's voice is English), shown in the
+# interface's language once said.
+NOT_HEARD = QT_TRANSLATE_NOOP("CallView", "I didn't catch that - try again in English, or type it.")
 
 
 class CallView(QWidget):
@@ -311,7 +314,10 @@ class CallView(QWidget):
         note = (self.tr("not understood: nothing was kept") if event.not_heard
                 else QCoreApplication.translate("CallView", GUARDRAIL_NOTES[event.guardrail])
                 if event.guardrail in GUARDRAIL_NOTES else "")
-        self.transcript.tutor_done(event.reply, event.interrupted, note)
+        reply = event.reply
+        if event.not_heard and reply.strip() == NOT_HEARD:
+            reply = QCoreApplication.translate("CallView", NOT_HEARD)
+        self.transcript.tutor_done(reply, event.interrupted, note)
 
     def _on_problem(self, event: ev.Problem) -> None:
         if event.kind == "no-microphone":
