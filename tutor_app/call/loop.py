@@ -41,6 +41,7 @@ from tutor_app.call.listen.listener import Listener
 from tutor_app.call.mic import MicrophoneLoop
 from tutor_app.call.warmup import warm_up
 from tutor_app.tutor.heard import NOT_HEARD, heard, not_heard_turn
+from tutor_app.tutor.spoken_korean import hear_korean
 from tutor_app.call.options import LoopOptions as LoopOptions  # re-exported: callers import it here
 from tutor_app.call.tutor_turn import BARGE_IN, TurnControl, TutorTurn
 
@@ -378,11 +379,19 @@ class CallLoop:
         elif job.turn is not None:
             clock.mark("stt")
             clock.since_start("stt_done")  # the speculation was decided on this transcript
+        korean = ""  # words the multilingual model made out (tutor/spoken_korean.py): answered, never stored
         if job.stt_result is not None:
             not_heard = not_heard_turn(job.stt_result, None, clock)
             if not_heard is not None:
-                self._not_heard(job, not_heard)
-                return
+                korean = hear_korean(getattr(getattr(self.session, "engine", None), "settings", None), job.audio,
+                                     job.stt_result)
+                if not korean:
+                    self._not_heard(job, not_heard)
+                    return
+                job.text = korean
+                clock.mark("korean")
+                if job.turn is not None and not self._shown_once_theirs(job):
+                    return
         if self._stop.is_set():
             return
         self._rate_request(job)
@@ -398,7 +407,7 @@ class CallLoop:
             result = self.session.turn(job.text, lambda sentence: self.speaker.say(turn, sentence), turn,
                                        speech_seconds=job.seconds, clock=clock,
                                        on_emotion=lambda scores: self._emotion_read(job, scores), spoken=spoken,
-                                       transcript=job.stt_result)
+                                       transcript=job.stt_result, **({"remember": False} if korean else {}))
         finally:
             self._keep_rate(job, turn)
         if result.retracted:
@@ -449,6 +458,16 @@ class CallLoop:
         self.results.append(result)
         self._emit(ev.TutorTurnDone(self.speaker.heard(turn), turn.interrupted, not_heard=True))
         self._end_turn()
+
+    def _shown_once_theirs(self, job: _Job) -> bool:
+        """A speculative turn begun as "not understood" showed nothing: the learner's words
+        are shown once it is theirs. False: they talked on through it."""
+        turn = self._active = job.turn
+        if turn is None or not turn.wait_committed():
+            self._end_turn(back_to_listening=False)
+            return False
+        self._show_learner(job)
+        return True
 
     def _rate_request(self, job: _Job) -> None:
         """ "Could you speak more slowly?" changes the voice from the reply's first sentence."""

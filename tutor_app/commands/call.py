@@ -41,7 +41,9 @@ def _file_turn(args: argparse.Namespace, app) -> int:
     import numpy as np
 
     from tutor_app.speech.audiofile import load_audio
+    from tutor_app.speech.language_id import installed_ear
     from tutor_app.speech.tts import write_wav
+    from tutor_app.tutor.korean_help import HANGUL
 
     clip = load_audio(args.input)  # bad files fail here, before anything is stored
     app.recover_calls(exclude=args.session)
@@ -58,7 +60,8 @@ def _file_turn(args: argparse.Namespace, app) -> int:
         chunks.extend(tts.synthesize(sentence))
         tts_ms += (time.perf_counter() - t0) * 1000
 
-    result = session.turn_audio(clip, on_sentence=speak)
+    # A turn that is not English may be Korean, when the optional multilingual model is installed.
+    result = session.turn_audio(clip, on_sentence=speak, ear=installed_ear(app.settings, app.registry))
     if tts is not None:
         result.timings_ms["tts"] = round(tts_ms, 2)
         audio = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.float32)
@@ -68,6 +71,8 @@ def _file_turn(args: argparse.Namespace, app) -> int:
     else:
         if result.not_heard:
             print(f"(not understood as English: {result.not_heard}; nothing was kept)")
+        elif HANGUL.search(result.transcript or ""):  # only the multilingual model writes Hangul
+            print(f"you said (in Korean; answered, not kept): {result.transcript}")
         else:
             print(f"you said: {result.transcript}")
         print(f"tutor:    {result.reply}")

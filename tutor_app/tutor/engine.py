@@ -29,6 +29,7 @@ from tutor_app.settings import Settings, memory_on as memory_rule
 from tutor_app.speech.bias import transcribe_with
 from tutor_app.tutor.heard import not_heard_turn
 from tutor_app.tutor.korean_help import built_in_help
+from tutor_app.tutor.spoken_korean import Ear, korean_turn
 from tutor_app.tutor.prompts import PromptInputs, RecalledItem
 from tutor_app.tutor.reply_stream import (  # noqa: F401 - the apologies, named here by the call loop's tests
     MAX_SENTENCES, SORRY_EMPTY, SORRY_KEY, SORRY_OFFLINE, SWITCHED, generate, reply_request,
@@ -161,13 +162,21 @@ class Conversation:
         return self.engine.stt_bias()
 
     def turn_audio(self, clip: AudioClip, on_sentence: Callable[[str], None] | None = None,
-                   cancel: CancelToken | None = None) -> TurnResult:
+                   cancel: CancelToken | None = None, ear: Ear | None = None) -> TurnResult:
+        """`ear`: the multilingual Whisper, when installed, for a turn that may be Korean."""
         clock = StageClock()
         stt = self.engine.services.stt() if self.engine.services.stt else None
         if stt is None:
             raise TutorError("speech recognition is not available")
         transcript = transcribe_with(stt, clip, self.stt_bias)
         clock.mark("stt")
+        korean = korean_turn(clip, transcript, ear)  # not understood as English: Korean?
+        if korean is not None and korean.text:
+            clock.mark("korean")
+            result = self.turn(korean.text, on_sentence, cancel, speech_seconds=clip.seconds, clock=clock,
+                               remember=False)
+            result.transcript = korean.text
+            return result
         not_heard = not_heard_turn(transcript, on_sentence, clock)  # not English, or not clear: never stored
         if not_heard is not None:
             return not_heard
@@ -180,13 +189,15 @@ class Conversation:
              cancel: TurnHandle | None = None, speech_seconds: float | None = None,
              clock: StageClock | None = None,
              on_emotion: Callable[[list[EmotionScore]], None] | None = None,
-             spoken: Callable[[str], str] | None = None, transcript: Any = None) -> TurnResult:
+             spoken: Callable[[str], str] | None = None, transcript: Any = None,
+             remember: bool = True) -> TurnResult:
         """`cancel` is the turn's one interruption handle (a live call's TutorTurn, or a
         CancelToken): the model stops when it is cancelled, and the learner's words are
         stored only once it is committed (a speculative turn the learner talked on through
         comes back with `retracted` set and leaves nothing behind). `on_emotion(scores)` runs
         as soon as the emotion is read; `spoken(reply) -> heard` runs before the reply is
-        stored, so a live call keeps only what the learner heard (barge-in)."""
+        stored, so a live call keeps only what the learner heard (barge-in). `remember=False`:
+        the learner's words are answered but never stored (spoken Korean, tutor/spoken_korean.py)."""
         if self.ended:
             raise TutorError("this call has ended; start a new one")
         clock = clock or StageClock()
@@ -213,7 +224,7 @@ class Conversation:
             return self._fixed_reply(text, list(helped.sentences), scores, handle, clock, on_sentence, spoken,
                                      speech_seconds, decision.kind, helped.backend)
 
-        kept = self.memory_on  # decided once per turn: the line, and the report's count of it
+        kept = self.memory_on and remember  # decided once per turn: the line, and the report's count of it
         flow = self.engine.memory_flow.prepare(self.session_id, text, scores, off_record=not kept)
         clock.timings.update({f"memory_{k}": round(v, 2) for k, v in flow.timings_ms.items()
                               if k != "memory_total"})
@@ -249,7 +260,10 @@ class Conversation:
         # An apology or notice is what the app said, not the tutor: shown and spoken, never
         # stored or sent back to the model as the tutor's words.
         tutor_words = "" if gen.apology else reply.removeprefix(gen.notice).strip()
-        self._record(text, tutor_words, scores, speech_seconds, kept, transcript)
+        if remember:
+            self._record(text, tutor_words, scores, speech_seconds, kept, transcript)
+        else:  # kept like a built-in help answer (_fixed_reply): the reply, not the words
+            self._record("", tutor_words, scores, speech_seconds, self.memory_on)
         clock.mark("persist")
         clock.since_start("total")
         return TurnResult(
