@@ -4,8 +4,9 @@ Whisper tiny.en knows only English: Korean speech comes out as fluent-looking En
 ("I'm not going to go there, you're...") that must not reach the tutor as the learner's
 words, nor be stored. It gives itself away in its own confidence: the per-segment average
 log-probability and the probabilities of the words it chose are low, and its no-speech
-score is often high. (There is no language check: tiny.en has no language detection, and
-no multilingual model is installed.) A turn not understood is answered with NOT_HEARD, a
+score is often high. (tiny.en has no language detection; with the optional multilingual
+model installed, a turn turned away here is heard again, and Korean it is sure of is
+answered: tutor/spoken_korean.py.) A turn not understood is answered with NOT_HEARD, a
 fixed line that is spoken and shown but never stored.
 
 The limits were set on synthetic Korean, Japanese and Chinese speech against recorded
