@@ -17,6 +17,8 @@ def source_note(spec: Any) -> str:
         return QCoreApplication.translate("SuggestionCard", "Downloads from Hugging Face (%1).").replace("%1", str(spec.hub_id)) + unchecked
     if spec.source == "asset":
         return QCoreApplication.translate("SuggestionCard", "Ships with the app.")
+    if not spec.default:  # carried by a pip package for the setup, but not bundled in the installer
+        return QCoreApplication.translate("SuggestionCard", "Optional, not bundled with the app: downloads once, checksum verified.")
     return QCoreApplication.translate("SuggestionCard", "Bundled with the app (pip package): installs without a download, checksum verified.")
 
 

@@ -1777,6 +1777,10 @@ It is erased from this computer.</source>
       <translation>앱에 포함(pip 패키지): 다운로드 없이 설치되고 체크섬을 확인해요.</translation>
     </message>
     <message>
+      <source>Optional, not bundled with the app: downloads once, checksum verified.</source>
+      <translation>선택 사항, 앱에 포함되지 않음: 한 번 다운로드하고 체크섬을 확인해요.</translation>
+    </message>
+    <message>
       <source>Suggested offline tutor model</source>
       <translation>추천 오프라인 튜터 모델</translation>
     </message>
