@@ -1,7 +1,7 @@
 """A live call: microphone -> VAD turn-taking -> the engine's streamed turn -> Piper ->
 speaker, with barge-in, echo handling, device loss and latency stamps. No Qt.
 
-Threads (the table in docs/design-call.md):
+Threads (the table in docs/DESIGN-NOTES.md, "Live call"):
 - PortAudio callbacks (speech/audio_io.py) only copy samples and count.
 - audio thread: microphone blocks -> Listener (call/listen/listener.py); it announces
   SpeechStarted, hands ended (or speculatively ended) utterances to the turns thread, and
@@ -140,7 +140,7 @@ class CallLoop:
         player = self.speaker.player
         set_gain = getattr(player, "set_gain", None)
         if set_gain is not None:
-            set_gain(self.options.turns.duck_gain if on else 1.0)
+            set_gain(self.options.interruption.duck_gain if on else 1.0)
 
     def transcribe_later(self, audio: np.ndarray, expect: BiasList | None = None) -> Future[Transcript]:
         """STT on its own thread (one at a time), so it can start before the turn ends.

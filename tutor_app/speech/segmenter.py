@@ -20,12 +20,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
 
-from tutor_app.core.types import SAMPLE_RATE
+from tutor_app.core.types import FRAME_MS
 
 if TYPE_CHECKING:
     from tutor_app.settings import SpeechSettings
-
-FRAME_SAMPLES = 512
 
 
 @dataclass(frozen=True)
@@ -36,7 +34,7 @@ class SegmenterOptions:
     min_speech_ms: int = 250
     preroll_ms: int = 300
     max_utterance_ms: int = 30_000
-    frame_ms: float = FRAME_SAMPLES * 1000 / SAMPLE_RATE  # 32 ms
+    frame_ms: float = FRAME_MS
 
     @classmethod
     def from_settings(cls, speech: SpeechSettings) -> "SegmenterOptions":
@@ -166,10 +164,6 @@ class Segmenter:
         if self._state != "speaking":
             return None
         return self._end(reason)
-
-    @property
-    def last_speech_frame(self) -> int:
-        return self._last_speech
 
     def _maybe_confirm(self, i: int) -> list[Event]:
         o = self.options

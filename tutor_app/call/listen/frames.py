@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tutor_app.core.types import FRAME_SAMPLES
 from tutor_app.speech.double_talk import speech_onset
-from tutor_app.speech.segmenter import FRAME_SAMPLES
 from tutor_app.call.listen.overlap import LinearCopy, Ref, linear_copy
 
 if TYPE_CHECKING:
