@@ -305,3 +305,21 @@ def test_a_short_sound_not_kept_stays_the_start_of_the_speech_after_it(calls):
     assert over and max(clip.samples.size for clip in over) >= (5 + 3 * 15 + 10) * 512
     # short of a sentence's voice, however long: Whisper expects a backchannel (two "mm-hmm"s)
     assert len(stt.biases) > 2 and None not in stt.biases[1:]
+
+
+class FailingStt(FakeStt):
+    def transcribe(self, clip, bias=None):
+        raise RuntimeError("the decoder crashed")
+
+
+def test_a_turn_speech_recognition_fails_on_is_reported_not_dropped(calls):
+    """The judge cannot run without words; the turn ends at the thinking time and reaches the
+    learner as a failed turn (never as a turn with no words, which is dropped silently)."""
+    judge = ScriptedJudge(COMPLETE)
+    call = calls(judge=judge, stt=FailingStt())
+    steps = Steps(call)
+    steps.push(0.0, 15)
+    steps.push(0.3, 16)
+    steps.push(0.0, 50)  # past the 1.5 s thinking time
+    assert "failed" in call.rec.wait_kind(ev.Problem)[0].message
+    assert judge.texts == [] and not call.rec.of(ev.UserUtterance)
