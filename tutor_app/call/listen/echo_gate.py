@@ -76,7 +76,8 @@ class EchoGate:
         if self._listen(tutor_speaking):
             self._shut = False
             return Gate.LISTEN
-        first, self._shut = not self._shut, True
+        first = not self._shut
+        self._shut = True
         if tutor_speaking and self._loud(probability, rms, ref):
             self._loud_run = 0  # listen at once (no tail), count loudness afresh
             self._tail_left = 0

@@ -172,14 +172,15 @@ class Endpointing:
 
     def take_speculation(self) -> Speculation | None:
         """The learner went on: the speculation is retracted (if it still can be)."""
-        spec, self.speculation = self.speculation, None
+        spec = self.speculation
+        self.speculation = None
         return spec
 
     def close(self) -> tuple[Speculation | None, Check | None]:
         """The segmenter's window closed the utterance: what was asked and started for it."""
-        spec, check = self.speculation, self.check
-        self.speculation = self.check = None
-        return spec, check
+        asked = (self.speculation, self.check)
+        self.reset()
+        return asked
 
     def reset(self) -> None:
         self.speculation = self.check = None

@@ -11,8 +11,10 @@ It decides from what the audio says and confirms with the words:
   acoustic decision; today the voice's length alone);
 - when it ends short, its words decide (`ended`): a backchannel (kept), nothing (the
   tutor's words leaking back, a hum Whisper made words of) or an interruption.
-Sounds too short to confirm are call/listen/overlap.py's; the rules on words are
-call/listen/turn_taking.py's.
+The acoustic decision is `takes_floor`, asked on every voiced frame: a sooner one (from
+energy over the echo, pitch, the VAD's features) replaces it there, and `ended` is where
+the words confirm it. Sounds too short to confirm are call/listen/overlap.py's; the rules
+on words are call/listen/turn_taking.py's.
 """
 from __future__ import annotations
 
@@ -82,5 +84,6 @@ class Interruption:
 
     def stop(self) -> bool:
         """Decided (or forgotten): True when it was undecided (the tutor was ducked)."""
-        was, self.voiced = self.voiced is not None, None
+        was = self.voiced is not None
+        self.voiced = None
         return was

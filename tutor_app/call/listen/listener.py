@@ -114,6 +114,8 @@ class Listener:
         self.reset()
 
     def reset(self) -> None:
+        """Forget the utterance in flight (muted, the gate shut, a new stream): a speculation
+        is retracted, a ducked tutor restored; frames count from 0 again."""
         self._retract()
         self._end_overlap()
         self._ends.reset()
@@ -122,6 +124,7 @@ class Listener:
         self._mic.clear()
 
     def wait_frames(self, n: int, timeout: float = 10.0) -> bool:
+        """Tests and benches: until `n` microphone frames were processed in total."""
         with self._frames_cond:
             return self._frames_cond.wait_for(lambda: self.frames_seen >= n, timeout)
 
@@ -156,7 +159,8 @@ class Listener:
         self._level_n += n
         if self._level_n >= LEVEL_SAMPLES:
             level = 0.0 if self.muted else (self._level_acc / self._level_n) ** 0.5
-            self._level_acc, self._level_n = 0.0, 0
+            self._level_acc = 0.0
+            self._level_n = 0
             self.port.emit(ev.MicLevel(min(1.0, level)))
 
     def _gated_barge_in(self) -> None:
@@ -235,26 +239,29 @@ class Listener:
         """A silence that may end the turn: endpointing decides, step by step."""
         silence = self._seg.silence(index)
         while (do := self._ends.step(silence, self._ready())) is not None:
-            check = self._ends.check
             if do == Do.TRANSCRIBE:
                 start, end = self._seg.start, self._seg.last_voice + 1
                 expect = EXPECT if self._over.undecided else None  # over the tutor: a short sound's words
                 self._inflight = self.transcripts.request(start, end, self._words(start, end), expect)
                 self._ends.asked(start, end, self._inflight)
-            elif do == Do.JUDGE and check is not None:
+                continue
+            check = self._ends.check
+            assert check is not None  # every other step is about the words asked for
+            if do == Do.JUDGE:
                 check.verdict = self.port.judge_later(self._words(check.start, check.end), check.transcript)
                 if check.verdict is None:
                     self._ends.no_judge(self._over.undecided)
-            elif do == Do.VERDICT and check is not None:
-                if self._ends.verdict(_verdict(check)) == Do.SPECULATE:
+            elif do == Do.VERDICT:
+                verdict = _verdict(check)
+                if self._ends.verdict(verdict) == Do.SPECULATE:
                     self._speculate(check, silence)
-                    log.debug("turn judged complete: speculating")
-            elif do == Do.SPECULATE and check is not None:
+                    log.debug("turn judged complete (%s): speculating", getattr(verdict, "reason", ""))
+            elif do == Do.SPECULATE:
                 self._speculate(check, silence)
             elif do == Do.COMMIT:
                 self._commit()
                 return
-            elif do == Do.OVER_TUTOR and check is not None:
+            elif do == Do.OVER_TUTOR:
                 self._overlap_ended(_transcript_text(check.transcript, "speech over the tutor"))
                 self._ends.check = None  # over, or an interruption whose end is judged afresh
                 return

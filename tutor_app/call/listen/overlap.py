@@ -134,7 +134,8 @@ class ShortSpeech:
             if s is None:
                 self._stretch = _Stretch(index, index)
             else:
-                s.last, s.voiced = index, s.voiced + 1
+                s.last = index
+                s.voiced += 1
         elif s is not None and index - s.last >= self._gap:
             self._stretch = None
             log.debug("short sound over the tutor: %d frames, %d voiced", s.last + 1 - s.start, s.voiced)

@@ -49,12 +49,14 @@ class Segmenting:
         self.index = 0
 
     def feed(self, probability: float) -> Step:
-        index, self.index = self.index, self.index + 1
+        index = self.index
+        self.index += 1
         was_speaking = self.segmenter.speaking
         events = self.segmenter.feed(probability)
         for event in events:
             if isinstance(event, SpeechStarted):
-                self.start, self.last_voice = event.start_frame, event.frame
+                self.start = event.start_frame
+                self.last_voice = event.frame  # where the voice confirmed it
         return Step(index, events, was_speaking, probability >= self._low)
 
     def voice(self, index: int) -> float | None:
