@@ -26,8 +26,7 @@ class Call:
         self.stt = stt or FakeStt("hello there")
         self.rec = Recorder()
         opts = LoopOptions(echo=EchoOptions(mode=mode), interruption=InterruptionOptions(enabled=barge_in),
-                           stall_s=None, warm_up=False,
-                           reopen_every_s=0.02, **options)
+                           stall_s=None, warm_up=False, reopen_every_s=0.02, **options)
         settings = SimpleNamespace(speech=SpeechSettings(audio_mode=mode, barge_in=barge_in))
         self.ctl = CallController(engine=FakeEngine(self.session), stt=self.stt, vad=FakeVad(),
                                   tts=tts or FakeTts(), settings=settings, sd=self.sd, options=opts,

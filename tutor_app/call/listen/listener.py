@@ -199,8 +199,9 @@ class Listener:
         self.port.emit(ev.SpeechStarted())
         self._short.reset()
         self._overlapped = self._gate.full_duplex and self.port.tutor_audible()
-        # Over the tutor: the voice that confirmed it counts, and so does what AEC3 hid before it.
-        hidden = self._mic.hidden_before(event.start_frame) if self._overlapped and self.options.interruption.enabled else 0
+        hidden = 0  # over the tutor: voice before the VAD's start that AEC3 hid counts too
+        if self._overlapped and self.options.interruption.enabled:
+            hidden = self._mic.hidden_before(event.start_frame)
         if self._over.started(self._overlapped, hidden):
             self.port.duck(True)
 

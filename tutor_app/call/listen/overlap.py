@@ -172,9 +172,11 @@ class ShortSpeech:
         removed_alone = _db(_rms(echo_raw), _rms(echo_left))
         removed = _db(_rms(copy.raw[start:end]), _rms(copy.cleaned[start:end]))
         if removed_alone - removed < self._db:
-            log.debug("short sound over the tutor: its echo (%.1f dB removed vs %.1f around it)", removed, removed_alone)
+            log.debug("short sound over the tutor: its echo (%.1f dB removed vs %.1f around it)",
+                      removed, removed_alone)
             return
-        log.debug("short sound over the tutor: a second voice (%.1f dB removed vs %.1f around it)", removed, removed_alone)
+        log.debug("short sound over the tutor: a second voice (%.1f dB removed vs %.1f around it)",
+                  removed, removed_alone)
         # From one frame before the stretch (its onset): Whisper made "In Mm-hmm." of more.
         clip = copy.voice()[max(0, start - FRAME_SAMPLES):end + pad]
         self._pending.append((self._port.transcribe_later(clip, EXPECT), until))
