@@ -18,12 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
+from typing import Union
 
 from tutor_app.core.types import FRAME_MS
-
-if TYPE_CHECKING:
-    from tutor_app.settings import SpeechSettings
 
 
 @dataclass(frozen=True)
@@ -35,12 +32,6 @@ class SegmenterOptions:
     preroll_ms: int = 300
     max_utterance_ms: int = 30_000
     frame_ms: float = FRAME_MS
-
-    @classmethod
-    def from_settings(cls, speech: SpeechSettings) -> "SegmenterOptions":
-        """From `settings.speech` (SpeechSettings)."""
-        return cls(silence_ms=speech.silence_ms, min_speech_ms=speech.min_speech_ms,
-                   preroll_ms=speech.preroll_ms)
 
     @property
     def low(self) -> float:
