@@ -78,14 +78,14 @@ def test_a_speculative_turn_the_learner_talks_on_through_leaves_no_trace(judged_
     from tests.unit.call_fakes import Recorder
     from tutor_app.call.controller import CallController
     from tutor_app.call.loop import LoopOptions
-    from tutor_app.call.pauses import turn_taking_options
+    from tutor_app.call.options import SpeculationOptions
 
     fake_anthropic.push(Reply("Nice.", first_token_delay=4.0),
                         Reply("A park and lunch: a perfect day. What did you eat?"))
     clip = _spliced(judged_app, tmp_path, "I went to the park.", "And then I had lunch with my sister.", 2.0,
                     "resume.wav")
-    turns = replace(turn_taking_options(judged_app.settings, judged_app.engine), commit_ms=3000)
-    options = LoopOptions.from_settings(judged_app.settings.speech, turns=turns)
+    options = replace(LoopOptions.from_settings(judged_app.settings, engine=judged_app.engine),
+                      speculation=SpeculationOptions(commit_ms=3000))
     controller, recorder = CallController(judged_app, options=options), Recorder()
     controller.start_call(off_record=False, sink=recorder)
     try:

@@ -10,10 +10,9 @@ import pytest
 from tests.fakes.anthropic_server import Reply
 from tests.memory_fixtures import real_embedder
 from tests.unit.call_fakes import LOUD, FakeSd, FakeStt, FakeTts, FakeVad, Recorder, wait_until
-from tutor_app.speech.echo import EchoOptions
 from tutor_app.call import events as ev
 from tutor_app.call.controller import CallController
-from tutor_app.call.options import LoopOptions
+from tutor_app.call.options import EchoOptions, LoopOptions
 
 pytestmark = pytest.mark.slow
 

@@ -9,10 +9,10 @@ import pytest
 from tests.unit.call_fakes import (LOUD, SOFT, FakeEngine, FakeSd, FakeSession, FakeStt, FakeTts, FakeVad,
                                    Recorder, wait_until)
 from tutor_app.settings import SpeechSettings
-from tutor_app.speech.echo import EchoOptions
 from tutor_app.call import events as ev
 from tutor_app.call.controller import CallController
 from tutor_app.call.loop import SORRY_CUT, SORRY_FAILED, LoopOptions
+from tutor_app.call.options import EchoOptions, InterruptionOptions
 
 REPLY = ["One two three.", "Four five six.", "Seven eight nine."]  # 3000 fake samples each
 SILENCE_FRAMES = 25  # > 600 ms of 32 ms frames: ends an utterance
@@ -25,8 +25,8 @@ class Call:
         self.session = FakeSession(replies or [REPLY], error)
         self.stt = stt or FakeStt("hello there")
         self.rec = Recorder()
-        opts = LoopOptions(echo=EchoOptions(mode=mode, barge_in=barge_in), stall_s=None, warm_up=False,
-                           reopen_every_s=0.02, **options)
+        opts = LoopOptions(echo=EchoOptions(mode=mode), interruption=InterruptionOptions(enabled=barge_in),
+                           stall_s=None, warm_up=False, reopen_every_s=0.02, **options)
         settings = SimpleNamespace(speech=SpeechSettings(audio_mode=mode, barge_in=barge_in))
         self.ctl = CallController(engine=FakeEngine(self.session), stt=self.stt, vad=FakeVad(),
                                   tts=tts or FakeTts(), settings=settings, sd=self.sd, options=opts,

@@ -18,11 +18,11 @@ from tests.unit.test_call_loop import REPLY, Call
 from tutor_app.call import events as ev
 from tutor_app.call.controller import CallController
 from tutor_app.call.loop import LoopOptions
+from tutor_app.call.options import EchoOptions
 from tutor_app.call.speaker import Speaker
 from tutor_app.call.tutor_turn import TurnControl
 from tutor_app.settings import SpeechSettings
 from tutor_app.speech.audio_io import Player
-from tutor_app.speech.echo import EchoOptions
 
 CALL_THREADS = ("call-audio", "call-turns", "tts-playback", "playback-notify", "call-stt", "call-judge")
 

@@ -8,8 +8,9 @@ from types import SimpleNamespace
 import pytest
 
 from tutor_app.tutor.pause_stats import PauseStats
-from tutor_app.call.pauses import (LEVEL_THINKING_MS, MAX_MS, recent_pause_stats, thinking_time_ms,
-                                    turn_taking_options)
+from tutor_app.call.options import LoopOptions
+from tutor_app.settings import SpeechSettings
+from tutor_app.call.pauses import LEVEL_THINKING_MS, MAX_MS, recent_pause_stats, thinking_ms, thinking_time_ms
 from tutor_app.tutor.report import TurnRecord, build_report
 
 
@@ -94,15 +95,29 @@ def test_recent_stats_from_stored_reports():
     assert recent_pause_stats(Broken()) == []
 
 
-def test_turn_taking_options_from_settings_and_history():
+def test_the_thinking_time_from_settings_and_history():
     speech = SimpleNamespace(thinking_ms=0, adapt_thinking=True, silence_ms=600)
     settings = SimpleNamespace(speech=speech, tutor=SimpleNamespace(level="beginner"))
     memory = _store([{"pauses": PauseStats(6, 2000.0, 3500.0).to_dict()}] * 3)
     engine = SimpleNamespace(services=SimpleNamespace(memory=memory))
-    assert turn_taking_options(settings, engine).thinking_ms == 4550  # 3500 x 1.3
+    assert thinking_ms(settings, engine) == 4550  # 3500 x 1.3
     speech.adapt_thinking = False
-    assert turn_taking_options(settings, engine).thinking_ms == 3000
-    assert turn_taking_options(settings).thinking_ms == 3000  # no engine: no history
+    assert thinking_ms(settings, engine) == 3000
+    assert thinking_ms(settings) == 3000  # no engine: no history
+
+
+def test_the_call_options_carry_the_thinking_time_and_the_speech_settings():
+    speech = SpeechSettings(thinking_ms=0, adapt_thinking=True, silence_ms=700, min_speech_ms=200, barge_in=False,
+                            audio_mode="headset")
+    settings = SimpleNamespace(speech=speech, tutor=SimpleNamespace(level="beginner"))
+    memory = _store([{"pauses": PauseStats(6, 2000.0, 3500.0).to_dict()}] * 3)
+    options = LoopOptions.from_settings(settings, engine=SimpleNamespace(services=SimpleNamespace(memory=memory)))
+    assert options.endpointing.thinking_ms == 4550 and options.endpointing.vad_silence_ms == 700
+    assert options.endpointing.min_speech_ms == 200
+    assert not options.interruption.enabled and options.echo.mode == "headset"
+    # the segmenter's own window: the thinking time once a judge decides, else the plain silence
+    assert options.endpointing.segmenter().silence_ms == 700
+    assert options.with_judge(True).endpointing.segmenter().silence_ms == 4550
 
 
 @pytest.mark.slow

@@ -87,12 +87,9 @@ def test_reset_restarts_frame_count():
     assert events == [SpeechStarted(0, 7)]
 
 
-def test_options_from_settings():
-    from tutor_app.settings import SpeechSettings
-
-    opts = SegmenterOptions.from_settings(SpeechSettings(silence_ms=900, min_speech_ms=100, preroll_ms=0))
-    assert (opts.silence_ms, opts.min_speech_ms, opts.preroll_ms) == (900, 100, 0)
-    assert opts.frames(0) == 0
+def test_options_frames():
+    opts = SegmenterOptions()
+    assert (opts.frames(0), opts.frames(10), opts.frames(600)) == (0, 1, 19)
 
 
 def test_event_times_in_seconds():

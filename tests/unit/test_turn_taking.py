@@ -12,7 +12,8 @@ import pytest
 from tests.unit.call_fakes import FakeStt, HeldTts
 from tests.unit.test_call_loop import REPLY, Call
 from tutor_app.call import events as ev
-from tutor_app.call.listen.turn_taking import TurnTakingOptions, is_backchannel
+from tutor_app.call.listen.turn_taking import is_backchannel
+from tutor_app.call.options import EndpointingOptions
 
 COMPLETE = SimpleNamespace(complete=True, reason="scripted")
 UNFINISHED = SimpleNamespace(complete=False, reason="scripted")
@@ -76,7 +77,7 @@ def calls():
     made: list[Call] = []
 
     def make(**kwargs) -> Call:
-        kwargs.setdefault("turns", TurnTakingOptions(thinking_ms=1500))
+        kwargs.setdefault("endpointing", EndpointingOptions(thinking_ms=1500))
         made.append(Call(**kwargs))
         return made[-1]
 
@@ -118,7 +119,7 @@ def test_an_unfinished_turn_waits_through_a_thinking_pause_and_stays_one_turn(ca
 
 def test_an_unfinished_turn_ends_at_the_thinking_time(calls):
     judge = ScriptedJudge(UNFINISHED)
-    call = calls(judge=judge, turns=TurnTakingOptions(thinking_ms=1000))
+    call = calls(judge=judge, endpointing=EndpointingOptions(thinking_ms=1000))
     steps = Steps(call)
     steps.first_turn(judge)
     assert not call.rec.of(ev.UserUtterance)
@@ -128,7 +129,7 @@ def test_an_unfinished_turn_ends_at_the_thinking_time(calls):
 
 def test_a_likely_turn_ends_at_the_sentence_wait_not_the_thinking_time(calls):
     judge = ScriptedJudge(LIKELY)
-    call = calls(judge=judge, turns=TurnTakingOptions(thinking_ms=2000))  # sentence wait: 1000 ms
+    call = calls(judge=judge, endpointing=EndpointingOptions(thinking_ms=2000))  # sentence wait: 1000 ms
     steps = Steps(call)
     steps.first_turn(judge)
     steps.push(0.0, 31 - CHECK - 2)  # 30 frames: 960 ms of silence
@@ -144,7 +145,7 @@ def test_a_likely_turn_ends_at_the_sentence_wait_not_the_thinking_time(calls):
 
 def test_a_likely_turn_the_learner_goes_on_with_stays_one_turn(calls):
     judge = ScriptedJudge(LIKELY, COMPLETE)
-    call = calls(judge=judge, turns=TurnTakingOptions(thinking_ms=2000),
+    call = calls(judge=judge, endpointing=EndpointingOptions(thinking_ms=2000),
                  stt=FakeStt("I went to the park.", "I went to the park with my sister"))
     steps = Steps(call)
     steps.first_turn(judge)
@@ -158,7 +159,7 @@ def test_a_likely_turn_the_learner_goes_on_with_stays_one_turn(calls):
 def test_a_late_speculation_is_retracted_when_the_learner_goes_on_before_its_audio(calls):
     judge = ScriptedJudge(LIKELY, COMPLETE)
     tts = HeldTts()
-    call = calls(judge=judge, tts=tts, turns=TurnTakingOptions(thinking_ms=2000),
+    call = calls(judge=judge, tts=tts, endpointing=EndpointingOptions(thinking_ms=2000),
                  stt=FakeStt("I went to the park.", "I went to the park with my sister"))
     steps = Steps(call)
     steps.first_turn(judge)
@@ -304,3 +305,21 @@ def test_a_short_sound_not_kept_stays_the_start_of_the_speech_after_it(calls):
     assert over and max(clip.samples.size for clip in over) >= (5 + 3 * 15 + 10) * 512
     # short of a sentence's voice, however long: Whisper expects a backchannel (two "mm-hmm"s)
     assert len(stt.biases) > 2 and None not in stt.biases[1:]
+
+
+class FailingStt(FakeStt):
+    def transcribe(self, clip, bias=None):
+        raise RuntimeError("the decoder crashed")
+
+
+def test_a_turn_speech_recognition_fails_on_is_reported_not_dropped(calls):
+    """The judge cannot run without words; the turn ends at the thinking time and reaches the
+    learner as a failed turn (never as a turn with no words, which is dropped silently)."""
+    judge = ScriptedJudge(COMPLETE)
+    call = calls(judge=judge, stt=FailingStt())
+    steps = Steps(call)
+    steps.push(0.0, 15)
+    steps.push(0.3, 16)
+    steps.push(0.0, 50)  # past the 1.5 s thinking time
+    assert "failed" in call.rec.wait_kind(ev.Problem)[0].message
+    assert judge.texts == [] and not call.rec.of(ev.UserUtterance)

@@ -139,11 +139,13 @@ def _live(app, engine, clips, args) -> tuple[list[dict], float, float | None]:
 
     options = None
     if args.early_stt_ms is not None:
+        from dataclasses import replace
+
         from tutor_app.speech.sound_devices import list_devices, load_sounddevice
         from tutor_app.call.loop import LoopOptions
 
-        options = LoopOptions.from_settings(app.settings.speech, list_devices(load_sounddevice()),
-                                            early_stt_ms=args.early_stt_ms)
+        options = LoopOptions.from_settings(app.settings, list_devices(load_sounddevice()), engine=engine)
+        options = replace(options, endpointing=replace(options.endpointing, early_stt_ms=args.early_stt_ms))
     from tutor_app.startup import warm_service
 
     t0 = time.perf_counter()
@@ -185,8 +187,7 @@ def _live(app, engine, clips, args) -> tuple[list[dict], float, float | None]:
 
 def _idle_cpu(loop, seconds: float) -> float:
     """% of one core used by this process while the call listens to silence."""
-    from tutor_app.core.types import SAMPLE_RATE
-    from tutor_app.speech.segmenter import FRAME_SAMPLES
+    from tutor_app.core.types import FRAME_SAMPLES, SAMPLE_RATE
 
     start_frames = loop.frames_seen
     cpu0, wall0 = time.process_time(), time.perf_counter()

@@ -130,7 +130,7 @@ class CallController:
                               on_problem=lambda kind, msg: loop_box[0].on_problem(kind, msg),
                               on_failure=lambda where, exc: loop_box[0].failed(where, exc))
             log.info("live call %s: %s mode, barge-in %s%s", session.session_id, options.echo.mode,
-                     "on" if options.echo.barge_in else "off", ", text only" if text_only else "")
+                     "on" if options.interruption.enabled else "off", ", text only" if text_only else "")
             self.loop = CallLoop(session, self._stt_factory(), self._vad_now() if capture else None,
                                  speaker, capture, self._emit, options,
                                  reopen_capture=(lambda: self._open_capture(sd, quiet=True, echo=echo)[0])
@@ -233,11 +233,8 @@ class CallController:
         if self._options is not None:
             options = self._options
         else:
-            from tutor_app.call.pauses import turn_taking_options
-
-            options = LoopOptions.from_settings(speech, list_devices(sd) if sd else [], canceller=echo is not None,
-                                                why_not=why_not,
-                                                turns=turn_taking_options(self.settings, engine))
+            options = LoopOptions.from_settings(self.settings, list_devices(sd) if sd else [],
+                                                canceller=echo is not None, why_not=why_not, engine=engine)
         return options, (echo if options.echo.mode == SPEAKER else None)
 
     def _open_capture(self, sd: Any, quiet: bool = False,

@@ -154,7 +154,7 @@ class CallLoop:
             log.info("barge-in: the learner spoke over turn %d", turn.gen)
 
     def duck(self, on: bool) -> None:
-        self.speaker.set_gain(self.options.turns.duck_gain if on else 1.0)
+        self.speaker.set_gain(self.options.interruption.duck_gain if on else 1.0)
 
     def transcribe_later(self, audio: np.ndarray, expect: BiasList | None = None) -> Future[Transcript]:
         """STT on its own thread (one at a time), so it can start before the turn ends.

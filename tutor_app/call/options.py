@@ -1,46 +1,155 @@
-"""The options of a live call's loop (call/loop.py): segmenter, echo handling,
-turn-taking, device-loss timing. A value, made from the settings."""
+"""The options of a live call: one tree, grouped as a learner would think of it.
+
+- `endpointing`: when the learner's turn starts and when it is over (the voice that starts
+  it, the short pause that asks the end-of-turn judge, the thinking time, the plain
+  silence when there is no judge);
+- `speculation`: the tutor starting its reply before the turn is certain, and when that
+  reply becomes the tutor's for good;
+- `interruption`: talking over the tutor (ducking it, the words and the voice that stop
+  it, backchannels that do not);
+- `echo`: how the tutor's own voice is kept out of the microphone (headset, speaker,
+  gated).
+
+Beside them, the microphone's device-loss timing. `LoopOptions.from_settings` is the one
+place the settings become these values. The rules' own constants (what a backchannel is:
+call/listen/turn_taking.py) and the signal processing's parameters (speech/double_talk.py,
+speech/aec.py) are not options.
+"""
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from tutor_app.speech.echo import EchoOptions
+from tutor_app.core.types import FRAME_MS
+from tutor_app.speech.echo import HEADSET, resolve_mode
 from tutor_app.speech.segmenter import SegmenterOptions
-from tutor_app.call.listen.turn_taking import TurnTakingOptions
 
 if TYPE_CHECKING:
-    from tutor_app.settings import SpeechSettings
+    from tutor_app.settings import Settings
     from tutor_app.speech.sound_devices import DeviceInfo
 
 
+def frames(ms: float) -> int:
+    """Whole VAD frames (32 ms) covering `ms`; at least one for a positive duration."""
+    return max(1, int(round(ms / FRAME_MS))) if ms > 0 else 0
+
+
 @dataclass(frozen=True)
-class LoopOptions:
-    segmenter: SegmenterOptions = field(default_factory=SegmenterOptions)
-    echo: EchoOptions = field(default_factory=EchoOptions)
-    turns: TurnTakingOptions = field(default_factory=TurnTakingOptions)
-    stall_s: float | None = 3.0  # no microphone block this long = the device is gone
-    reopen_every_s: float = 1.0  # while paused, try the microphone again this often
-    give_up_s: float = 120.0  # then stop trying (typed turns still work)
-    warm_up: bool = True  # load/warm STT and TTS before the first turn
+class EndpointingOptions:
+    """When the learner's turn starts and when it is over (call/listen/endpointing.py)."""
+
+    threshold: float = 0.5  # the VAD's speech probability for a frame of voice
+    min_speech_ms: int = 250  # this much voice starts a turn (shorter: a cough, a click)
+    preroll_ms: int = 300  # a turn starts this long before its first voiced frame (the quiet onset)
+    max_turn_ms: int = 30_000  # Whisper's window
     # Start STT this long into a silence that may end the turn: if the turn does end there,
     # the transcript is (nearly) ready; if the learner goes on, the guess is dropped.
     # 0 = at the end-of-turn check.
     early_stt_ms: int = 64
+    check_ms: int = 200  # silence after which the end-of-turn judge is asked
+    thinking_ms: int = 2000  # longest wait through a pause the judge called unfinished (call/pauses.py)
+    # A full-looking sentence the audio model doubts (a `likely` verdict: TTS voices and many
+    # learners end with a flat tone) ends after a share of the thinking time: waiting it all
+    # made half the finished turns of `bench turns` wait 2 s; half of it still lets a
+    # learner think after a clause.
+    sentence_share: float = 0.5
+    sentence_min_ms: int = 800
+    vad_silence_ms: int = 600  # no judge (its model could not load): this much silence ends the turn
+    min_pause_ms: int = 250  # within-turn pauses shorter than this are not counted (word gaps)
+    judge: bool = False  # an end-of-turn judge decides (set by the call loop when one loaded)
+
+    @property
+    def sentence_wait_ms(self) -> int:
+        """Silence after which a `likely` turn ends (never longer than the thinking time)."""
+        return min(self.thinking_ms, max(self.sentence_min_ms, round(self.thinking_ms * self.sentence_share)))
+
+    @property
+    def silence_ms(self) -> int:
+        """The silence that ends a turn whatever else was decided: the thinking time when a
+        judge decides earlier, else the VAD-only rule."""
+        return self.thinking_ms if self.judge else self.vad_silence_ms
+
+    def segmenter(self) -> SegmenterOptions:
+        """The segmenter's own values (speech/segmenter.py)."""
+        return SegmenterOptions(threshold=self.threshold, silence_ms=self.silence_ms,
+                                min_speech_ms=self.min_speech_ms, preroll_ms=self.preroll_ms,
+                                max_utterance_ms=self.max_turn_ms)
+
+
+@dataclass(frozen=True)
+class SpeculationOptions:
+    """The tutor's reply started on a turn judged complete, before the turn is certain."""
+
+    enabled: bool = True
+    # Silence after which a speculative reply is the tutor's for good (committed), unless
+    # its first sample played before; voice before that retracts it without a trace.
+    commit_ms: int = 700
+
+
+@dataclass(frozen=True)
+class InterruptionOptions:
+    """Talking over the tutor (call/listen/interruption.py, call/listen/overlap.py)."""
+
+    enabled: bool = True  # the learner may interrupt the tutor (the `barge_in` setting)
+    duck_gain: float = 0.3  # the tutor's volume while speech over it is undecided
+    # Voice over the tutor after which its words so far decide: an interruption when they
+    # ask for the floor (Whisper told to expect a backchannel).
+    words_at_ms: int = 320
+    # Longer than this is never a backchannel: an interruption whatever the words (a
+    # looped-back "Mm-hmm." has ~480 ms of voice).
+    backchannel_max_ms: int = 900
+    # A stretch too short to confirm as speech over the tutor is still a backchannel
+    # candidate from this much voice on, when the linear echo removal takes
+    # `double_talk_db` less off it than off the tutor alone (a second voice).
+    backchannel_min_ms: int = 32
+    double_talk_db: float = 6.0
+    # Gated mode (no echo canceller: call/listen/echo_gate.py): speech over the tutor stops
+    # it only when it is this loud (an absolute floor, and this many times the tutor's
+    # echo) for this long (a door slam or a laugh is shorter), at this speech probability.
+    loud_min_rms: float = 0.08
+    loud_over_echo: float = 3.0
+    loud_min_ms: int = 400
+    loud_probability: float = 0.5
+
+
+@dataclass(frozen=True)
+class EchoOptions:
+    """How the tutor's voice is kept out of the microphone (the modes: speech/echo.py)."""
+
+    mode: str = HEADSET  # headset | speaker (echo cancelled) | gated (microphone shut while the tutor speaks)
+    tail_ms: int = 400  # gated: the room keeps ringing this long after playback stops
+
+
+@dataclass(frozen=True)
+class LoopOptions:
+    endpointing: EndpointingOptions = field(default_factory=EndpointingOptions)
+    speculation: SpeculationOptions = field(default_factory=SpeculationOptions)
+    interruption: InterruptionOptions = field(default_factory=InterruptionOptions)
+    echo: EchoOptions = field(default_factory=EchoOptions)
+    stall_s: float | None = 3.0  # no microphone block this long = the device is gone
+    reopen_every_s: float = 1.0  # while paused, try the microphone again this often
+    give_up_s: float = 120.0  # then stop trying (typed turns still work)
+    warm_up: bool = True  # load/warm STT and TTS before the first turn
 
     @classmethod
-    def from_settings(cls, speech: SpeechSettings, devices: Sequence[DeviceInfo] | None = None,
-                      turns: TurnTakingOptions | None = None, canceller: bool = True, why_not: str = "",
+    def from_settings(cls, settings: Settings, devices: Sequence[DeviceInfo] | None = None,
+                      canceller: bool = True, why_not: str = "", engine: Any = None,
                       **overrides: Any) -> "LoopOptions":
-        """`devices` (sound_devices.list_devices) decide the echo mode when it is "auto";
-        `canceller`: whether the echo canceller runs (else speaker mode becomes gated)."""
-        turns = turns or TurnTakingOptions(vad_silence_ms=speech.silence_ms)
-        return cls(segmenter=SegmenterOptions.from_settings(speech),
-                   echo=EchoOptions.from_settings(speech, devices, canceller, why_not), turns=turns, **overrides)
+        """The call's options from the settings. `devices` (sound_devices.list_devices)
+        decide the echo mode when it is "auto"; `canceller`: whether the echo canceller
+        runs (else speaker mode becomes gated, `why_not` says why); `engine`: its memory
+        holds the learner's past pauses, which the thinking time follows (call/pauses.py)."""
+        from tutor_app.call.pauses import thinking_ms
+
+        speech = settings.speech
+        return cls(endpointing=EndpointingOptions(min_speech_ms=speech.min_speech_ms, preroll_ms=speech.preroll_ms,
+                                                  vad_silence_ms=speech.silence_ms,
+                                                  thinking_ms=thinking_ms(settings, engine)),
+                   interruption=InterruptionOptions(enabled=bool(speech.barge_in)),
+                   echo=EchoOptions(mode=resolve_mode(speech.audio_mode, devices or [], canceller, why_not)[0]),
+                   **overrides)
 
     def with_judge(self, judge: bool) -> "LoopOptions":
-        """The segmenter's own silence window: the thinking time when an end-of-turn judge
-        decides earlier, else the VAD-only rule."""
-        silence = self.turns.thinking_ms if judge else self.turns.vad_silence_ms
-        return replace(self, segmenter=replace(self.segmenter, silence_ms=silence))
+        """Whether an end-of-turn judge decides (the segmenter's own silence window follows)."""
+        return replace(self, endpointing=replace(self.endpointing, judge=judge))

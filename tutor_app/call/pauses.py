@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from tutor_app.call.listen.turn_taking import TurnTakingOptions
 from tutor_app.tutor.pause_stats import PauseStats, percentile
 
 log = logging.getLogger(__name__)
@@ -68,11 +67,11 @@ def recent_pause_stats(memory: Any, limit: int = RECENT_CALLS) -> list[PauseStat
     return out[-limit:] if limit > 0 else []
 
 
-def turn_taking_options(settings: Any, engine: Any = None) -> TurnTakingOptions:
-    """The live call's turn-taking from the settings and the learner's past pauses."""
+def thinking_ms(settings: Any, engine: Any = None) -> int:
+    """A call's thinking time from the settings and the learner's past pauses (`engine`'s
+    memory); call/options.py `LoopOptions.from_settings` puts it in the call's options."""
     speech = settings.speech
     memory = getattr(getattr(engine, "services", None), "memory", None)
     adapt = bool(getattr(speech, "adapt_thinking", True))
     past = recent_pause_stats(memory) if adapt and memory is not None else []
-    thinking = thinking_time_ms(settings.tutor.level, int(getattr(speech, "thinking_ms", 0) or 0), past, adapt)
-    return TurnTakingOptions(thinking_ms=thinking, vad_silence_ms=speech.silence_ms)
+    return thinking_time_ms(settings.tutor.level, int(getattr(speech, "thinking_ms", 0) or 0), past, adapt)

@@ -150,10 +150,6 @@ class TutorTurn:
             self.sentences[index].shown = True
             self.control.lock.notify_all()
 
-    def all_synthesised(self) -> bool:
-        with self.control.lock:
-            return all(s.synthesised or s.failed for s in self.sentences)
-
     def heard(self, played: Callable[[tuple[int, int]], int] | None) -> str:
         """The text the learner heard: whole sentences, then the played share of the one
         that was cut. `played(tag)` gives samples handed to the device; None = no speaker

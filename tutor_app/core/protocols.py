@@ -1,5 +1,5 @@
 """The seams whose signatures use only core types: what the engine side (tutor/engine.py,
-the call loop and speaker, tutor/turn_memory/session.py) really calls on the chat model,
+tutor/reply_stream.py, the call loop and speaker) really calls on the chat model,
 the voice, the VAD, the emotion scorer and the embedder, and nothing more. A seam that
 mentions a package's own types lives in that package's ports.py (speech, memory,
 practice, tutor), so core imports nothing of ours. Each real engine satisfies its seam

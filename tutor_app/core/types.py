@@ -9,9 +9,13 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-# Hz, mono: what every speech model here takes (Whisper, the VAD, Smart Turn, the echo
-# canceller); the microphone is resampled to it, the voices' own rates are theirs.
+# The audio constants, defined here only. Hz, mono: what every speech model here takes
+# (Whisper, the VAD, Smart Turn, the echo canceller); the microphone is resampled to it,
+# the voices' own rates are theirs.
 SAMPLE_RATE = 16000
+# One VAD frame (Silero takes 512 samples at 16 kHz): the unit turn-taking counts time in.
+FRAME_SAMPLES = 512
+FRAME_MS = FRAME_SAMPLES * 1000 / SAMPLE_RATE  # 32 ms
 
 EMOTION_LABELS: tuple[str, ...] = (
     "admiration", "amusement", "anger", "annoyance", "approval", "caring", "confusion",

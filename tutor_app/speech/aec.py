@@ -15,7 +15,7 @@ stream after the first - anchors the far timeline at once on the first block aft
 instead of after half a second of re-learning (a leaked echo can interrupt the tutor).
 Each such break is reported with the block it came in (`Cancelled.broke`): after a stall of
 the audio system the echo itself came back up to 129 ms later and AEC3 needed seconds to
-follow, so the call gates the microphone for the rest of that reply (speech/echo.py
+follow, so the call gates the microphone for the rest of that reply (call/listen/echo_gate.py
 `EchoGate.unsettle`). A re-anchor alone is no break: the clocks drift by 30 ms over minutes
 and AEC3 follows that at once.
 """

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from tutor_app.core.types import SAMPLE_RATE
+from tutor_app.core.types import FRAME_SAMPLES, SAMPLE_RATE
 
 if TYPE_CHECKING:  # numpy itself is imported where it is used
     import numpy as np
@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # numpy itself is imported where it is used
 
 log = logging.getLogger(__name__)
 
-CAPTURE_BLOCK = 512  # 32 ms: one VAD frame per callback when the device runs at 16 kHz
+CAPTURE_BLOCK = FRAME_SAMPLES  # one VAD frame per callback when the device runs at 16 kHz
 PLAY_BLOCK_S = 0.025  # output block: bounds how long a clear() takes to be heard
 
 

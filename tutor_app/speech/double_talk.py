@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 from numpy.typing import NDArray
 
-from tutor_app.core.types import SAMPLE_RATE
+from tutor_app.core.types import FRAME_SAMPLES, SAMPLE_RATE
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ MIN_FAR_RMS = 0.01  # a far-end block at least this loud: the tutor was audible
 
 @dataclass(frozen=True)
 class GateOptions:
-    block: int = 512  # 32 ms
+    block: int = FRAME_SAMPLES  # one VAD frame, 32 ms
     margin_db: float = 6.0  # a block whose echo was removed this much less than usual holds a second voice
     # The usual removal: a high percentile over the blocks where the tutor played, as a
     # learner who talked over most of them (right as the tutor began) drags the middle down.
@@ -94,7 +94,7 @@ class GateOptions:
     keep_pause_ms: int = 0
 
 
-def block_rms(x: npt.ArrayLike, block: int = 512) -> NDArray[np.float64]:
+def block_rms(x: npt.ArrayLike, block: int = FRAME_SAMPLES) -> NDArray[np.float64]:
     """The level of each whole `block` of `x` (a partial last block is left out)."""
     a = np.asarray(x, dtype=np.float64).reshape(-1)
     n = a.size // block

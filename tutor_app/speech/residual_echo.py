@@ -20,9 +20,10 @@ import numpy.typing as npt
 from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import NDArray
 
+from tutor_app.core.types import FRAME_SAMPLES
 from tutor_app.speech.double_talk import MIN_FAR_RMS, block_rms, second_voice
 
-FFT = 512  # 32 ms frames, half overlapping: one frame centred on each 16 ms
+FFT = 512  # the STFT's length (32 ms), half overlapping: one frame centred on each 16 ms
 HOP = FFT // 2
 
 
@@ -73,4 +74,4 @@ def _tutor_alone(mic: NDArray[np.float64], res: NDArray[np.float64], far: npt.Ar
     if voice.size == 0:
         return np.zeros(count, dtype=bool)
     alone = (block_rms(far) >= MIN_FAR_RMS) & ~voice
-    return np.asarray(alone[np.clip((np.arange(count) * HOP - HOP) // 512, 0, voice.size - 1)])
+    return np.asarray(alone[np.clip((np.arange(count) * HOP - HOP) // FRAME_SAMPLES, 0, voice.size - 1)])

@@ -18,14 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
+from typing import Union
 
-from tutor_app.core.types import SAMPLE_RATE
-
-if TYPE_CHECKING:
-    from tutor_app.settings import SpeechSettings
-
-FRAME_SAMPLES = 512
+from tutor_app.core.types import FRAME_MS
 
 
 @dataclass(frozen=True)
@@ -36,13 +31,7 @@ class SegmenterOptions:
     min_speech_ms: int = 250
     preroll_ms: int = 300
     max_utterance_ms: int = 30_000
-    frame_ms: float = FRAME_SAMPLES * 1000 / SAMPLE_RATE  # 32 ms
-
-    @classmethod
-    def from_settings(cls, speech: SpeechSettings) -> "SegmenterOptions":
-        """From `settings.speech` (SpeechSettings)."""
-        return cls(silence_ms=speech.silence_ms, min_speech_ms=speech.min_speech_ms,
-                   preroll_ms=speech.preroll_ms)
+    frame_ms: float = FRAME_MS
 
     @property
     def low(self) -> float:
@@ -166,10 +155,6 @@ class Segmenter:
         if self._state != "speaking":
             return None
         return self._end(reason)
-
-    @property
-    def last_speech_frame(self) -> int:
-        return self._last_speech
 
     def _maybe_confirm(self, i: int) -> list[Event]:
         o = self.options

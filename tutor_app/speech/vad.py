@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from tutor_app.core.types import SAMPLE_RATE, AudioClip, SpeechSpan
-from tutor_app.speech.segmenter import FRAME_SAMPLES, Segmenter, SegmenterOptions, UtteranceEnded
+from tutor_app.core.types import FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE, AudioClip, SpeechSpan
+from tutor_app.speech.segmenter import Segmenter, SegmenterOptions, UtteranceEnded
 
 if TYPE_CHECKING:
     from tutor_app.core.protocols import VoiceActivity
@@ -144,7 +144,7 @@ def spans_from_probabilities(probabilities: Iterable[float], total_seconds: floa
 
 
 def quiet_stretches(probabilities: Iterable[float], threshold: float = 0.5, min_ms: float = 250.0,
-                    frame_ms: float = FRAME_SAMPLES * 1000 / SAMPLE_RATE) -> list[tuple[float, float]]:
+                    frame_ms: float = FRAME_MS) -> list[tuple[float, float]]:
     """(start, end) in seconds of each run of non-speech frames lasting at least `min_ms`:
     the pauses inside a turn, for the fluency figures (word timings absorb pauses)."""
     out: list[tuple[float, float]] = []

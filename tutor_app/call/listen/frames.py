@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tutor_app.core.types import FRAME_SAMPLES
 from tutor_app.speech.double_talk import speech_onset
-from tutor_app.speech.segmenter import FRAME_SAMPLES
 from tutor_app.call.listen.overlap import LinearCopy, Ref, linear_copy
 
 if TYPE_CHECKING:
@@ -41,9 +41,11 @@ class MicFrames:
             frame, pending = pending[:FRAME_SAMPLES], pending[FRAME_SAMPLES:]
             frame_ref: Ref | None = None
             if ref is not None:
-                frame_ref, ref = (ref[0, :FRAME_SAMPLES], ref[1, :FRAME_SAMPLES]), ref[:, FRAME_SAMPLES:]
+                frame_ref = (ref[0, :FRAME_SAMPLES], ref[1, :FRAME_SAMPLES])
+                ref = ref[:, FRAME_SAMPLES:]
             out.append((frame, frame_ref))
-        self._pending, self._pending_ref = pending, ref
+        self._pending = pending
+        self._pending_ref = ref
         return out
 
     def drop_partial(self) -> None:

@@ -1,10 +1,21 @@
-"""Turn-taking on the live microphone (the audio thread's work, no threads of its own).
+"""Turn-taking on the live microphone: the audio thread's work, no threads of its own.
 
-Per 512-sample frame: level meter -> Silero probability -> echo gate (gated mode; speaker
-mode after an audio stall) -> Segmenter -> call/listen/turn_taking.py's rules: early STT, the end-of-turn
-judge, speculation / commit / retraction, barge-in vs backchannel over the tutor, and the
-learner's within-turn pauses. Everything it does to the rest of the call goes through
-`ListenerPort` (the CallLoop), so tests drive it with scripted frames and a fake port.
+The Listener is a processor. It owns the state of the call's listening - the recent
+frames and their echo references (MicFrames), the requests in flight (Futures of
+transcripts and verdicts), the speculative tutor turn - and applies four strategies,
+each a module of its own that decides from what it is given and does nothing itself:
+
+- the echo gate (echo_gate.py): in gated mode, is a frame heard at all, or a loud barge-in;
+- segmenting (segmenting.py): utterances from VAD probabilities, the pauses inside them;
+- endpointing (endpointing.py): early STT, the end-of-turn judge, speculate / commit /
+  retract the tutor's turn;
+- interruption (interruption.py): speech over the tutor - duck, its words so far,
+  barge-in or backchannel; sounds too short to confirm are overlap.py's `ShortSpeech`.
+
+Per 512-sample frame: level meter -> Silero probability -> echo gate -> segmenting ->
+endpointing while the learner is silent, interruption while they talk over the tutor.
+Everything it does to the rest of the call goes through `ListenerPort` (the CallLoop), so
+tests drive it with scripted frames and a fake port.
 """
 from __future__ import annotations
 
@@ -12,20 +23,21 @@ import logging
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tutor_app.core.types import SAMPLE_RATE
-from tutor_app.speech.echo import EchoGate
-from tutor_app.speech.segmenter import Segmenter
-from tutor_app.speech.segmenter import SpeechStarted as SegSpeechStarted
-from tutor_app.speech.segmenter import UtteranceEnded
 from tutor_app.call import events as ev
-from tutor_app.call.listen.overlap import EXPECT, ShortSpeech
+from tutor_app.call.listen.echo_gate import EchoGate, Gate
+from tutor_app.call.listen.endpointing import Check, Decoded, Do, Endpointing, Ready, TranscriptSource
 from tutor_app.call.listen.frames import MicFrames
-from tutor_app.call.listen.turn_taking import (BACKCHANNEL, INTERRUPTION, TurnTakingOptions, backchannel_heard,
-                                         end_of_speech_time, over_the_tutor)
+from tutor_app.call.listen.interruption import Interruption, Over
+from tutor_app.call.listen.overlap import EXPECT, Ref, ShortSpeech
+from tutor_app.call.listen.segmenting import Segmenting
+from tutor_app.call.listen.turn_taking import BACKCHANNEL, INTERRUPTION, end_of_speech_time
+from tutor_app.call.options import LoopOptions, frames
 from tutor_app.call.tutor_turn import RESUMED
+from tutor_app.core.types import FRAME_MS, SAMPLE_RATE
+from tutor_app.speech.segmenter import SpeechStarted, UtteranceEnded
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,6 +45,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LEVEL_SAMPLES = SAMPLE_RATE // 20  # MicLevel about 20 times a second
+# The longest the audio thread waits for the words of speech over the tutor that ended by
+# the silence window alone (they are nearly always in by then: asked at its first pause).
+WORDS_WAIT_S = 5.0
+NOT_HEARD_OVER_TUTOR = ("Speech recognition failed on what you said over the tutor: "
+                        "say it again if it was meant for the tutor.")
 
 
 class ListenerPort(Protocol):
@@ -49,58 +66,44 @@ class ListenerPort(Protocol):
     def tutor_words(self) -> str: ...
 
 
-@dataclass
-class _Check:
-    """The end-of-turn question asked for one span (start, end) of the current utterance."""
-
-    start: int
-    end: int
-    transcript: Any  # Future of the STT result of that span
-    verdict: Any = None  # Future of the judge's Verdict, once asked
-    decided: bool = False
-    likely: bool = False  # judged "likely" complete: ends after the shorter sentence wait
-
-
 class Listener:
-    def __init__(self, options: Any, vad: Any, port: ListenerPort) -> None:
-        """`options`: LoopOptions (segmenter, echo, turns: TurnTakingOptions, early_stt_ms)."""
+    def __init__(self, options: LoopOptions, vad: Any, port: ListenerPort,
+                 transcripts: TranscriptSource | None = None) -> None:
         self.options = options
-        self.turns: TurnTakingOptions = options.turns
         self.vad = vad
         self.port = port
+        self.transcripts = transcripts or Decoded(port)
         self.muted = False
-        self._segmenter = Segmenter(options.segmenter)
-        self._echo = EchoGate(options.echo)
-        self._mic = MicFrames()  # recent frames by segmenter index (and the canceller's input)
-        self._overlapped = False  # the current utterance began while the tutor was audible
+        seg = options.endpointing.segmenter()
+        self._gate = EchoGate(options.echo, options.interruption)
+        self._seg = Segmenting(options.endpointing)
+        self._ends = Endpointing(options.endpointing, options.speculation)
+        self._over = Interruption(options.interruption, frames(seg.min_speech_ms))
         self._short = ShortSpeech(options, port)  # voice over the tutor too short to confirm
-        self._index = 0  # segmenter index of the next frame
-        self._utt_start = 0
-        self._last_speech = 0
-        self._check: _Check | None = None
-        self._inflight: Any = None  # the last early STT Future
-        self._spec: tuple[int, int, Any] | None = None  # (start, end, TutorTurn) of a speculation
-        self._commit_frames = 0  # silence (frames) at which the speculation is committed
-        self._overlap_voiced: int | None = None  # voiced frames of speech over the tutor (None: no overlap)
-        self._overlap_words: Any = None  # Future of its words so far, asked once at `interrupt_ms`
-        self._overlap_asked = False
-        self._recent: deque[tuple[np.ndarray, float, Any]] = deque(maxlen=self._echo.frames(options.echo.loud_min_ms
-                                                             + options.segmenter.preroll_ms) + 4)
-        self._was_gated = False
-        self._level_acc, self._level_n = 0.0, 0
+        self._mic = MicFrames()  # recent frames by segmenter index (and the canceller's input)
+        # The frames the gate shut out, replayed into turn-taking at a gated barge-in.
+        self._recent: deque[tuple[np.ndarray, float, Ref | None]] = deque(
+            maxlen=frames(options.interruption.loud_min_ms + seg.preroll_ms) + 4)
+        self._overlapped = False  # the utterance began while the tutor was audible
+        self._inflight: Any = None  # the last early transcript's Future
+        self._words_so_far: Any = None  # Future of the words of speech over the tutor, asked at `words_at_ms`
+        self._level_acc = 0.0
+        self._level_n = 0
         self._frames_cond = threading.Condition()
         self.frames_seen = 0
         self.pauses_ms: list[float] = []  # the learner's within-turn pauses (thinking time)
-        # How turns ended: "judge" (a complete verdict), "sentence" (a likely one), "silence", "retracted"
-        # (the learner went on), "backchannel", "nothing" (short speech over the tutor that was neither).
+        # How turns ended: "judge" (a complete verdict), "sentence" (a likely one), "silence",
+        # "retracted" (the learner went on), "backchannel", "nothing" (short speech over the
+        # tutor that was neither), "not heard" (speech over the tutor STT failed on).
         self.ends: dict[str, int] = {}
 
     def feed(self, samples: np.ndarray, raw: np.ndarray | None = None, far: np.ndarray | None = None,
              broke: bool = False) -> None:
-        """16 kHz mono float32 samples of any length; `raw` / `far`: the microphone and far end
-        they were echo-cancelled from, when a canceller runs; `broke`: its pairing broke."""
-        if broke:  # the microphone and far end before the break: the echo's level for the gate
-            self._echo.unsettle(self.port.tutor_audible(), [r for _, _, r in self._recent if r is not None])
+        """16 kHz mono float32 samples of any length. `raw` / `far`: the microphone and the
+        far end they were echo-cancelled from, when a canceller runs; `broke`: its pairing
+        broke (the microphone and far end before the break tell the gate the echo's level)."""
+        if broke:
+            self._gate.unsettle(self.port.tutor_audible(), [r for _, _, r in self._recent if r is not None])
         for frame, ref in self._mic.split(samples, raw, far):
             self._frame(frame, ref)
 
@@ -111,19 +114,22 @@ class Listener:
         self.reset()
 
     def reset(self) -> None:
+        """Forget the utterance in flight (muted, the gate shut, a new stream): a speculation
+        is retracted, a ducked tutor restored; frames count from 0 again."""
         self._retract()
         self._end_overlap()
-        self._segmenter.reset()
+        self._ends.reset()
+        self._seg.reset()
         self._short.reset()
         self._mic.clear()
-        self._index, self._check = 0, None
 
     def wait_frames(self, n: int, timeout: float = 10.0) -> bool:
+        """Tests and benches: until `n` microphone frames were processed in total."""
         with self._frames_cond:
             return self._frames_cond.wait_for(lambda: self.frames_seen >= n, timeout)
 
     # -- per frame -----------------------------------------------------------------------
-    def _frame(self, frame: np.ndarray, ref: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+    def _frame(self, frame: np.ndarray, ref: Ref | None = None) -> None:
         import numpy as np
 
         rms = float(np.sqrt(np.mean(frame * frame)))
@@ -134,16 +140,14 @@ class Listener:
                 return
             probability = self.vad.probability(frame)
             self._recent.append((frame, probability, ref))
-            if not self._echo.full_duplex:
-                speaking = self.port.tutor_audible()
-                if not self._echo.listen(speaking):
-                    if not self._was_gated:
-                        self.reset()  # the speaker may be heard from here on
-                        self._was_gated = True
-                    if speaking and self._echo.loud_barge_in(probability, rms, ref):
-                        self._gated_barge_in()
+            if not self._gate.full_duplex:
+                gate = self._gate.frame(self.port.tutor_audible(), probability, rms, ref)
+                if gate == Gate.SHUT:
+                    self.reset()  # the speaker may be heard from here on
+                if gate == Gate.BARGE_IN:
+                    self._gated_barge_in()
+                if gate != Gate.LISTEN:
                     return
-                self._was_gated = False
             self._segment(frame, probability, ref)
         finally:
             with self._frames_cond:
@@ -155,246 +159,255 @@ class Listener:
         self._level_n += n
         if self._level_n >= LEVEL_SAMPLES:
             level = 0.0 if self.muted else (self._level_acc / self._level_n) ** 0.5
-            self._level_acc, self._level_n = 0.0, 0
+            self._level_acc = 0.0
+            self._level_n = 0
             self.port.emit(ev.MicLevel(min(1.0, level)))
 
     def _gated_barge_in(self) -> None:
+        """Loud speech over the tutor in gated mode stops it; that speech (and its pre-roll)
+        was shut out so far: it is replayed into turn-taking."""
         self.port.interrupt()
-        self._echo.open()
-        self._was_gated = False
-        # The loud speech was gated so far: replay it (and its pre-roll) into turn-taking.
         recent = list(self._recent)
         self.reset()
         for frame, probability, ref in recent:
             self._segment(frame, probability, ref)
 
-    def _segment(self, frame: np.ndarray, probability: float, ref: tuple[np.ndarray, np.ndarray] | None) -> None:
+    def _segment(self, frame: np.ndarray, probability: float, ref: Ref | None) -> None:
+        index = self._seg.index
         self._mic.append(frame, ref)
-        index = self._index
-        self._index += 1
         self._settle_speculation()
-        was_speaking = self._segmenter.speaking
-        for event in self._segmenter.feed(probability):
-            if isinstance(event, SegSpeechStarted):
-                self._utt_start, self._last_speech, self._check = event.start_frame, event.frame, None
-                self._overlap_words, self._overlap_asked = None, False
-                self.port.emit(ev.SpeechStarted())
-                self._short.reset()
-                self._overlapped = self._echo.full_duplex and self.port.tutor_audible()
-                if self.options.echo.barge_in and self._overlapped:
-                    seg = self.options.segmenter  # the voice that confirmed it, and what AEC3 hid before it:
-                    self._overlap_voiced = seg.frames(seg.min_speech_ms) + self._mic.hidden_before(event.start_frame)
-                    self.port.duck(True)
+        step = self._seg.feed(probability)
+        for event in step.events:
+            if isinstance(event, SpeechStarted):
+                self._started(event)
             elif isinstance(event, UtteranceEnded):
                 self._ended(event)
-        if was_speaking and self._segmenter.speaking:
-            if probability >= self.options.segmenter.low:
+        if step.was_speaking and self._seg.speaking:
+            if step.voiced:
                 self._voiced(index)
             else:
                 self._silent(index)
-            self._words_so_far()
-        if not self._segmenter.speaking:
+            self._words_in()
+        if not self._seg.speaking:
             self._short_speech(index, probability)
-            self._trim()
+            self._mic.keep_last(self._seg.idle_frames)
         self._short.poll()
+
+    def _started(self, event: SpeechStarted) -> None:
+        self._ends.check = None
+        self._words_so_far = None
+        self.port.emit(ev.SpeechStarted())
+        self._short.reset()
+        self._overlapped = self._gate.full_duplex and self.port.tutor_audible()
+        hidden = 0  # over the tutor: voice before the VAD's start that AEC3 hid counts too
+        if self._overlapped and self.options.interruption.enabled:
+            hidden = self._mic.hidden_before(event.start_frame)
+        if self._over.started(self._overlapped, hidden):
+            self.port.duck(True)
 
     # -- inside an utterance ---------------------------------------------------------------
     def _voiced(self, index: int) -> None:
-        gap = index - self._last_speech - 1
-        if self._spec is not None:
+        if self._ends.speculation is not None:
             self._retract()
-            if not self._segmenter.speaking:
+            if not self._seg.speaking:
                 return  # too late: that turn is the tutor's; this speech starts the next one
-        if gap > 0 and gap * self.options.segmenter.frame_ms >= self.turns.min_pause_ms:
-            self.pauses_ms.append(round(gap * self.options.segmenter.frame_ms))
-        self._last_speech = index
-        self._check = None  # still talking: an earlier guess is stale
-        if self._overlap_voiced is not None:
-            self._overlap_voiced += 1
-            voiced_ms = self._overlap_voiced * self.options.segmenter.frame_ms
-            if voiced_ms >= self.turns.backchannel_max_ms:
-                log.debug("speech over the tutor: %d voiced frames, an interruption", self._overlap_voiced)
-                self._interrupt()
-            elif voiced_ms >= self.turns.interrupt_ms and not self._overlap_asked:
-                self._overlap_asked = True
-                self._overlap_words = self.port.transcribe_later(self._words(self._utt_start, index + 1), EXPECT)
+        pause = self._seg.voice(index)
+        if pause is not None:
+            self.pauses_ms.append(pause)
+        self._ends.voiced()
+        decision = self._over.voice()
+        if decision == Over.INTERRUPT:
+            log.debug("speech over the tutor: %d voiced frames, an interruption", self._over.voiced or 0)
+            self._interrupt(index)
+        elif decision == Over.ASK_WORDS:
+            start = self._seg.start
+            self._words_so_far = self.transcripts.request(start, index + 1, self._words(start, index + 1), EXPECT)
 
-    def _words_so_far(self) -> None:
-        """Speech over the tutor: its words at `interrupt_ms` of voice are in (any frame)."""
-        if self._overlap_words is not None and self._overlap_words.done():
-            words, self._overlap_words = _text(self._overlap_words), None
-            if (self._overlap_voiced is not None
-                    and over_the_tutor(words, self.port.tutor_words(), self.turns.interrupt_ms, so_far=True)
-                    == INTERRUPTION):
-                log.debug("speech over the tutor: %d words so far, an interruption", len(words.split()))
-                self._interrupt()
+    def _words_in(self) -> None:
+        """Speech over the tutor: its words at `words_at_ms` of voice are in (any frame)."""
+        future = self._words_so_far
+        if future is None or not future.done():
+            return
+        self._words_so_far = None
+        words = _transcript_text(future, "the words so far of speech over the tutor")
+        if words is None:
+            return  # not read: its voice and its words at the end still decide
+        if self._over.undecided and self._over.words_so_far(words, self.port.tutor_words()):
+            log.debug("speech over the tutor: %d words so far, an interruption", len(words.split()))
+            self._interrupt(self._seg.index - 1)
 
     def _silent(self, index: int) -> None:
-        """Early STT: `early_stt_ms` into a silence that may end the turn, the utterance so far
-        goes to STT (used if the turn ends there, same start and end frame); then the judge."""
-        silence = index - self._last_speech
-        seg = self.options.segmenter
-        early = self.options.early_stt_ms or self.turns.check_ms
-        if self._check is None and silence >= seg.frames(early):
-            if self._inflight is not None and not self._inflight.done():
-                return  # a stale guess still decoding: never queue a second one before the real turn
-            start, end = self._utt_start, self._last_speech + 1
-            expect = EXPECT if self._overlap_voiced is not None else None  # over the tutor: any span, if short of voice
-            self._inflight = self.port.transcribe_later(self._words(start, end), expect)
-            self._check = _Check(start, end, self._inflight)
-        check = self._check
-        if check is None or check.decided:
-            if (check is not None and check.likely and self._spec is None
-                    and silence >= seg.frames(self.turns.sentence_wait_ms)):
-                check.likely = False
-                self._speculate(check, silence, "sentence")
-            if self._spec is not None and silence >= self._commit_frames:
-                if self._spec[2] is not None:
-                    self._spec[2].commit()  # quiet long enough: the turn is the learner's
-                self._settle_speculation(due=True)
-            return
-        if check.verdict is None and silence >= seg.frames(self.turns.check_ms):
-            check.verdict = self.port.judge_later(self._words(check.start, check.end), check.transcript)
-            if check.verdict is None and self._overlap_voiced is None:
-                check.decided = True  # no judge: the VAD-only rule ends the turn
+        """A silence that may end the turn: endpointing decides, step by step."""
+        silence = self._seg.silence(index)
+        while (do := self._ends.step(silence, self._ready())) is not None:
+            if do == Do.TRANSCRIBE:
+                start, end = self._seg.start, self._seg.last_voice + 1
+                expect = EXPECT if self._over.undecided else None  # over the tutor: a short sound's words
+                self._inflight = self.transcripts.request(start, end, self._words(start, end), expect)
+                self._ends.asked(start, end, self._inflight)
+                continue
+            check = self._ends.check
+            assert check is not None  # every other step is about the words asked for
+            if do == Do.JUDGE:
+                check.verdict = self.port.judge_later(self._words(check.start, check.end), check.transcript)
+                if check.verdict is None:
+                    self._ends.no_judge(self._over.undecided)
+            elif do == Do.VERDICT:
+                verdict = _verdict(check)
+                if self._ends.verdict(verdict) == Do.SPECULATE:
+                    self._speculate(check, silence)
+                    log.debug("turn judged complete (%s): speculating", getattr(verdict, "reason", ""))
+            elif do == Do.SPECULATE:
+                self._speculate(check, silence)
+            elif do == Do.COMMIT:
+                self._commit()
                 return
-        if check.verdict is not None and check.verdict.done() or (
-                self._overlap_voiced is not None and silence >= seg.frames(self.turns.check_ms)
-                and check.transcript.done()):
-            self._decide(check, silence)
+            elif do == Do.OVER_TUTOR:
+                self._overlap_ended(_transcript_text(check.transcript, "speech over the tutor"))
+                self._ends.check = None  # over, or an interruption whose end is judged afresh
+                return
 
-    def _decide(self, check: _Check, silence: int) -> None:
-        check.decided = True
-        if self._overlap_voiced is not None:
-            self._overlap_ended(_text(check.transcript))
-            self._check = None  # over, or an interruption whose end is judged afresh (`_interrupt`)
-            return
-        verdict = _result(check.verdict)
-        if verdict is None or not self.turns.speculate:
-            return  # keep listening: the segmenter's long silence window ends it otherwise
-        if not getattr(verdict, "complete", True):
-            check.likely = bool(getattr(verdict, "likely", False))  # `_silent` ends it at the sentence wait
-            return
-        self._speculate(check, silence, "judge")
-        log.debug("turn judged complete (%s): speculating", getattr(verdict, "reason", ""))
+    def _ready(self) -> Ready:
+        check = self._ends.check
+        return Ready(stt_busy=self._inflight is not None and not self._inflight.done(),
+                     transcript=check is not None and check.transcript.done(),
+                     verdict=check is not None and check.verdict is not None and check.verdict.done(),
+                     over_tutor=self._over.undecided)
 
-    def _speculate(self, check: _Check, silence: int, how: str) -> None:
-        """Start the tutor's turn on this span; committed `commit_ms - check_ms` of silence
-        later (or at its first sample), retracted if the learner goes on before."""
-        seg = self.options.segmenter
-        eos = end_of_speech_time(time.perf_counter(), silence, seg.frame_ms)
+    # -- the tutor's turn --------------------------------------------------------------------
+    def _speculate(self, check: Check, silence: int) -> None:
+        """Start the tutor's turn on the check's span, before the turn is certain."""
+        eos = end_of_speech_time(time.perf_counter(), silence, FRAME_MS)
         turn = self.port.utterance(self._words(check.start, check.end), eos, check.transcript, True)
-        self._spec = (check.start, check.end, turn)
-        self._commit_frames = max(seg.frames(self.turns.commit_ms),
-                                  silence + seg.frames(self.turns.commit_ms - self.turns.check_ms))
-        self._count(how)
+        self._ends.speculated(turn, silence)
+        self._count(self._ends.how)
+
+    def _commit(self) -> None:
+        """Quiet long enough: the speculation is the learner's turn for good."""
+        spec = self._ends.speculation
+        if spec is not None and spec.turn is not None:
+            spec.turn.commit()
+        self._settle_speculation(due=True)
 
     def _settle_speculation(self, due: bool = False) -> None:
         """A committed speculation ends the utterance for good; so does one without words
         (no turn: nothing to answer) once its commit is `due`."""
-        spec = self._spec
-        if spec is not None and (spec[2].committed if spec[2] is not None else due):
-            self._spec = self._check = None
-            self._segmenter.end_now()
+        spec = self._ends.speculation
+        if spec is not None and (spec.turn.committed if spec.turn is not None else due):
+            self._ends.reset()
+            self._seg.end_now()
 
     def _retract(self) -> None:
-        spec, self._spec = self._spec, None
-        if spec is None or spec[2] is None:
+        spec = self._ends.take_speculation()
+        if spec is None or spec.turn is None:
             return
-        if not spec[2].cancel(RESUMED):
-            # Committed meanwhile: the utterance is over; what follows is a new one.
-            self._segmenter.end_now()
-            self._check = None
-        else:
+        if spec.turn.cancel(RESUMED):
             self._count("retracted")
+        else:  # committed meanwhile: the utterance is over; what follows is a new one
+            self._seg.end_now()
+            self._ends.reset()
 
-    def _interrupt(self) -> None:
+    # -- speech over the tutor ---------------------------------------------------------------
+    def _interrupt(self, index: int) -> None:
         """Speech over the tutor stops it. The silence so far is no pause (AEC3 hid a learner
-        who talked on over the tutor): it is counted afresh from here, free of echo."""
-        self._overlap_voiced = None
+        who talked on over the tutor): it is counted afresh from frame `index`, free of echo."""
+        self._over.stop()
         self.port.interrupt()
         self.port.duck(False)
-        self._segmenter.hold()
-        self._last_speech = max(self._last_speech, self._index - 1)
+        self._seg.hold(index)
 
-    def _overlap_ended(self, text: str) -> bool:
-        """Short speech over the tutor ended (`_voiced` interrupts at backchannel_max_ms of
-        voice): True when it was an interruption and is a turn, False when it is over."""
-        voiced_ms = (self._overlap_voiced or 0) * self.options.segmenter.frame_ms
-        what = over_the_tutor(text, self.port.tutor_words(), voiced_ms)
-        log.debug("speech over the tutor ended: %d words, %s", len(text.split()), what)
+    def _overlap_ended(self, text: str | None) -> bool:
+        """Short speech over the tutor ended (`_voiced` interrupts at `backchannel_max_ms` of
+        voice): True when it was an interruption and is a turn, False when it is over.
+        `text` None: its words could not be read - the learner is told, the tutor goes on."""
+        if text is None:
+            what, heard = "not heard", ""
+            self.port.emit(ev.Problem("other", NOT_HEARD_OVER_TUTOR))
+        else:
+            what, heard = self._over.ended(text, self.port.tutor_words())
+            log.debug("speech over the tutor ended: %d words, %s", len(text.split()), what)
         if what == INTERRUPTION:
-            self._interrupt()
+            self._interrupt(self._seg.index - 1)
             return True
         self._end_overlap()
         self._count(what)
         if what == BACKCHANNEL:
-            self.port.backchannel(backchannel_heard(text, voiced_ms))
-        self._segmenter.end_now(what)
+            self.port.backchannel(heard)
+        self._seg.end_now(what)
         return False
 
     def _end_overlap(self) -> None:
-        if self._overlap_voiced is not None:
-            self._overlap_voiced = None
+        if self._over.stop():
             self.port.duck(False)
 
+    # -- the end of an utterance -------------------------------------------------------------
     def _ended(self, event: UtteranceEnded) -> None:
         """The segmenter's own silence window (or the length limit) closed the utterance."""
-        spec, check = self._spec, self._check
-        self._spec = self._check = None
-        if spec is not None and spec[:2] == (event.start_frame, event.end_frame):
-            if spec[2] is not None:  # (None: no words, nothing to answer)
-                spec[2].commit()  # speculated already: now it is certain
+        span = (event.start_frame, event.end_frame)
+        spec, check = self._ends.close()
+        if spec is not None and (spec.start, spec.end) == span:
+            if spec.turn is not None:  # (None: no words, nothing to answer)
+                spec.turn.commit()  # speculated already: now it is certain
             return
-        if spec is not None and spec[2] is not None:
-            spec[2].cancel(RESUMED)
-        if self._overlap_voiced is not None:
-            if not self._overlap_ended(_text(check.transcript if check is not None else self.port.transcribe_later(
-                    self._words(event.start_frame, event.end_frame), EXPECT))):
+        if spec is not None and spec.turn is not None:
+            spec.turn.cancel(RESUMED)
+        if self._over.undecided:
+            words = check.transcript if check is not None else self.transcripts.request(
+                *span, self._words(*span), EXPECT)
+            if not self._overlap_ended(_transcript_text(words, "speech over the tutor", wait=WORDS_WAIT_S)):
                 return
             check = None  # its words were judged as a short sound's; the turn's keep their pauses
-        audio = self._words(event.start_frame, event.end_frame)
+        audio = self._words(*span)
         if not audio.size:
             return
-        same = check is not None and (check.start, check.end) == (event.start_frame, event.end_frame)
-        transcript = check.transcript if same and check is not None else self.port.transcribe_later(audio)
-        silence = self._index - event.end_frame
-        eos = end_of_speech_time(time.perf_counter(), silence, self.options.segmenter.frame_ms)
+        same = check is not None and (check.start, check.end) == span
+        transcript = check.transcript if same and check is not None else self.transcripts.request(*span, audio)
+        eos = end_of_speech_time(time.perf_counter(), self._seg.index - event.end_frame, FRAME_MS)
         log.debug("utterance of %.2f s (%s)", audio.size / SAMPLE_RATE, event.reason)
         self._count("silence")
         self.port.utterance(audio, eos, transcript, False)
 
+    # -- helpers -------------------------------------------------------------------------------
     def _count(self, how: str) -> None:
         self.ends[how] = self.ends.get(how, 0) + 1
 
-    def _words(self, start: int, end: int) -> np.ndarray:  # undecided over the tutor: its voice alone
-        return self._mic.words(start, end, over_tutor=self._overlapped, floor=self._overlap_voiced is None)
+    def _words(self, start: int, end: int) -> np.ndarray:
+        """Frames [start, end) for STT, the judge and the emotion model (MicFrames.words):
+        speech over the tutor still undecided is cut to its voice alone."""
+        return self._mic.words(start, end, over_tutor=self._overlapped, floor=not self._over.undecided)
 
     def _short_speech(self, index: int, probability: float) -> None:
-        """Voice over the tutor too short for the segmenter: maybe a backchannel (listen/overlap.py)."""
-        span = self._short.frame(index, probability, self._echo.full_duplex and self.port.tutor_audible())
-        self._segmenter.forget_before(self._short.kept_until)  # a kept backchannel starts no utterance
+        """Voice over the tutor too short for the segmenter: maybe a backchannel (overlap.py)."""
+        span = self._short.frame(index, probability, self._gate.full_duplex and self.port.tutor_audible())
+        self._seg.forget_before(self._short.kept_until)  # a kept backchannel starts no utterance
         if span:  # fitted on every frame there is: the tutor alone after it too
             self._short.look(self._mic.linear(span[0], self._mic.end), span)
 
-    def _trim(self) -> None:
-        """Idle: keep only what a new utterance could still start in (pre-roll, a blip
-        that may grow into speech) - and the seconds the echo path is fitted on."""
-        o = self.options.segmenter
-        self._mic.keep_last(o.frames(o.preroll_ms) + o.frames(o.silence_ms) + 4 * o.frames(o.min_speech_ms))
 
-
-def _result(future: Any) -> Any:
-    if future is None:
-        return None
+def _transcript_text(future: Any, what: str, wait: float = WORDS_WAIT_S) -> str | None:
+    """The words of a transcript request, or None when speech recognition failed (or gave
+    no answer within `wait` seconds): logged as what it is, never as no words."""
     try:
-        return future.result(timeout=10.0)  # the audio thread never waits for ever on STT or the judge
-    except Exception as exc:  # noqa: BLE001 - a failed judge means "no judge" for this turn
-        log.warning("end-of-turn judge failed: %s", exc)
+        result = future.result(timeout=wait)  # the audio thread never waits for ever
+    except FutureTimeout:
+        log.warning("speech recognition gave no answer within %.0f s on %s", wait, what)
         return None
-
-
-def _text(future: Any) -> str:
-    result = _result(future)
+    except Exception as exc:  # noqa: BLE001 - the caller tells the learner, or other signals decide
+        log.warning("speech recognition failed on %s: %s", what, type(exc).__name__)
+        return None
     return (getattr(result, "text", "") or "").strip()
 
+
+def _verdict(check: Check) -> Any:
+    """The judge's verdict on the check's span, or None (no decision: keep listening) when
+    the judge failed - or the transcript it judges did: then the turn's STT failure reaches
+    the learner when the turn is handed on (the call loop reports a failed turn)."""
+    try:
+        return check.verdict.result(timeout=WORDS_WAIT_S)  # asked when done; bounded all the same
+    except Exception as exc:  # noqa: BLE001 - a failed judge means "no judge" for this turn
+        if check.transcript.done() and check.transcript.exception() is not None:
+            log.warning("speech recognition failed on a turn (%s): the end-of-turn judge had no words",
+                        type(check.transcript.exception()).__name__)
+        else:
+            log.warning("end-of-turn judge failed: %s", type(exc).__name__)
+        return None

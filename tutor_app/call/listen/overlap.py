@@ -1,9 +1,8 @@
 """Speech while the tutor is audible (full duplex, echo cancelled), for the Listener.
 
 Two paths, by how much voice there is (AEC3's output, Silero frames):
-- Confirmed speech (the segmenter's `min_speech_ms`): the tutor is ducked at once; it is an
-  interruption at `interrupt_ms` of voice, or when it ends and its words are not a
-  backchannel (call/listen/listener.py `_decide`).
+- Confirmed speech (the segmenter's `min_speech_ms`): the tutor is ducked at once, and its
+  voice and words decide whether it is an interruption (call/listen/interruption.py).
 - A short stretch the segmenter never confirms (at least `backchannel_min_ms` of voice,
   then `check_ms` of quiet): AEC3's suppressor leaves an "mm-hm" over the tutor only
   30-250 ms of voice, too little to confirm. A second later (`SETTLE_MS`: the tutor alone
@@ -27,13 +26,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from tutor_app.core.types import SAMPLE_RATE
+from tutor_app.core.types import FRAME_SAMPLES, SAMPLE_RATE
 from tutor_app.speech.bias import BiasList
 from tutor_app.speech.double_talk import (MIN_FAR_RMS, GateOptions, block_rms, keep_second_voice,
                                           remove_echo_linearly)
 from tutor_app.speech.residual_echo import suppress_residual_echo
-from tutor_app.speech.segmenter import FRAME_SAMPLES
 from tutor_app.call.listen.turn_taking import BACKCHANNEL_HINTS, backchannel_in
+from tutor_app.call.options import frames
 
 if TYPE_CHECKING:
     from tutor_app.call.options import LoopOptions
@@ -99,15 +98,15 @@ class ShortSpeech:
     """Short stretches of voice over the tutor -> kept backchannels (see the module doc)."""
 
     def __init__(self, options: LoopOptions, port: BackchannelPort) -> None:
-        seg, turns = options.segmenter, options.turns
-        self._min_voiced = seg.frames(turns.backchannel_min_ms)
-        self._max_frames = seg.frames(turns.backchannel_max_ms)
-        self._gap = seg.frames(turns.check_ms)
-        self._settle = seg.frames(SETTLE_MS)
-        self._pad = seg.frames(seg.preroll_ms) * FRAME_SAMPLES  # looked at past the stretch's end
+        ends, over = options.endpointing, options.interruption
+        self._min_voiced = frames(over.backchannel_min_ms)
+        self._max_frames = frames(over.backchannel_max_ms)
+        self._gap = frames(ends.check_ms)
+        self._settle = frames(SETTLE_MS)
+        self._pad = frames(ends.preroll_ms) * FRAME_SAMPLES  # looked at past the stretch's end
         self._ended: list[tuple[int, int, int]] = []  # (start, end, frame to look at it)
-        self._threshold = seg.low  # AEC3 leaves an "mm-hm" soft: the segmenter's lower threshold
-        self._db = turns.double_talk_db
+        self._threshold = ends.segmenter().low  # AEC3 leaves an "mm-hm" soft: the segmenter's lower threshold
+        self._db = over.double_talk_db
         self._port = port
         self._stretch: _Stretch | None = None
         self._pending: list[tuple[Future[Any], int]] = []  # (its transcript, the stretch's end)
@@ -135,7 +134,8 @@ class ShortSpeech:
             if s is None:
                 self._stretch = _Stretch(index, index)
             else:
-                s.last, s.voiced = index, s.voiced + 1
+                s.last = index
+                s.voiced += 1
         elif s is not None and index - s.last >= self._gap:
             self._stretch = None
             log.debug("short sound over the tutor: %d frames, %d voiced", s.last + 1 - s.start, s.voiced)
@@ -172,9 +172,11 @@ class ShortSpeech:
         removed_alone = _db(_rms(echo_raw), _rms(echo_left))
         removed = _db(_rms(copy.raw[start:end]), _rms(copy.cleaned[start:end]))
         if removed_alone - removed < self._db:
-            log.debug("short sound over the tutor: its echo (%.1f dB removed vs %.1f around it)", removed, removed_alone)
+            log.debug("short sound over the tutor: its echo (%.1f dB removed vs %.1f around it)",
+                      removed, removed_alone)
             return
-        log.debug("short sound over the tutor: a second voice (%.1f dB removed vs %.1f around it)", removed, removed_alone)
+        log.debug("short sound over the tutor: a second voice (%.1f dB removed vs %.1f around it)",
+                  removed, removed_alone)
         # From one frame before the stretch (its onset): Whisper made "In Mm-hmm." of more.
         clip = copy.voice()[max(0, start - FRAME_SAMPLES):end + pad]
         self._pending.append((self._port.transcribe_later(clip, EXPECT), until))

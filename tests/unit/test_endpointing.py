@@ -1,0 +1,120 @@
+"""The endpointing strategy (call/listen/endpointing.py) on scripted silences, request states
+and verdicts: what it asks the Listener to do, frame by frame. No audio, no threads."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from tutor_app.call.listen.endpointing import Do, Endpointing, Ready
+from tutor_app.call.options import EndpointingOptions, SpeculationOptions, frames
+
+COMPLETE = SimpleNamespace(complete=True)
+UNFINISHED = SimpleNamespace(complete=False)
+LIKELY = SimpleNamespace(complete=False, likely=True)
+EARLY, CHECK = frames(64), frames(200)  # 2 and 6 frames of silence
+
+
+class Script:
+    """Plays the Listener: does what endpointing asks; its requests answer as scripted (the
+    early transcript is in `words_after` frames after it was asked, the judge's verdict
+    from silence `answers_at` on)."""
+
+    def __init__(self, ends: Endpointing, judge: bool = True, verdict=COMPLETE, over_tutor: bool = False,
+                 answers_at: int = CHECK + 1, busy_until: int = 0, words_after: int = 1) -> None:
+        self.ends, self.judge, self.verdict, self.over_tutor = ends, judge, verdict, over_tutor
+        self.answers_at, self.busy_until, self.words_after = answers_at, busy_until, words_after
+        self.asked_at = 0
+
+    def run(self, last: int, first: int = 1) -> list[tuple[int, Do]]:
+        """Silent frames `first`..`last` (up to a commit): what was asked for, with the silence
+        it came at."""
+        done: list[tuple[int, Do]] = []
+        for silence in range(first, last + 1):
+            while (do := self.ends.step(silence, self._ready(silence))) is not None:
+                done.append((silence, do))
+                if do == Do.TRANSCRIBE:
+                    self.ends.asked(0, 30, transcript="its words")
+                    self.asked_at = silence
+                elif do == Do.JUDGE and not self.judge:
+                    self.ends.no_judge(self.over_tutor)
+                elif do == Do.VERDICT and self.ends.verdict(self.verdict) == Do.SPECULATE:
+                    done.append((silence, Do.SPECULATE))
+                    self.ends.speculated("a turn", silence)
+                elif do == Do.SPECULATE:
+                    self.ends.speculated("a turn", silence)
+                elif do in (Do.COMMIT, Do.OVER_TUTOR):
+                    self.ends.reset()
+                    return done  # the utterance is over (or an interruption judged afresh)
+        return done
+
+    def _ready(self, silence: int) -> Ready:
+        check = self.ends.check
+        return Ready(stt_busy=silence <= self.busy_until,
+                     transcript=check is not None and silence >= self.asked_at + self.words_after,
+                     verdict=self.judge and check is not None and check.judged and silence >= self.answers_at,
+                     over_tutor=self.over_tutor)
+
+
+def _ends(**options) -> Endpointing:
+    speculation = SpeculationOptions(**{k: options.pop(k) for k in ("enabled", "commit_ms") if k in options})
+    return Endpointing(EndpointingOptions(**options), speculation)
+
+
+def test_a_complete_turn_is_transcribed_early_judged_at_the_check_speculated_and_committed():
+    script = Script(_ends())
+    assert script.run(40) == [(EARLY, Do.TRANSCRIBE), (CHECK, Do.JUDGE), (CHECK + 1, Do.VERDICT),
+                              (CHECK + 1, Do.SPECULATE), (CHECK + 1 + frames(500), Do.COMMIT)]
+    assert script.ends.how == "judge"  # committed 500 ms after it started
+
+
+def test_a_late_verdict_commits_500_ms_after_the_speculation():
+    script = Script(_ends(), answers_at=frames(400))
+    done = script.run(40)
+    assert done[2:] == [(frames(400), Do.VERDICT), (frames(400), Do.SPECULATE),
+                        (frames(400) + frames(500), Do.COMMIT)]
+
+
+def test_no_early_guess_while_a_stale_one_is_still_decoding():
+    script = Script(_ends(), busy_until=10)
+    assert script.run(11)[0] == (11, Do.TRANSCRIBE)
+
+
+def test_an_unfinished_turn_is_left_to_the_thinking_time():
+    script = Script(_ends(), verdict=UNFINISHED)
+    assert [do for _, do in script.run(100)] == [Do.TRANSCRIBE, Do.JUDGE, Do.VERDICT]
+
+
+def test_a_likely_turn_is_speculated_at_the_sentence_wait():
+    script = Script(_ends(thinking_ms=2000), verdict=LIKELY)
+    done = script.run(100)
+    assert [do for _, do in done] == [Do.TRANSCRIBE, Do.JUDGE, Do.VERDICT, Do.SPECULATE, Do.COMMIT]
+    assert done[3][0] == frames(1000) and script.ends.how == "sentence"  # half the thinking time
+
+
+def test_without_a_judge_nothing_is_decided_here():
+    script = Script(_ends(), judge=False)
+    assert [do for _, do in script.run(100)] == [Do.TRANSCRIBE, Do.JUDGE]
+
+
+def test_without_speculation_a_complete_turn_waits_for_the_silence_window():
+    script = Script(_ends(enabled=False))
+    assert [do for _, do in script.run(100)] == [Do.TRANSCRIBE, Do.JUDGE, Do.VERDICT]
+
+
+def test_speech_over_the_tutor_is_decided_by_its_words_even_without_a_judge():
+    script = Script(_ends(), judge=False, over_tutor=True, words_after=10)
+    assert script.run(30) == [(EARLY, Do.TRANSCRIBE), (CHECK, Do.JUDGE), (EARLY + 10, Do.OVER_TUTOR)]
+
+
+def test_voice_drops_the_guess_and_a_new_silence_asks_again():
+    script = Script(_ends(), verdict=UNFINISHED)
+    script.run(10)
+    script.ends.voiced()
+    assert script.run(EARLY) == [(EARLY, Do.TRANSCRIBE)]
+
+
+def test_a_speculation_the_learner_talks_through_is_handed_back_for_retraction():
+    script = Script(_ends())
+    script.run(CHECK + 2)
+    spec = script.ends.take_speculation()
+    assert spec is not None and (spec.start, spec.end, spec.turn) == (0, 30, "a turn")
+    assert script.ends.speculation is None

@@ -1,0 +1,128 @@
+"""The Listener as a processor, on scripted frames with a fake port: what it does when
+speech recognition fails (never a silent empty turn, never logged as the judge's failure)."""
+from __future__ import annotations
+
+import logging
+from concurrent.futures import Future
+
+import numpy as np
+import pytest
+
+from tests.unit.call_fakes import FakeVad
+from tutor_app.call import events as ev
+from tutor_app.call.listen import listener as listener_module
+from tutor_app.call.listen.listener import Listener
+from tutor_app.call.options import EchoOptions, EndpointingOptions, LoopOptions
+from tutor_app.core.types import FRAME_SAMPLES
+
+
+class _Port:
+    """The call as the Listener sees it; STT answers as `stt` says: "fail", "never" or a text."""
+
+    def __init__(self, stt: str = "fail", judge: bool = False, speaking: bool = False) -> None:
+        self.stt, self.judge, self.speaking = stt, judge, speaking
+        self.events: list = []
+        self.interrupts = 0
+        self.ducks: list[bool] = []
+        self.utterances: list[tuple[np.ndarray, Future, bool]] = []
+        self.kept: list[str] = []
+
+    def emit(self, event) -> None:
+        self.events.append(event)
+
+    def tutor_audible(self) -> bool:
+        return self.speaking
+
+    def interrupt(self) -> None:
+        self.interrupts += 1
+
+    def duck(self, on: bool) -> None:
+        self.ducks.append(on)
+
+    def transcribe_later(self, audio, expect=None) -> Future:
+        future: Future = Future()
+        if self.stt == "fail":
+            future.set_exception(RuntimeError("the decoder crashed"))
+        elif self.stt != "never":
+            future.set_result(type("Transcript", (), {"text": self.stt})())
+        return future
+
+    def judge_later(self, audio, transcript: Future) -> Future | None:
+        if not self.judge:
+            return None
+        verdict: Future = Future()  # as the call loop's judge: it reads the transcript first
+        try:
+            transcript.result()
+            verdict.set_result(type("Verdict", (), {"complete": False})())
+        except Exception as exc:  # noqa: BLE001 - passed on as the loop's pool would
+            verdict.set_exception(exc)
+        return verdict
+
+    def utterance(self, audio, eos, transcript, speculative):
+        self.utterances.append((audio, transcript, speculative))
+
+    def backchannel(self, text: str) -> None:
+        self.kept.append(text)
+
+    def tutor_words(self) -> str:
+        return "Tell me about your day."
+
+    def problems(self) -> list[ev.Problem]:
+        return [e for e in self.events if isinstance(e, ev.Problem)]
+
+
+def _feed(listener: Listener, amplitude: float, frames: int) -> None:
+    for _ in range(frames):
+        listener.feed(np.full(FRAME_SAMPLES, amplitude, np.float32))
+
+
+def test_speech_over_the_tutor_whose_words_stt_cannot_read_is_told_not_dropped(caplog):
+    port = _Port(stt="fail", speaking=True)
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")), FakeVad(), port)
+    with caplog.at_level(logging.WARNING, logger=listener_module.__name__):
+        _feed(listener, 0.3, 15)  # confirmed over the tutor (ducked), its words so far asked at 320 ms
+        _feed(listener, 0.0, 30)
+    assert port.ducks == [True, False] and port.interrupts == 0  # the tutor goes on at full volume
+    assert len(port.problems()) == 1 and "over the tutor" in port.problems()[0].message
+    assert listener.ends == {"not heard": 1} and not port.utterances and not port.kept
+    logged = " | ".join(r.getMessage() for r in caplog.records)
+    assert "speech recognition failed" in logged and "judge" not in logged
+
+
+def test_a_turn_whose_stt_fails_goes_on_to_the_call_as_a_failed_turn_not_as_no_words(caplog):
+    port = _Port(stt="fail", judge=True)
+    options = LoopOptions(echo=EchoOptions(mode="headset"), endpointing=EndpointingOptions(thinking_ms=1000))
+    listener = Listener(options.with_judge(True), FakeVad(), port)
+    with caplog.at_level(logging.WARNING, logger=listener_module.__name__):
+        _feed(listener, 0.3, 16)
+        _feed(listener, 0.0, 40)  # past the 1 s silence window
+    assert len(port.utterances) == 1
+    _, transcript, speculative = port.utterances[0]
+    assert not speculative and isinstance(transcript.exception(), RuntimeError)  # the loop reports it
+    logged = [r.getMessage() for r in caplog.records]
+    assert any("speech recognition failed on a turn" in m for m in logged)
+    assert not any("judge failed" in m for m in logged)
+
+
+def test_the_audio_thread_waits_for_the_words_of_speech_over_the_tutor_with_a_bound(monkeypatch, caplog):
+    """The silence window ended speech over the tutor before its words came: the audio
+    thread waits for them, but not for ever."""
+    monkeypatch.setattr(listener_module, "WORDS_WAIT_S", 0.01)
+    port = _Port(stt="never", speaking=True)
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")), FakeVad(), port)
+    with caplog.at_level(logging.WARNING, logger=listener_module.__name__):
+        _feed(listener, 0.3, 12)
+        _feed(listener, 0.0, 25)  # past the 600 ms window: no judge, no words
+    assert len(port.problems()) == 1 and port.ducks == [True, False]
+    assert any("no answer" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize(("words", "kept", "ends"), [("Mm-hmm.", ["Mm-hmm"], {"backchannel": 1}),
+                                                     ("In a month.", [], {"nothing": 1})])
+def test_speech_over_the_tutor_read_as_a_backchannel_or_nothing_lets_it_go_on(words, kept, ends):
+    port = _Port(stt=words, speaking=True)
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")), FakeVad(), port)
+    _feed(listener, 0.3, 12)
+    _feed(listener, 0.0, 30)
+    assert port.kept == kept and listener.ends == ends
+    assert port.interrupts == 0 and not port.problems() and port.ducks == [True, False]

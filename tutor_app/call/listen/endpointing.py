@@ -1,0 +1,186 @@
+"""Endpointing: is the learner's turn over? A strategy of the Listener
+(call/listen/listener.py): it decides, the Listener acts (STT, the judge, the tutor's turn).
+
+One silent frame of an utterance at a time, `step` says what to do next:
+- TRANSCRIBE: `early_stt_ms` into the silence, the words so far are asked for (from the
+  transcript source: `TranscriptSource`) - used if the turn ends there, dropped if the
+  learner goes on. Never while a stale guess is still decoding.
+- JUDGE: at `check_ms` the end-of-turn judge is asked about that span.
+- VERDICT: its verdict is in; `verdict` makes it a decision: complete -> SPECULATE the
+  tutor's turn at once; `likely` (a whole sentence the audio doubts) -> SPECULATE after
+  the sentence wait; not complete -> keep listening (the segmenter's own window, the
+  thinking time, ends the turn).
+- COMMIT: a speculation heard `commit_ms` of silence (unless its first sample played
+  before: the Listener sees `turn.committed`); voice before that retracts it.
+- OVER_TUTOR: speech over the tutor not yet decided - its words are in, and the
+  interruption strategy (interruption.py) decides what it was, not the judge.
+No judge (its model could not load): no decision here; the VAD-only silence ends the turn.
+
+The requests' handles (Futures) ride in `Check` and `Speculation` for the Listener; this
+module never calls them. What the Listener knows of them each step comes in as `Ready`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Protocol
+
+from tutor_app.call.options import EndpointingOptions, SpeculationOptions, frames
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    import numpy as np
+
+    from tutor_app.core.types import Transcript
+    from tutor_app.speech.bias import BiasList
+
+
+class TranscriptSource(Protocol):
+    """Where the Listener gets the words of frames [start, end) of the utterance. Today each
+    request decodes the span's audio after the fact (`Decoded`); a source that recognises
+    while the learner speaks answers from what it already heard."""
+
+    def request(self, start: int, end: int, audio: np.ndarray,
+                expect: BiasList | None = None) -> Future[Transcript]: ...
+
+
+class TranscribePort(Protocol):
+    def transcribe_later(self, audio: Any, expect: Any = None) -> Any: ...
+
+
+class Decoded:
+    """Every request decoded in full by the call's STT (`port.transcribe_later`, one at a time)."""
+
+    def __init__(self, port: TranscribePort) -> None:
+        self._port = port
+
+    def request(self, start: int, end: int, audio: np.ndarray,
+                expect: BiasList | None = None) -> Future[Transcript]:
+        future: Future[Transcript] = self._port.transcribe_later(audio, expect)
+        return future
+
+
+class Do(Enum):
+    TRANSCRIBE = "transcribe"
+    JUDGE = "judge"
+    VERDICT = "verdict"
+    OVER_TUTOR = "over the tutor"
+    SPECULATE = "speculate"
+    COMMIT = "commit"
+
+
+@dataclass
+class Check:
+    """The end-of-turn question asked about one span [start, end) of the utterance."""
+
+    start: int
+    end: int
+    transcript: Any  # the words of the span (a Future), once asked
+    verdict: Any = None  # the judge's verdict (a Future), once asked
+    judged: bool = False  # the judge was asked (or there is none)
+    decided: bool = False
+    likely: bool = False  # judged "likely" complete: ends after the sentence wait
+
+
+@dataclass
+class Speculation:
+    """The tutor's turn started on the span [start, end) before the turn was certain."""
+
+    start: int
+    end: int
+    commit_at: int  # silence (frames) at which it is committed
+    turn: Any  # its TutorTurn; None when the span had no words (nothing to answer)
+
+
+@dataclass(frozen=True)
+class Ready:
+    """What the Listener knows of its requests on this frame."""
+
+    stt_busy: bool = False  # a stale early transcript is still decoding
+    transcript: bool = False  # the check's transcript is in
+    verdict: bool = False  # the check's verdict is in
+    over_tutor: bool = False  # the utterance is speech over the tutor not yet decided
+
+
+class Endpointing:
+    def __init__(self, options: EndpointingOptions, speculation: SpeculationOptions) -> None:
+        self._speculate = speculation.enabled
+        self._early = frames(options.early_stt_ms or options.check_ms)
+        self._check_at = frames(options.check_ms)
+        self._sentence_at = frames(options.sentence_wait_ms)
+        self._commit = frames(speculation.commit_ms)
+        self._commit_after_check = frames(speculation.commit_ms - options.check_ms)
+        self.check: Check | None = None
+        self.speculation: Speculation | None = None
+        self.how = ""  # why the last SPECULATE: "judge" (complete) or "sentence" (likely)
+
+    def voiced(self) -> None:
+        """The learner is still talking: an earlier guess is stale."""
+        self.check = None
+
+    def step(self, silence: int, ready: Ready) -> Do | None:
+        """`silence` frames into a silence of the utterance: the next thing to do, or None
+        (the Listener does it and asks again)."""
+        check = self.check
+        if check is None:
+            return Do.TRANSCRIBE if silence >= self._early and not ready.stt_busy else None
+        if check.decided:
+            if check.likely and self.speculation is None and silence >= self._sentence_at:
+                check.likely = False
+                self.how = "sentence"
+                return Do.SPECULATE
+            if self.speculation is not None and silence >= self.speculation.commit_at:
+                return Do.COMMIT
+            return None
+        if not check.judged and silence >= self._check_at:
+            check.judged = True
+            return Do.JUDGE
+        if ready.verdict or (ready.over_tutor and silence >= self._check_at and ready.transcript):
+            check.decided = True
+            return Do.OVER_TUTOR if ready.over_tutor else Do.VERDICT
+        return None
+
+    def asked(self, start: int, end: int, transcript: Any) -> Check:
+        """TRANSCRIBE was done: the words of [start, end) are on their way."""
+        self.check = Check(start, end, transcript)
+        return self.check
+
+    def no_judge(self, over_tutor: bool) -> None:
+        """JUDGE found no judge: the VAD-only rule ends the turn (speech over the tutor
+        still waits for its words)."""
+        if self.check is not None and not over_tutor:
+            self.check.decided = True
+
+    def verdict(self, verdict: Any) -> Do | None:
+        """VERDICT: the judge's Verdict (None when it failed) -> SPECULATE or keep listening."""
+        check = self.check
+        if check is None or verdict is None or not self._speculate:
+            return None  # keep listening: the segmenter's silence window ends it otherwise
+        if not getattr(verdict, "complete", True):
+            check.likely = bool(getattr(verdict, "likely", False))  # `step` ends it at the sentence wait
+            return None
+        self.how = "judge"
+        return Do.SPECULATE
+
+    def speculated(self, turn: Any, silence: int) -> None:
+        """SPECULATE was done on the check's span: committed `commit_ms - check_ms` of
+        silence later (at least `commit_ms` into it), unless its first sample plays first."""
+        assert self.check is not None  # SPECULATE is only asked for with a check
+        commit_at = max(self._commit, silence + self._commit_after_check)
+        self.speculation = Speculation(self.check.start, self.check.end, commit_at, turn)
+
+    def take_speculation(self) -> Speculation | None:
+        """The learner went on: the speculation is retracted (if it still can be)."""
+        spec = self.speculation
+        self.speculation = None
+        return spec
+
+    def close(self) -> tuple[Speculation | None, Check | None]:
+        """The segmenter's window closed the utterance: what was asked and started for it."""
+        asked = (self.speculation, self.check)
+        self.reset()
+        return asked
+
+    def reset(self) -> None:
+        self.speculation = self.check = None
