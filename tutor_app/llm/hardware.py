@@ -68,13 +68,6 @@ def available_ram_mb() -> int | None:
         return None
 
 
-def total_ram_mb() -> int | None:
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // (1 << 20)
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
 def free_vram_mb() -> int | None:
     """Free memory of the first NVIDIA GPU (the one llama.cpp fills first), from
     nvidia-smi, which ships with the driver; None without one."""

@@ -63,14 +63,3 @@ def is_due(card: dict[str, Any], now: datetime) -> bool:
 
 def is_mastered(card: dict[str, Any]) -> bool:
     return stability(card) >= MASTERED_DAYS
-
-
-def interval_days(card: dict[str, Any]) -> float:
-    """Days from the last review to the next (0 for a card never reviewed)."""
-    due, last = due_at(card), card.get("last_review") if card else None
-    if due is None or not last:
-        return 0.0
-    last_dt = datetime.fromisoformat(str(last))
-    if last_dt.tzinfo is None:
-        last_dt = last_dt.replace(tzinfo=timezone.utc)
-    return max((due - last_dt) / timedelta(days=1), 0.0)
