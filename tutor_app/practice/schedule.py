@@ -7,7 +7,7 @@ of the mistake is "Again" (back the next day). Fuzzing is off: the schedule is r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any
 
 MASTERED_DAYS = 21.0  # stable for three weeks: shown as mastered, no longer planned
