@@ -22,8 +22,9 @@ FILE_END = b"LANC"  # the last bytes of every Lance data file and manifest: a cu
 # otherwise (a bad filter of ours) is a bug, not damage, and keeps its own error.
 _DAMAGE_WORDS = ("lance error", "lanceerror", "corrupt", "protobuf", "invalid range", "not aligned",
                  "fill whole buffer", "invalid utf-8", "out of range", "unexpected end", "file size is too small",
-                 "panicked", "decode")
-_NOT_DAMAGE = ("not found", "no such file", "error parsing statement", "schema error")  # gone, or our filter
+                 "panicked", "decode", "metadata region", "column metadata")
+_NOT_DAMAGE = ("not found", "no such file", "error parsing statement", "schema error",  # gone, or our filter
+               "no field named")
 
 
 class DamagedTableError(TutorError):
@@ -44,7 +45,9 @@ def is_damage(exc: BaseException) -> bool:
     text = f"{type(exc).__name__}: {exc}".lower()
     if any(words in text for words in _NOT_DAMAGE):
         return False
-    return type(exc).__name__ == "PanicException" or any(word in text for word in _DAMAGE_WORDS)
+    # LanceDB's own errors: "lance error: ..." (RuntimeError) and "Invalid input, ..." (ValueError)
+    ours = str(exc).startswith("Invalid input") or "lance" in text
+    return type(exc).__name__ == "PanicException" or ours or any(word in text for word in _DAMAGE_WORDS)
 
 
 def reason(exc: BaseException) -> str:

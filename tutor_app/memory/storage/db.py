@@ -159,9 +159,11 @@ class MemoryDB:
 
     def warn_damaged(self, name: str) -> None:
         """Name a damaged table once per run (a call goes on without it)."""
-        if name in self.damaged and name not in self._warned:
+        with self._lock:  # a call's recovery reads in the background: still one line
+            if name not in self.damaged or name in self._warned:
+                return
             self._warned.add(name)
-            log.warning("%s", damage_line(self.db_dir, name, self.damaged[name]))
+        log.warning("%s", damage_line(self.db_dir, name, self.damaged[name]))
 
     def _guarded(self, name: str, op: Callable[[], R]) -> R:
         """`op` on table `name`; LanceDB failing to read one of its files marks it damaged."""
