@@ -42,7 +42,7 @@ def run(args: argparse.Namespace, app) -> int:
     if getattr(args, "repair", False):
         from tutor_app.commands.doctor_db import repair
 
-        checks = [c for c in checks if c.area != "database"] + repair(app)
+        checks = [c for c in checks if c.area != "database"] + [Check(**vars(f)) for f in repair(app)]
     for c in checks:
         if args.json:
             print_json({"area": c.area, "ok": c.ok, "detail": c.detail, "fix": c.fix, **c.numbers})
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace, app) -> int:
 def _database(app) -> list[Check]:
     from tutor_app.commands.doctor_db import database
 
-    return database(app)
+    return [Check(**vars(f)) for f in database(app)]
 
 
 def _system(app) -> list[Check]:

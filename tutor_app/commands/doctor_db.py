@@ -3,9 +3,19 @@ The checking and repairing live in memory/storage/check.py and repair.py; this m
 only turns their findings into doctor's lines."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from tutor_app.commands.doctor import Check
+
+@dataclass
+class Finding:
+    """One doctor line (commands/doctor.py turns it into its Check)."""
+
+    area: str
+    ok: bool
+    detail: str
+    fix: str = ""
+    numbers: dict[str, Any] = field(default_factory=dict)
 
 FIX = ("run `tutor-app doctor --repair`: it keeps every row that can be read, copies the damaged table aside "
        "and says what was lost (or restore the data folder from a backup)")
@@ -19,42 +29,42 @@ def _dim(app) -> int | None:
         return None
 
 
-def _lines(found: list[Any]) -> list[Check]:
-    lines = [Check("database", c.ok, c.describe(), "" if c.ok else FIX) for c in found if c.exists]
-    return lines or [Check("database", True, "no memory tables yet")]
+def _lines(found: list[Any]) -> list[Finding]:
+    lines = [Finding("database", c.ok, c.describe(), "" if c.ok else FIX) for c in found if c.exists]
+    return lines or [Finding("database", True, "no memory tables yet")]
 
 
-def database(app) -> list[Check]:
+def database(app) -> list[Finding]:
     """Every table opens, every row reads, every vector is sound; a deletion not finished."""
     from tutor_app.memory.storage.check import check_database
     from tutor_app.memory.storage.journal import journal_path
 
     db_dir = app.paths.db_dir
     if not db_dir.is_dir():
-        return [Check("database", True, f"no memory database yet ({db_dir})")]
+        return [Finding("database", True, f"no memory database yet ({db_dir})")]
     out = _lines(check_database(db_dir, _dim(app)))
     if journal_path(db_dir).exists():
-        out.append(Check("deletion", False, "a deletion is not finished yet",
+        out.append(Finding("deletion", False, "a deletion is not finished yet",
                          "it finishes by itself at the next start of the app or a command (once the disk has "
                          "space and the tables are sound)"))
     return out
 
 
-def repair(app) -> list[Check]:
+def repair(app) -> list[Finding]:
     """Repair the damaged tables, check again, and rebuild the search index."""
     from tutor_app.memory.storage.check import check_database
     from tutor_app.memory.storage.repair import repair_database
 
     db_dir = app.paths.db_dir
     if not db_dir.is_dir():
-        return [Check("repair", True, "nothing to repair: there is no memory database yet")]
+        return [Finding("repair", True, "nothing to repair: there is no memory database yet")]
     dim = _dim(app)
     found = check_database(db_dir, dim)
     if all(c.ok for c in found if c.exists):
-        return [*_lines(found), Check("repair", True, "nothing to repair: every table reads whole")]
+        return [*_lines(found), Finding("repair", True, "nothing to repair: every table reads whole")]
     out = []
     for done in repair_database(db_dir, app.embedder, found):
-        out.append(Check("repair", True, done.describe(), numbers={
+        out.append(Finding("repair", True, done.describe(), numbers={
             "table": done.name, "kept": done.kept, "lost": done.lost, "versions_dropped": done.versions_dropped,
             "vectors_recomputed": done.recomputed, "set_aside": str(done.aside) if done.aside else None}))
     after = check_database(db_dir, dim)
@@ -62,6 +72,6 @@ def repair(app) -> list[Check]:
     if all(c.ok for c in after if c.exists):
         store = app.memory  # opened on the repaired tables: an unfinished deletion finishes here
         store.degrade_reads = False
-        out.append(Check("index", True, f"the search index of profile '{store.profile}' was rebuilt: "
+        out.append(Finding("index", True, f"the search index of profile '{store.profile}' was rebuilt: "
                                         f"{len(store.index())} memories"))
     return out
