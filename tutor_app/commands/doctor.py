@@ -34,15 +34,18 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 def run(args: argparse.Namespace, app) -> int:
     checks: list[Check] = []
-    for probe in (_system, _data_dir, _database, _compute, _models, _audio, _keyring, _local_llm):
+    repairing = getattr(args, "repair", False)
+    probes = (_system, _data_dir, *(() if repairing else (_database,)), _compute, _models, _audio, _keyring,
+              _local_llm)
+    for probe in probes:
         try:
             checks.extend(probe(app))
         except Exception as exc:  # noqa: BLE001 - a failing probe is itself a finding
             checks.append(Check(probe.__name__.strip("_"), False, f"check failed: {exc}"))
-    if getattr(args, "repair", False):
+    if repairing:  # the database is checked there, repaired, and checked again
         from tutor_app.commands.doctor_db import repair
 
-        checks = [c for c in checks if c.area != "database"] + [Check(**vars(f)) for f in repair(app)]
+        checks += [Check(**vars(f)) for f in repair(app)]
     for c in checks:
         if args.json:
             print_json({"area": c.area, "ok": c.ok, "detail": c.detail, "fix": c.fix, **c.numbers})

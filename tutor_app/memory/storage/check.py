@@ -36,6 +36,7 @@ class TableCheck:
     cut_off: list[str] = field(default_factory=list)  # files that do not end as a Lance file
     error: str = ""  # LanceDB's reason when the table could not be opened or read
     older_versions: int = 0  # manifests on disk besides the newest (what a repair can go back to)
+    data: Any = field(default=None, repr=False)  # the rows read (a pyarrow Table): the repair starts from them
 
     @property
     def ok(self) -> bool:
@@ -97,7 +98,7 @@ def check_table(conn: Any, db_dir: Path, name: str, dim: int | None) -> TableChe
         found.opened, found.error = False, reason(exc)
         return found
     data, lost, error = read_all(table, found.rows)
-    found.unreadable, found.error = lost, error
+    found.unreadable, found.error, found.data = lost, error, data
     if data is not None:
         found.unsound, found.bad_vectors = sound_rows(name, data, dim)
     return found

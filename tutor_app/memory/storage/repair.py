@@ -105,8 +105,11 @@ def _repair_table(conn: Any, db_dir: Path, found: TableCheck, embedder: Embedder
         result.how, result.lost = "no version of it could be opened; it was created again, empty", None
         return result
     rows = int(table.count_rows())
-    data, unreadable, _ = read_all(table, rows)
-    unsound, bad = sound_rows(name, data, embedder.dim) if data is not None else ([], [])
+    if result.versions_dropped or not found.opened or found.version != int(table.version):
+        data, unreadable, _ = read_all(table, rows)
+        unsound, bad = sound_rows(name, data, embedder.dim) if data is not None else ([], [])
+    else:  # the version doctor read: its rows as read then (a cut-off file is read row by row once)
+        data, unreadable, unsound, bad = found.data, found.unreadable, found.unsound, found.bad_vectors
     if not (unreadable or unsound or bad):
         result.how, result.kept = f"back to version {table.version}, the newest that reads whole", rows
         return result
