@@ -160,6 +160,10 @@ def test_cut_off_memories_refuse_writes_in_one_line_and_the_rest_is_exported(cop
     exported = json.loads(target.read_text(encoding="utf-8"))
     assert exported["memories"] == [] and len(exported["messages"]) == 4 and len(exported["calls"]) == 1
 
+    rc, out, err = run(capsys, "chat", "--session", "s2", "--text", "I started a new job last week.")
+    assert rc == 0 and out.startswith("you:   I started a new job last week.\ntutor: ")  # the call goes on
+    assert len(err) == 1 and "WARNING: the memories in" in err[0], err  # without its memories, named once
+
     found = _check(copy)["memories"]
     assert found.unreadable == 5 and len(found.cut_off) == len(files)
     done = _repair(copy)["memories"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import json
+import shutil
 
 import pytest
 
@@ -41,6 +42,8 @@ def test_a_deletion_on_a_full_disk_waits_for_space_and_the_rest_works(data_dir, 
         rc, out, _ = run(capsys, "memory", "add", text)
         ids.append(out.strip())
     secret = ids[1]
+    rc, _, _ = run(capsys, "chat", "--session", "c1", "--text", "Hello, I'm Minji.")  # a call to end later
+    assert rc == 0
     db = data_dir / "memory.lancedb"
     full = f"tutor-app: the disk is full: the data folder {data_dir} cannot be written; free some space on that disk"
 
@@ -73,6 +76,22 @@ def test_a_deletion_on_a_full_disk_waits_for_space_and_the_rest_works(data_dir, 
         rc, _, err = run(capsys, "memory", "export", str(data_dir.parent / "export.json"))
         assert rc == 0 and len([line for line in err if "WARNING" in line]) == 1
         assert '"' + ids[0] + '"' in (data_dir.parent / "export.json").read_text(encoding="utf-8")
+
+        def write_does_not_fit(self, *_args, **_kwargs):
+            raise RuntimeError(LANCE_FULL)
+
+        disk.setattr(MemoryDB, "add", write_does_not_fit)  # now nothing fits
+        disk.setattr(MemoryDB, "update", write_does_not_fit)
+        for args in (("chat", "--session", "c2", "--text", "Good morning!"), ("end-call", "--session", "c1")):
+            rc, _, err = run(capsys, *args)
+            assert rc == 1 and err[-1] == (f"{full} and run the command again (a deletion in progress finishes "
+                                           "by itself then)"), (args, err)
+            assert len(err) == 2 and "a deletion could not be finished" in err[0], err  # said once each
+        free = shutil.disk_usage(data_dir)
+        disk.setattr(shutil, "disk_usage", lambda _path: free._replace(free=1024 * 1024))
+        rc, out, _ = run(capsys, "doctor")
+        assert rc == 1 and f"[!!] data       only 1 MB free on the disk of {data_dir}" in out
+        assert "[!!] deletion   a deletion is not finished yet" in out
 
     rc, out, err = run(capsys, "memory", "list")  # space again: the deletion finishes at this start
     assert rc == 0 and err == [] and secret not in out
