@@ -21,8 +21,12 @@ def test_lancedb_failing_to_read_its_files_is_damage_and_nothing_else_is():
         ValueError("Invalid input, Error parsing statement: SELECT 1 FROM t WHERE bad ((("),  # our filter
         ValueError("bad filter"),
         KeyError("id"),
+        RuntimeError("lance error: LanceError(IO): Permission denied (os error 13)"),
     ]
     assert not any(is_damage(e) for e in not_damage)
+    # a write that fails is damage only when it could not decode what it read
+    assert not is_damage(RuntimeError("lance error: LanceError(IO): Some write error"), reading=False)
+    assert is_damage(damaged[0], reading=False)
 
 
 def test_the_line_names_the_table_s_folder_and_what_to_do_without_source_paths(tmp_path):

@@ -20,11 +20,11 @@ WHAT = {S.MEMORIES: "memories", S.MESSAGES: "call transcripts", S.CALLS: "call r
 FILE_END = b"LANC"  # the last bytes of every Lance data file and manifest: a cut-off file lacks them
 # Words of LanceDB's (and Arrow's) errors about a file it cannot decode; a read that fails
 # otherwise (a bad filter of ours) is a bug, not damage, and keeps its own error.
-_DAMAGE_WORDS = ("lance error", "lanceerror", "corrupt", "protobuf", "invalid range", "not aligned",
+_DAMAGE_WORDS = ("corrupt", "protobuf", "invalid range", "not aligned",
                  "fill whole buffer", "invalid utf-8", "out of range", "unexpected end", "file size is too small",
                  "panicked", "decode", "metadata region", "column metadata")
 _NOT_DAMAGE = ("not found", "no such file", "error parsing statement", "schema error",  # gone, or our filter
-               "no field named")
+               "no field named", "permission denied", "read-only file system", "commit conflict")
 
 
 class DamagedTableError(TutorError):
@@ -35,9 +35,10 @@ class DamagedTableError(TutorError):
         self.table = table
 
 
-def is_damage(exc: BaseException) -> bool:
+def is_damage(exc: BaseException, reading: bool = True) -> bool:
     """Is `exc` LanceDB failing to read a file of the table (not a full disk, not a file
-    another process's cleanup just removed)?"""
+    another process's cleanup just removed, not a permission)? A failed write counts only
+    when it says it could not decode what it read."""
     if isinstance(exc, DamagedTableError):
         return True
     if full_disk(exc) or isinstance(exc, FileNotFoundError):
@@ -46,7 +47,7 @@ def is_damage(exc: BaseException) -> bool:
     if any(words in text for words in _NOT_DAMAGE):
         return False
     # LanceDB's own errors: "lance error: ..." (RuntimeError) and "Invalid input, ..." (ValueError)
-    ours = str(exc).startswith("Invalid input") or "lance" in text
+    ours = reading and (str(exc).startswith("Invalid input") or "lance" in text)
     return type(exc).__name__ == "PanicException" or ours or any(word in text for word in _DAMAGE_WORDS)
 
 

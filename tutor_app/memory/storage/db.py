@@ -165,7 +165,7 @@ class MemoryDB:
             self._warned.add(name)
         log.warning("%s", damage_line(self.db_dir, name, self.damaged[name]))
 
-    def _guarded(self, name: str, op: Callable[[], R]) -> R:
+    def _guarded(self, name: str, op: Callable[[], R], reading: bool = True) -> R:
         """`op` on table `name`; LanceDB failing to read one of its files marks it damaged."""
         self.require(name)
         try:
@@ -173,7 +173,7 @@ class MemoryDB:
         except BaseException as exc:
             if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
                 raise  # KeyboardInterrupt and the like; a Rust panic reaches Python as a BaseException
-            if not is_damage(exc):
+            if not is_damage(exc, reading):
                 raise
             self.damaged[name] = reason(exc)
             log.info("memory table %s is damaged", name, exc_info=True)
@@ -287,17 +287,17 @@ class MemoryDB:
 
     def add(self, name: str, data: Any) -> None:  # a pyarrow Table (pyarrow is untyped)
         with self.writing():
-            self._guarded(name, lambda: self.tables[name].add(data))
+            self._guarded(name, lambda: self.tables[name].add(data), reading=False)
             self._after_write()
 
     def delete(self, name: str, where: str) -> None:
         with self.writing():
-            self._guarded(name, lambda: self.tables[name].delete(where))
+            self._guarded(name, lambda: self.tables[name].delete(where), reading=False)
             self._after_write()
 
     def update(self, name: str, where: str, values: dict[str, Any]) -> None:
         with self.writing():
-            self._guarded(name, lambda: self.tables[name].update(where=where, values=values))
+            self._guarded(name, lambda: self.tables[name].update(where=where, values=values), reading=False)
             self._after_write()
 
     def _after_write(self) -> None:
