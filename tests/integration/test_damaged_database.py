@@ -168,6 +168,8 @@ def test_cut_off_memories_refuse_writes_in_one_line_and_the_rest_is_exported(cop
     assert found.unreadable == 5 and len(found.cut_off) == len(files)
     done = _repair(copy)["memories"]
     assert (done.kept, done.lost) == (0, 5)
+    assert _check(copy)["memories"].cut_off == []  # the cut-off files are only in the copy set aside now
+    assert len(list(copy.glob("memory.lancedb.damaged-*/memories.lance/data/*.lance"))) == len(files)
     rc, _, err = run(capsys, "memory", "add", "I am learning to cook.")
     assert rc == 0 and err == []
 

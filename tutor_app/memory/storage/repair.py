@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from tutor_app.errors import TutorError
 from tutor_app.memory.storage import schema as S
 from tutor_app.memory.storage.check import TableCheck, read_all, reraise_interrupts, rows_text, sound_rows
-from tutor_app.memory.storage.damage import WHAT, is_damage, manifests_newest_first
+from tutor_app.memory.storage.damage import WHAT, is_damage, manifests_newest_first, reason
 from tutor_app.storage_errors import full_disk
 
 if TYPE_CHECKING:
@@ -119,6 +119,7 @@ def _repair_table(conn: Any, db_dir: Path, found: TableCheck, embedder: Embedder
         version, kept = older
         table.checkout(version)
         table.restore()  # a new version with that version's rows
+        _drop_history(table)
         result.how, result.kept, result.lost = f"restored to version {version}, the newest that reads whole", kept, \
             max(0, rows - kept)
         return result
@@ -126,11 +127,19 @@ def _repair_table(conn: Any, db_dir: Path, found: TableCheck, embedder: Embedder
     schema = table.schema
     if keep is None:
         keep = schema.empty_table()
-    conn.create_table(name, data=keep, schema=schema, mode="overwrite", on_bad_vectors="null")
+    _drop_history(conn.create_table(name, data=keep, schema=schema, mode="overwrite", on_bad_vectors="null"))
     result.how = "rebuilt from the rows that could be read"
     result.kept, result.lost = keep.num_rows, unreadable + len(unsound)
     result.recomputed, result.set_aside_rows = len(bad), len(unsound)
     return result
+
+
+def _drop_history(table: Any) -> None:
+    """Older versions and the files only they use go (the copy set aside keeps them): the
+    damaged files are no longer in the table, so no start finds them cut off again."""
+    from tutor_app.memory.storage.db import MemoryDB
+
+    MemoryDB._cleanup(table)
 
 
 def _copy_aside(table_dir: Path, target: Path, db_dir: Path) -> None:
@@ -159,7 +168,12 @@ def _open_newest_readable(conn: Any, name: str, table_dir: Path) -> tuple[Any, i
         except BaseException as exc:  # noqa: BLE001 - a Rust panic reaches Python as a BaseException
             reraise_interrupts(exc)
             manifests = manifests_newest_first(table_dir)
-            if not is_damage(exc) or len(manifests) <= 1:
+            if not manifests:
+                return None, dropped  # no history left at all
+            if not is_damage(exc):
+                raise TutorError(f"cannot repair {table_dir}: {reason(exc)}; a copy of it is set aside and "
+                                 f"nothing else was changed") from None
+            if len(manifests) == 1:
                 return None, dropped
             log.info("memory table %s: manifest %s cannot be read", name, manifests[0].name, exc_info=True)
             manifests[0].unlink()
