@@ -225,6 +225,9 @@ def test_random_bytes_in_a_file_s_footer_are_found_at_read_time_and_repaired(bas
     rc, _, err = run(capsys, "memory", "list")
     assert rc == 1 and len(err) == 1 and "the memories in" in err[0] and "doctor --repair" in err[0], err
 
+    rc, out, _ = run(capsys, "doctor")
+    assert rc == 1 and f"[!!] database   memories in {_table(copy, 'memories')}: 1 of 5 rows cannot be read (" in out
+    assert "      -> run `tutor-app doctor --repair`: it keeps every row that can be read" in out
     found = _check(copy)["memories"]
     assert found.unreadable == 1 and not found.cut_off
     done = _repair(copy)["memories"]
