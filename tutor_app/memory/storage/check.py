@@ -37,6 +37,7 @@ class TableCheck:
     error: str = ""  # LanceDB's reason when the table could not be opened or read
     older_versions: int = 0  # manifests on disk besides the newest (what a repair can go back to)
     data: Any = field(default=None, repr=False)  # the rows read (a pyarrow Table): the repair starts from them
+    other_size: int = 0  # vectors of another embedder's size: the next start computes them again (not damage)
 
     @property
     def ok(self) -> bool:
@@ -48,7 +49,9 @@ class TableCheck:
         if not self.exists:
             return f"{what}: not created yet"
         if self.ok:
-            return f"{what}: {rows_text(self.rows)} read, sound (version {self.version})"
+            again = (f"; its vectors have {self.other_size} numbers, another embedder's: the next start computes "
+                     "them again" if self.other_size else "")
+            return f"{what}: {rows_text(self.rows)} read, sound (version {self.version}){again}"
         if not self.opened:
             older = (f"; {rows_text(self.older_versions, 'older version')} on disk" if self.older_versions
                      else "; no older version is on disk")
@@ -100,7 +103,10 @@ def check_table(conn: Any, db_dir: Path, name: str, dim: int | None) -> TableChe
     data, lost, error = read_all(table, found.rows)
     found.unreadable, found.error, found.data = lost, error, data
     if data is not None:
-        found.unsound, found.bad_vectors = sound_rows(name, data, dim)
+        size = data.schema.field("vector").type.list_size if "vector" in data.column_names else None
+        if dim and size and size != dim:  # the table's own size: every row has it (a fixed-size list)
+            found.other_size = size
+        found.unsound, found.bad_vectors = sound_rows(name, data, size)
     return found
 
 
@@ -163,7 +169,7 @@ def sound_rows(name: str, data: Any, dim: int | None) -> tuple[list[str], list[s
         dim = dim or vectors.type.list_size
         if vectors.type.list_size != dim:
             bad = [ids[n] for n in np.flatnonzero(present)]
-        elif present.any():
+        elif present.any():  # unit length: the embedder's vectors are L2-normalised
             values = np.asarray(vectors.filter(vectors.is_valid()).flatten(), dtype=np.float32).reshape(-1, dim)
             with np.errstate(all="ignore"):
                 norms = np.linalg.norm(values, axis=1)

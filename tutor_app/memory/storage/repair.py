@@ -107,14 +107,14 @@ def _repair_table(conn: Any, db_dir: Path, found: TableCheck, embedder: Embedder
     rows = int(table.count_rows())
     if result.versions_dropped or not found.opened or found.version != int(table.version):
         data, unreadable, _ = read_all(table, rows)
-        unsound, bad = sound_rows(name, data, embedder.dim) if data is not None else ([], [])
+        unsound, bad = sound_rows(name, data, None) if data is not None else ([], [])
     else:  # the version doctor read: its rows as read then (a cut-off file is read row by row once)
         data, unreadable, unsound, bad = found.data, found.unreadable, found.unsound, found.bad_vectors
     if not (unreadable or unsound or bad):
         result.how, result.kept = f"back to version {table.version}, the newest that reads whole", rows
         return result
     salvage = (data.num_rows - len(unsound)) if data is not None else 0
-    older = _newest_whole_version(table, name, embedder.dim)
+    older = _newest_whole_version(table, name)
     if older is not None and older[1] >= salvage:
         version, kept = older
         table.checkout(version)
@@ -180,7 +180,7 @@ def _open_newest_readable(conn: Any, name: str, table_dir: Path) -> tuple[Any, i
             dropped += 1
 
 
-def _newest_whole_version(table: Any, name: str, dim: int) -> tuple[int, int] | None:
+def _newest_whole_version(table: Any, name: str) -> tuple[int, int] | None:
     """(version, rows) of the newest version older than the current one whose rows all read
     and are sound; the table is left at its latest version."""
     current = int(table.version)
@@ -195,7 +195,7 @@ def _newest_whole_version(table: Any, name: str, dim: int) -> tuple[int, int] | 
             except BaseException as exc:  # noqa: BLE001
                 reraise_interrupts(exc)
                 continue
-            unsound, bad = sound_rows(name, data, dim)
+            unsound, bad = sound_rows(name, data, None)
             if not unsound and not bad:
                 return version, data.num_rows
         return None
@@ -221,18 +221,17 @@ def _rebuilt(data: Any, name: str, unsound: list[str], bad: list[str], embedder:
         ids = [i for i in ids if i not in drop]
     if not bad or "vector" not in data.column_names:
         return data
-    dim = embedder.dim
     column = data.column("vector").combine_chunks()
+    dim = column.type.list_size  # the table's own (another embedder's is computed again at the next open)
     present = np.asarray(column.is_valid()).copy()
     matrix = np.zeros((data.num_rows, dim), dtype=np.float32)
-    if column.type.list_size == dim and present.any():
+    if present.any():
         matrix[present] = np.asarray(column.filter(column.is_valid()).flatten(), dtype=np.float32).reshape(-1, dim)
-    else:
-        present[:] = False
-    fix = [n for n, i in enumerate(ids) if i in set(bad)]
+    wanted = set(bad)
+    fix = [n for n, i in enumerate(ids) if i in wanted]
     roles = data.column("role").to_pylist() if name == S.MESSAGES else None
     texts = data.column("text").to_pylist()
-    embed = [n for n in fix if (roles is None or roles[n] == "user") and texts[n]]
+    embed = [n for n in fix if (roles is None or roles[n] == "user") and texts[n] and embedder.dim == dim]
     if embed:
         matrix[embed] = np.asarray(embedder.embed([texts[n] for n in embed]), dtype=np.float32)
     present[fix] = False
