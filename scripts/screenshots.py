@@ -5,8 +5,9 @@ into docs/. Not a test. Run:
 
 Uses a temp data dir, a scripted call (no audio, no models loaded) and the real model
 manifest. TUTOR_APP_THEME=dark gives the dark theme (files get a -dark suffix). The call
-screen and the report are also taken with the Korean interface (-ko suffix); `--korean`
-takes only those.
+screen and the report are also taken with the Korean interface (-ko suffix): a call where
+the learner asks for help in Korean, and a report with corrections explained in English
+and Korean; `--korean` takes only those.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from tutor_app.paths import AppPaths  # noqa: E402
 from tutor_app.registry.manifest import ModelRegistry  # noqa: E402
 from tutor_app.settings import Settings  # noqa: E402
-from tutor_app.tutor import events as ev  # noqa: E402
+from tutor_app.call import events as ev  # noqa: E402
 from tutor_app.ui.main_window import MainWindow  # noqa: E402
 from tutor_app.ui.memory_source import StoreMemorySource  # noqa: E402
 from tutor_app.ui.services import AudioDevices, UiServices  # noqa: E402
@@ -100,7 +101,8 @@ def demo_memories(store) -> None:
             store.supersede(m.id, newer.id)
 
 
-def demo_reports() -> list[dict]:
+def demo_reports(korean: bool = False) -> list[dict]:
+    """`korean`: the learner asked for Korean explanations (the built-in ones, as offline)."""
     base = time.time() - 9 * 86400
     out = []
     for i, (wpm, speak) in enumerate([(78, 160), (84, 210), (81, 250), (92, 300), (97, 280), (104, 360), (110, 395)]):
@@ -111,10 +113,11 @@ def demo_reports() -> list[dict]:
             "words": int(wpm * speak / 60), "words_per_minute": wpm,
             "corrections": [
                 {"original": "I have went to the hospital yesterday", "better": "I went to the hospital yesterday",
-                 "why": "with 'yesterday', use the simple past"},
+                 "why": "with 'yesterday', use the simple past", "type": "tense"},
+                {"original": "I am interesting in hiking", "better": "I am interested in hiking", "why": "",
+                 "type": "word choice"},
                 {"original": "She explained me the rules", "better": "She explained the rules to me",
-                 "why": "explain something to someone"},
-                {"original": "I am interesting in hiking", "better": "I am interested in hiking", "why": ""},
+                 "why": "explain something to someone", "type": "word order"},
             ],
             "new_words": ["shift rotation", "reassure", "triage", "workload"],
             "emotion_timeline": [
@@ -127,6 +130,11 @@ def demo_reports() -> list[dict]:
                                                               ("triage", "Gyeongbokgung", "comfortable")]},
             "review_source": "model",
         })
+        if korean:
+            from tutor_app.tutor.explain_ko import built_in
+
+            for c in out[-1]["corrections"]:
+                c["why_ko"] = built_in(c["original"], c["better"], c["type"])
     return out
 
 
@@ -179,6 +187,34 @@ def play_call(window: MainWindow) -> None:
     pump(500)
 
 
+def play_korean_call(window: MainWindow) -> None:
+    """A Korean learner's call: help asked in Korean (the built-in answer, as offline), then
+    the English tried out, and a spoken turn the recogniser could not take as English."""
+    from tutor_app.tutor.heard import NOT_HEARD
+    from tutor_app.tutor.korean_help import answer, help_request
+
+    view, bridge = window.call_view, window.bridge
+    view.start_call()
+    pump(300)
+    sink = bridge.sink
+    helped = answer(*help_request("출장은 영어로 뭐예요?"), "", "daily")
+    script = [
+        ev.StateChanged(ev.LISTENING),
+        ev.TutorSentence("Hi Minji! Good to hear you."), ev.TutorSentence("What are you doing next week?"),
+        ev.TutorTurnDone("Hi Minji! Good to hear you. What are you doing next week?", greeting=True),
+        ev.UserUtterance("출장은 영어로 뭐예요?", 1.4), ev.EmotionRead("curiosity", 0.55),
+        *[ev.TutorSentence(sentence) for sentence in helped.sentences], ev.TutorTurnDone(helped.reply),
+        ev.UserUtterance("I'm going on a business trip to Busan next week.", 2.9), ev.EmotionRead("joy", 0.62),
+        ev.TutorSentence("Great sentence!"), ev.TutorSentence("What will you do in Busan?"),
+        ev.TutorTurnDone("Great sentence! What will you do in Busan?"),
+        ev.UserUtterance("", 2.2), ev.TutorSentence(NOT_HEARD), ev.TutorTurnDone(NOT_HEARD, not_heard=True),
+        ev.StateChanged(ev.LISTENING),
+    ]
+    for e in script:
+        sink(e)
+    pump(500)
+
+
 def first_start(tmp: Path, settings: Settings, suffix: str) -> None:
     """The first start on a machine without the speech models: what to do is on screen."""
     manifest = tmp / "missing.toml"
@@ -223,13 +259,15 @@ def main() -> int:
         if not korean_only:
             english(Path(tmp), settings, services, suffix)
         install_translation(app, "ko")  # what a ko_KR system (or the Settings choice) shows
-        window = MainWindow(services)
+        from dataclasses import replace
+
+        window = MainWindow(replace(services, past_reports=lambda: demo_reports(korean=True)))
         window.resize(1120, 740)
         window.move(40, 20)
         window.show()
         pump(1500)
         window.banner.dismiss()
-        play_call(window)
+        play_korean_call(window)
         grab(window, "call", f"{suffix}-ko")
         window.show_page("progress")
         pump(600)

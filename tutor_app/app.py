@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from tutor_app.practice.store import PracticeStore
     from tutor_app.speech.stt import WhisperStt
     from tutor_app.speech.tts import PiperTts
-    from tutor_app.tutor.end_of_turn_judge import EndOfTurnJudge
+    from tutor_app.call.listen.judge import EndOfTurnJudge
     from tutor_app.tutor.engine import TutorEngine
     from tutor_app.tutor.recovery import Recovery
 
@@ -141,7 +141,7 @@ class App:
     @service
     def end_of_turn(self) -> EndOfTurnJudge | None:
         """The live call's end-of-turn judge, or None (fixed-silence turn-taking)."""
-        from tutor_app.tutor.end_of_turn_judge import load_judge
+        from tutor_app.call.listen.judge import load_judge
 
         return load_judge(self.registry)
 
@@ -236,10 +236,14 @@ class App:
                 self._closers.append(self._recovery)
 
     def switch_profile(self, profile: str) -> None:
-        """Rebind memory and the engine to another learner profile (models stay loaded)."""
+        """Rebind memory and the engine to another learner profile (models stay loaded).
+        Called on the GUI thread: it waits for nothing. The old profile's store closes on
+        the call-end runner, after the jobs queued there that use it (this start's
+        recovery, a call's end); the next start recovers the new profile's calls."""
+        from tutor_app.tutor.call_end import submit
+
         with self._lock:
-            if self._recovery is not None:  # it works on the old profile's store: let it finish
-                self._recovery.close()
+            if self._recovery is not None:  # it runs on, on the old profile's engine
                 self._closers.remove(self._recovery)
                 self._recovery = None
             memory = self.__dict__.pop("memory", None)
@@ -248,7 +252,7 @@ class App:
             if memory is not None:
                 if memory in self._closers:
                     self._closers.remove(memory)
-                memory.close()
+                submit("close-old-profile", memory.close)
             self.settings.profile = profile
 
     def close(self) -> None:

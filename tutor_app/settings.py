@@ -35,6 +35,7 @@ class TutorSettings:
     level: str = "intermediate"
     topic: str = "daily"
     ui_language: str = "system"  # the interface's: system (ko_KR -> Korean) | en | ko; read at start
+    explain_in_korean: bool = False  # the call report explains corrections in Korean too (tutor/explain_ko.py)
 
 
 @dataclass
@@ -48,7 +49,7 @@ class SpeechSettings:
     output_device: str = ""
     audio_mode: str = "auto"  # auto (device names) | headset | speaker (echo cancelled) | gated (mic muted while the tutor speaks)
     silence_ms: int = 600  # end of turn by silence alone, when the end-of-turn model cannot load
-    thinking_ms: int = 0  # longest wait through a mid-sentence pause, 500-5000; 0 = by level (tutor/pauses.py)
+    thinking_ms: int = 0  # longest wait through a mid-sentence pause, 500-5000; 0 = by level (call/pauses.py)
     adapt_thinking: bool = True  # let that wait follow the learner's own pauses
     speaking_rate: float = 0.0  # the tutor's speed, 0.6-1.5 x the voice's own; 0 = by level (tutor/rate.py)
     min_speech_ms: int = 250

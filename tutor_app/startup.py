@@ -4,7 +4,7 @@ window runs `run_startup` on the call setup thread and only shows the events and
 the `WarmResult`.
 
 `run_steps` is the one "run each part's warm-up, log a failure and go on" loop; a live
-call's own warm-up (tutor/call_warmup.py) uses it too.
+call's own warm-up (call/warmup.py) uses it too.
 """
 from __future__ import annotations
 

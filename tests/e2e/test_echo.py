@@ -12,8 +12,8 @@ from tests.e2e.test_live_call import start
 from tests.fakes.anthropic_server import Reply
 from tutor_app.bench.loopback import Loopback
 from tutor_app.speech.wer import wer as word_error_rate
-from tutor_app.tutor import events as ev
-from tutor_app.tutor.turn_taking import is_backchannel
+from tutor_app.call import events as ev
+from tutor_app.call.listen.turn_taking import is_backchannel
 
 pytestmark = [pytest.mark.audio, pytest.mark.slow]
 

@@ -10,7 +10,7 @@ import pytest
 from tests.e2e.test_live_call import start, words
 from tests.fakes.anthropic_server import Reply
 from tutor_app.speech.tts import write_wav
-from tutor_app.tutor import events as ev
+from tutor_app.call import events as ev
 
 pytestmark = [pytest.mark.audio, pytest.mark.slow]
 
@@ -76,9 +76,9 @@ def test_a_speculative_turn_the_learner_talks_on_through_leaves_no_trace(judged_
     from dataclasses import replace
 
     from tests.unit.call_fakes import Recorder
-    from tutor_app.tutor.call_controller import CallController
-    from tutor_app.tutor.call_loop import LoopOptions
-    from tutor_app.tutor.pauses import turn_taking_options
+    from tutor_app.call.controller import CallController
+    from tutor_app.call.loop import LoopOptions
+    from tutor_app.call.pauses import turn_taking_options
 
     fake_anthropic.push(Reply("Nice.", first_token_delay=4.0),
                         Reply("A park and lunch: a perfect day. What did you eat?"))

@@ -1,4 +1,4 @@
-"""The tutor speaks first in a spoken call (tutor/call_greeting.py): the real call loop,
+"""The tutor speaks first in a spoken call (call/opening.py): the real call loop,
 controller, engine, LanceDB memory and the anthropic SDK against the fake server; only
 the sound card, VAD, STT and TTS are the fakes of tests/unit/call_fakes.py."""
 from __future__ import annotations
@@ -11,9 +11,9 @@ from tests.fakes.anthropic_server import Reply
 from tests.memory_fixtures import real_embedder
 from tests.unit.call_fakes import LOUD, FakeSd, FakeStt, FakeTts, FakeVad, Recorder, wait_until
 from tutor_app.speech.echo import EchoOptions
-from tutor_app.tutor import events as ev
-from tutor_app.tutor.call_controller import CallController
-from tutor_app.tutor.loop_options import LoopOptions
+from tutor_app.call import events as ev
+from tutor_app.call.controller import CallController
+from tutor_app.call.options import LoopOptions
 
 pytestmark = pytest.mark.slow
 

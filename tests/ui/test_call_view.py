@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tutor_app.tutor import events as ev
+from tutor_app.call import events as ev
 from tutor_app.ui.bridge import CallBridge
 from tutor_app.ui.call_view import IDLE, IN_CALL, CallView
 from tests.ui.conftest import turn

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScro
 from tests.ui.conftest import REPORT, ScriptedBackend, turn
 from tests.ui.test_memory_panel import HashEmbedder
 from tutor_app.registry.manifest import ModelRegistry
-from tutor_app.tutor import events as ev
+from tutor_app.call import events as ev
 from tutor_app.ui.main_window import MainWindow
 from tutor_app.ui.memory_source import StoreMemorySource
 from tutor_app.ui.services import AudioDevices, UiServices

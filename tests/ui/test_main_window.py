@@ -95,7 +95,7 @@ def _window_in_call(qtbot, settings, tmp_path):
 
 
 def test_engine_problem_shows_banner(qtbot, settings, tmp_path):
-    from tutor_app.tutor import events as ev
+    from tutor_app.call import events as ev
 
     window, backend = _window_in_call(qtbot, settings, tmp_path)
     with qtbot.waitSignal(window.bridge.problem, timeout=3000):
@@ -106,7 +106,7 @@ def test_engine_problem_shows_banner(qtbot, settings, tmp_path):
 
 
 def test_problems_at_call_start_are_listed_together(qtbot, settings, tmp_path):
-    from tutor_app.tutor import events as ev
+    from tutor_app.call import events as ev
 
     window, backend = _window_in_call(qtbot, settings, tmp_path)
     with qtbot.waitSignal(window.bridge.problem, timeout=3000):

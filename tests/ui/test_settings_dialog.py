@@ -60,7 +60,7 @@ def test_settings_saved_and_reloaded_key_in_keyring(qtbot, settings, fake_keyrin
     again = Settings.load(AppPaths.resolve(settings.paths.data_dir))
     assert (again.tutor.accent, again.tutor.level, again.tutor.topic) == ("uk", "advanced", "job interview")
     assert (again.speech.input_device, again.speech.output_device) == ("USB Headset", "USB Headset")
-    assert again.speech.audio_mode == "speaker" and again.speech.barge_in is False
+    assert again.speech.audio_mode == "speaker" and again.speech.barge_in is True  # the canceller: interruptible
     assert (again.llm.backend, again.speech.stt_device, again.speech.tts_voice) == (
         "anthropic", "cpu", "piper-en_GB-alan-medium")
     assert fake_keyring.store[("tutor-app", "anthropic_api_key")] == SECRET

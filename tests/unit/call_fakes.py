@@ -244,7 +244,7 @@ class Recorder(EventLog):
 
     def wait_kind(self, kind, count: int = 1, timeout: float = 10.0):
         if not self.wait_for(lambda r: len(r.of(kind)) >= count, timeout):
-            from tutor_app.tutor.events import MicLevel
+            from tutor_app.call.events import MicLevel
 
             seen = [e for e in self.events if not isinstance(e, MicLevel)]  # the meter drowns the rest
             raise AssertionError(f"no {count} x {kind.__name__}; got {seen!r}"[:4000])

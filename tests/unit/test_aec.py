@@ -125,7 +125,7 @@ def test_mode_choice(setting, canceller, expected):
 
 def test_a_call_without_the_canceller_falls_back_to_gated_mode_and_says_so(monkeypatch):
     from tests.unit.test_call_loop import Call
-    from tutor_app.tutor import events as ev
+    from tutor_app.call import events as ev
 
     def unavailable(*args, **kwargs):
         raise aec.CancellerUnavailable("echo cancellation is not installed (test)")

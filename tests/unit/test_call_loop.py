@@ -10,9 +10,9 @@ from tests.unit.call_fakes import (LOUD, SOFT, FakeEngine, FakeSd, FakeSession, 
                                    Recorder, wait_until)
 from tutor_app.settings import SpeechSettings
 from tutor_app.speech.echo import EchoOptions
-from tutor_app.tutor import events as ev
-from tutor_app.tutor.call_controller import CallController
-from tutor_app.tutor.call_loop import SORRY_CUT, SORRY_FAILED, LoopOptions
+from tutor_app.call import events as ev
+from tutor_app.call.controller import CallController
+from tutor_app.call.loop import SORRY_CUT, SORRY_FAILED, LoopOptions
 
 REPLY = ["One two three.", "Four five six.", "Seven eight nine."]  # 3000 fake samples each
 SILENCE_FRAMES = 25  # > 600 ms of 32 ms frames: ends an utterance

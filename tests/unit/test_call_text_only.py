@@ -8,9 +8,9 @@ from types import SimpleNamespace
 from tests.unit.call_fakes import FakeEngine, FakeSd, FakeSession, FakeStt, FakeTts, FakeVad, Recorder
 from tutor_app.settings import SpeechSettings
 from tutor_app.speech.echo import EchoOptions
-from tutor_app.tutor import events as ev
-from tutor_app.tutor.call_controller import CallController
-from tutor_app.tutor.call_loop import LoopOptions
+from tutor_app.call import events as ev
+from tutor_app.call.controller import CallController
+from tutor_app.call.loop import LoopOptions
 
 
 def test_a_text_chat_never_opens_the_microphone():

@@ -1,7 +1,7 @@
 """The learner's voice over the tutor: the microphone minus a linear estimate of the echo
 (speech/double_talk.py), the Listener handing exactly that to STT for speech that began
 while the tutor was audible (AEC3's output otherwise), and short sounds the segmenter
-never confirms kept as backchannels when they are a second voice (tutor/call_overlap.py)."""
+never confirms kept as backchannels when they are a second voice (call/listen/overlap.py)."""
 from __future__ import annotations
 
 from concurrent.futures import Future
@@ -14,10 +14,10 @@ from tests.unit.call_fakes import FakeVad
 from tutor_app.core.types import SAMPLE_RATE
 from tutor_app.speech.double_talk import GateOptions, block_rms, keep_second_voice, remove_echo_linearly, speech_onset
 from tutor_app.speech.echo import SPEAKER, EchoOptions
-from tutor_app.tutor.call_listen import Listener
-from tutor_app.tutor.call_overlap import LinearCopy, ShortSpeech
-from tutor_app.tutor.loop_options import LoopOptions
-from tutor_app.tutor.turn_taking import (BACKCHANNEL, INTERRUPTION, NOTHING, backchannel_heard, backchannel_in, is_own_words,
+from tutor_app.call.listen.listener import Listener
+from tutor_app.call.listen.overlap import LinearCopy, ShortSpeech
+from tutor_app.call.options import LoopOptions
+from tutor_app.call.listen.turn_taking import (BACKCHANNEL, INTERRUPTION, NOTHING, backchannel_heard, backchannel_in, is_own_words,
                                         over_the_tutor)
 
 
@@ -112,7 +112,7 @@ def test_the_start_aec3_hid_is_found():
 def _hidden_frames(learner_from: float, vad_at: float, with_reference: bool = True) -> int:
     """MicFrames.hidden_before for the learner talking over the tutor from `learner_from`
     (seconds), confirmed by the VAD from `vad_at`: frames as the Listener keeps them."""
-    from tutor_app.tutor.mic_frames import MicFrames
+    from tutor_app.call.listen.frames import MicFrames
 
     far = _speechlike(11, 5.0)
     learner = np.zeros_like(far)

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parents[2] / "tutor_app"
 DESIGN_NOTES = PACKAGE_DIR.parent / "docs" / "DESIGN-NOTES.md"
-MAX_LINES = 500  # past ~500 a module usually holds two concepts: split at the seam, never squeeze
+# Past ~500 lines a module usually holds two concepts: a note, not a cap (a hard cap made
+# code squeeze to fit). Past CEILING_LINES it is surely two: that fails.
+SOFT_LINES = 500
+CEILING_LINES = 1000
 
 
 def module_files(package_dir: Path) -> dict[str, Path]:
@@ -149,7 +153,7 @@ def describe(graph: dict[str, set[str]], cycles: list[list[str]]) -> str:
                      for members in cycles)
 
 
-def long_modules(package_dir: Path, limit: int = MAX_LINES) -> list[str]:
+def long_modules(package_dir: Path, limit: int = SOFT_LINES) -> list[str]:
     out = []
     for name, path in module_files(package_dir).items():
         lines = len(path.read_text(encoding="utf-8").splitlines())
@@ -164,9 +168,12 @@ def test_tutor_app_has_no_import_cycles():
     assert not cycles, "import cycles in tutor_app:\n" + describe(graph, cycles)
 
 
-def test_no_module_over_400_lines():
-    offenders = long_modules(PACKAGE_DIR)
-    assert not offenders, f"modules over {MAX_LINES} lines:\n" + "\n".join(offenders)
+def test_long_modules_are_noted_and_none_is_surely_two():
+    noted = long_modules(PACKAGE_DIR)
+    if noted:  # shown in pytest's summary: split at the seam when it is two concepts
+        warnings.warn(f"modules over {SOFT_LINES} lines (two concepts?): " + "; ".join(noted), stacklevel=1)
+    offenders = long_modules(PACKAGE_DIR, CEILING_LINES)
+    assert not offenders, f"modules over {CEILING_LINES} lines:\n" + "\n".join(offenders)
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:
@@ -209,10 +216,10 @@ def test_self_check_finds_hidden_cycles(tmp_path):
 def test_self_check_finds_long_modules(tmp_path):
     package = _write(tmp_path, {
         "pkg/__init__.py": "",
-        "pkg/short.py": "x = 1\n" * MAX_LINES,
-        "pkg/long.py": "x = 1\n" * (MAX_LINES + 1),
+        "pkg/short.py": "x = 1\n" * SOFT_LINES,
+        "pkg/long.py": "x = 1\n" * (SOFT_LINES + 1),
     })
-    assert long_modules(package) == [f"pkg.long: {MAX_LINES + 1} lines"]
+    assert long_modules(package) == [f"pkg.long: {SOFT_LINES + 1} lines"]
 
 
 # --- Layers -------------------------------------------------------------------------
@@ -230,10 +237,11 @@ LAYERS: dict[str, set[str]] = {
     "practice": {"core", "base", "memory"},
     "tutor/turn_memory": {"core", "base", "memory"},
     "tutor": _LIBRARIES | {"tutor/turn_memory"},
-    "app": _LIBRARIES | {"tutor", "tutor/turn_memory"},
-    "ui": _LIBRARIES | {"tutor", "tutor/turn_memory", "app"},
-    "commands": _LIBRARIES | {"tutor", "tutor/turn_memory", "app", "ui"},
-    "bench": _LIBRARIES | {"tutor", "tutor/turn_memory", "app", "ui", "commands"},
+    "call": _LIBRARIES | {"tutor", "tutor/turn_memory"},
+    "app": _LIBRARIES | {"tutor", "tutor/turn_memory", "call"},
+    "ui": _LIBRARIES | {"tutor", "tutor/turn_memory", "call", "app"},
+    "commands": _LIBRARIES | {"tutor", "tutor/turn_memory", "call", "app", "ui"},
+    "bench": _LIBRARIES | {"tutor", "tutor/turn_memory", "call", "app", "ui", "commands"},
     "cli": {"base", "app", "commands"},
     "__main__": {"cli"},
 }

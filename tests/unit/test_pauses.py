@@ -7,7 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tutor_app.tutor.pauses import (LEVEL_THINKING_MS, MAX_MS, PauseStats, recent_pause_stats, thinking_time_ms,
+from tutor_app.tutor.pause_stats import PauseStats
+from tutor_app.call.pauses import (LEVEL_THINKING_MS, MAX_MS, recent_pause_stats, thinking_time_ms,
                                     turn_taking_options)
 from tutor_app.tutor.report import TurnRecord, build_report
 

@@ -116,7 +116,7 @@ SEAMS = [
     ("tutor_app.emotion.builtin", "BuiltinScorer", P.EmotionScorer),
     ("tutor_app.emotion.hf", "TransformersScorer", P.EmotionScorer),
     ("tutor_app.memory.embedder", "SentenceEmbedder", P.Embedder),
-    ("tutor_app.tutor.end_of_turn_judge", "EndOfTurnJudge", TurnJudge),
+    ("tutor_app.call.listen.judge", "EndOfTurnJudge", TurnJudge),
 ]
 
 

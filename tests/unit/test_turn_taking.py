@@ -11,8 +11,8 @@ import pytest
 
 from tests.unit.call_fakes import FakeStt, HeldTts
 from tests.unit.test_call_loop import REPLY, Call
-from tutor_app.tutor import events as ev
-from tutor_app.tutor.turn_taking import TurnTakingOptions, is_backchannel
+from tutor_app.call import events as ev
+from tutor_app.call.listen.turn_taking import TurnTakingOptions, is_backchannel
 
 COMPLETE = SimpleNamespace(complete=True, reason="scripted")
 UNFINISHED = SimpleNamespace(complete=False, reason="scripted")

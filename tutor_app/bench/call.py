@@ -123,8 +123,8 @@ def _engine(app):
 
 # -- the live call ------------------------------------------------------------------------
 def _live(app, engine, clips, args) -> tuple[list[dict], float, float | None]:
-    from tutor_app.tutor import events as ev
-    from tutor_app.tutor.call_controller import CallController
+    from tutor_app.call import events as ev
+    from tutor_app.call.controller import CallController
 
     done = threading.Event()
     greeted: list[ev.TutorTurnDone] = []
@@ -140,7 +140,7 @@ def _live(app, engine, clips, args) -> tuple[list[dict], float, float | None]:
     options = None
     if args.early_stt_ms is not None:
         from tutor_app.speech.sound_devices import list_devices, load_sounddevice
-        from tutor_app.tutor.call_loop import LoopOptions
+        from tutor_app.call.loop import LoopOptions
 
         options = LoopOptions.from_settings(app.settings.speech, list_devices(load_sounddevice()),
                                             early_stt_ms=args.early_stt_ms)

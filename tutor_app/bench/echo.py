@@ -126,7 +126,7 @@ def signal_path(app, reply) -> dict:
 
 def _calls(app, args) -> dict:
     from tutor_app.bench.loopback import Loopback
-    from tutor_app.tutor import events as ev
+    from tutor_app.call import events as ev
 
     fakes = fake_server_module()
     learner = _wav(app, LEARNER, "learner")
@@ -212,8 +212,8 @@ class _Stall:
 
 
 def _start(app):
-    from tutor_app.tutor import events as ev
-    from tutor_app.tutor.call_controller import CallController
+    from tutor_app.call import events as ev
+    from tutor_app.call.controller import CallController
 
     stamps: dict[str, float] = {}
     events = EventLog()

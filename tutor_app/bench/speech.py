@@ -123,7 +123,7 @@ def _bench_tts(args, app) -> dict[str, object]:
     load_s = time.perf_counter() - started
     started = time.perf_counter()
     cold_first = None
-    for chunk in tts.synthesize(SENTENCE):  # includes espeak-ng start-up
+    for _chunk in tts.synthesize(SENTENCE):  # includes espeak-ng start-up
         cold_first = cold_first or time.perf_counter() - started
     firsts, rtfs = [], []
     for _ in range(max(1, args.repeat)):

@@ -67,8 +67,8 @@ def run(args: argparse.Namespace, app) -> int:
 
 
 def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
-    from tutor_app.tutor import events as ev
-    from tutor_app.tutor.call_controller import CallController
+    from tutor_app.call import events as ev
+    from tutor_app.call.controller import CallController
 
     judge = app.end_of_turn if rule == "judge" else False
     if rule == "judge" and judge is None:

@@ -32,8 +32,8 @@ def add_live_options(p: argparse.ArgumentParser) -> None:
 
 def run_live(args: argparse.Namespace, app) -> int:
     from tutor_app.speech.sound_devices import list_devices, load_sounddevice, resolve_device
-    from tutor_app.tutor import events as ev
-    from tutor_app.tutor.call_controller import CallController
+    from tutor_app.call import events as ev
+    from tutor_app.call.controller import CallController
 
     sd = load_sounddevice()
     if getattr(args, "list_devices", False):
@@ -79,6 +79,9 @@ def run_live(args: argparse.Namespace, app) -> int:
                 stop.set()
         elif isinstance(event, ev.Problem):
             print(f"tutor-app: {event.message}", file=sys.stderr, flush=True)
+        elif isinstance(event, ev.CallAborted):  # a bug ended the call: its end follows, then the report
+            print(f"tutor-app: {event.message}", file=sys.stderr, flush=True)
+            stop.set()
         elif isinstance(event, ev.StateChanged) and event.state == ev.PAUSED:
             say("       (paused: waiting for the microphone)")
         elif isinstance(event, ev.ReportReady):

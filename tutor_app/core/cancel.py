@@ -1,7 +1,7 @@
 """Cancellation for interruptible work: a token checked between chunks.
 
 `Cancellable` is what a model stream or an install reads; `TurnHandle` is what a tutor
-turn reads (a live call's `tutor.tutor_turn.TutorTurn`, or a plain `CancelToken` for a
+turn reads (a live call's `call.tutor_turn.TutorTurn`, or a plain `CancelToken` for a
 turn that is the learner's from the start, as in `tutor-app chat`).
 """
 from __future__ import annotations

@@ -237,7 +237,7 @@ def export_onnx(state: dict, hp: HyperParams, fp32_path: Path, int8_path: Path) 
         import onnx  # noqa: F401 - torch's exporter and the quantiser need it; only here
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError as exc:
-        raise SystemExit(f"exporting needs the onnx package (training only): pip install onnx ({exc})")
+        raise SystemExit(f"exporting needs the onnx package (training only): pip install onnx ({exc})") from None
 
     model = build_model(base_model_dir(), hp)
     model.load_state_dict(state)

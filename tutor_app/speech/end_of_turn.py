@@ -8,7 +8,7 @@ silence: the audio model's probability (smart_turn.py) and the words so far
 - Audio under it -> complete only when the words clearly look finished (a short answer,
   a question, a fixed phrase; optionally a full-looking sentence). A full-looking
   sentence the audio doubts is not complete but `likely`: the live call then ends the
-  turn after a shorter wait than the thinking time (tutor/turn_taking.py).
+  turn after a shorter wait than the thinking time (call/listen/turn_taking.py).
 - A missing signal (model not loaded, no transcript yet) -> the other one decides;
   both missing -> complete: the plain VAD rule, as before the model existed.
 

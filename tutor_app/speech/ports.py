@@ -25,6 +25,6 @@ class SpeechToText(Protocol):
 
 @runtime_checkable
 class TurnJudge(Protocol):
-    """tutor/end_of_turn_judge.py `EndOfTurnJudge`: is a paused turn complete?"""
+    """call/listen/judge.py `EndOfTurnJudge`: is a paused turn complete?"""
 
     def __call__(self, audio: "np.ndarray", transcript: str) -> "Verdict": ...

@@ -28,6 +28,7 @@ from tutor_app.errors import TutorError
 from tutor_app.settings import Settings, memory_on as memory_rule
 from tutor_app.speech.bias import transcribe_with
 from tutor_app.tutor.heard import not_heard_turn
+from tutor_app.tutor.korean_help import built_in_help
 from tutor_app.tutor.prompts import PromptInputs, RecalledItem
 from tutor_app.tutor.reply_stream import (  # noqa: F401 - the apologies, named here by the call loop's tests
     MAX_SENTENCES, SORRY_EMPTY, SORRY_KEY, SORRY_OFFLINE, SWITCHED, generate, reply_request,
@@ -205,16 +206,12 @@ class Conversation:
         clock.mark("guardrail")
         if decision.kind == "crisis":
             # The safe reply is fixed and the words are not used for tutoring or memory.
-            reply = decision.reply or ""
-            if on_sentence:
-                on_sentence(reply)
-            if not handle.wait_committed():
-                return self._retracted(text, clock)
-            if spoken:
-                reply = spoken(reply)
-            self._record("", reply, scores, speech_seconds, kept=self.memory_on)
-            clock.since_start("total")
-            return TurnResult(text, reply, top3, [], [], "crisis", clock.timings)
+            return self._fixed_reply(text, [decision.reply or ""], scores, handle, clock, on_sentence, spoken,
+                                     speech_seconds, "crisis")
+        helped = built_in_help(text, self._transcript, settings.tutor.topic, lambda: compact_prompt(s.chat_model))
+        if helped is not None:  # a help request the small offline model could not read (tutor/korean_help.py)
+            return self._fixed_reply(text, list(helped.sentences), scores, handle, clock, on_sentence, spoken,
+                                     speech_seconds, decision.kind, helped.backend)
 
         kept = self.memory_on  # decided once per turn: the line, and the report's count of it
         flow = self.engine.memory_flow.prepare(self.session_id, text, scores, off_record=not kept)
@@ -262,6 +259,24 @@ class Conversation:
             timings_ms=clock.timings, interrupted=gen.interrupted or handle.cancelled, error=gen.error,
             backend=gen.backend, problem=gen.problem, fallback=gen.fallback,
         )
+
+    def _fixed_reply(self, text: str, sentences: list[str], scores: list[EmotionScore], handle: TurnHandle,
+                     clock: StageClock, on_sentence: Callable[[str], None] | None,
+                     spoken: Callable[[str], str] | None, speech_seconds: float | None, guardrail: str | None,
+                     backend: str = "") -> TurnResult:
+        """A reply the app composed, not the model (the crisis line, a built-in help answer):
+        said, and kept in the call's own history; the learner's words are not stored."""
+        for sentence in sentences:
+            if on_sentence:
+                on_sentence(sentence)
+        if not handle.wait_committed():
+            return self._retracted(text, clock)
+        reply = " ".join(sentences)
+        if spoken:
+            reply = spoken(reply)
+        self._record("", reply, scores, speech_seconds, kept=self.memory_on)
+        clock.since_start("total")
+        return TurnResult(text, reply, scores[:3], [], [], guardrail, clock.timings, backend=backend)
 
     def _retracted(self, text: str, clock: StageClock) -> TurnResult:
         """The learner went on talking before this turn was committed: nothing kept."""

@@ -23,6 +23,8 @@ from tutor_app.tutor.turn import StageClock, TurnResult
 
 log = logging.getLogger(__name__)
 
+# Spoken in English (the tutor's voice is English); the window shows it in the interface's
+# language once said (ui/call_view.py, the same text marked for translation there).
 NOT_HEARD = "I didn't catch that - try again in English, or type it."
 
 

@@ -176,10 +176,11 @@ def _review(engine: CallEndEngine, messages: list[ChatMessage],
         return [], [], "none"
     try:
         model = engine.services.chat_model()
-        system, request = review.review_request(messages)
+        korean = engine.settings.tutor.explain_in_korean  # the learner asked for Korean explanations
+        system, request = review.review_request(messages, korean)
         raw = model.complete_json(system, request, schema=review.REVIEW_SCHEMA)
         tutor = [m.content for m in messages if m.role == "assistant"]
-        corrections, new_words = review.parse_review(raw, learner, tutor, _names(engine.services.memory))
+        corrections, new_words = review.parse_review(raw, learner, tutor, _names(engine.services.memory), korean)
         # A model on this machine (llama.cpp, a local server) is small: the report says its
         # list may be short rather than implying the call had no mistakes.
         answered = str(getattr(model, "last_backend", None) or getattr(model, "name", ""))

@@ -80,7 +80,8 @@ def abandoned(live_dir: Path, session_id: str) -> bool:
 class Recovery:
     """The background run of `recover` (a job of the call-end runner); `close()` waits for
     it (a command's exit must not cut an extraction off half-way: it would only be redone
-    next time)."""
+    next time). Never on the GUI thread: a profile switch lets it run on, on the old
+    profile's engine, and queues the old store's close behind it (app.py)."""
 
     job: CallEndJob[None] | None = None
     outcomes: list[CallOutcome] = field(default_factory=list)

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tutor_app.tutor.fluency import call_fluency
+from tutor_app.tutor.pause_stats import PauseStats
 
 WORDS_PER_SECOND_SPOKEN = 2.5  # ~150 wpm: estimate for typed turns (no audio to measure)
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
@@ -33,6 +34,7 @@ class Correction:
     better: str
     why: str = ""
     type: str = ""  # tense | article | preposition | agreement | word choice | word order | other
+    why_ko: str = ""  # the same in Korean, when the learner asked for it (tutor/explain_ko.py)
 
 
 @dataclass
@@ -50,7 +52,7 @@ class CallReport:
     new_words: list[str] = field(default_factory=list)
     emotion_timeline: list[dict[str, Any]] = field(default_factory=list)
     review_source: str = "none"  # model | local-model (a small model on this machine) | heuristic | none
-    # The learner's within-turn pauses (PauseStats.to_dict, tutor/pauses.py): {} for a call
+    # The learner's within-turn pauses (PauseStats.to_dict, call/pauses.py): {} for a call
     # without a microphone, count 0 for a live call without pauses.
     pauses: dict[str, float] = field(default_factory=dict)
     # Rate, runs, pause ratio and the words the recogniser was unsure of (tutor/fluency.py);
@@ -75,8 +77,6 @@ def pause_stats(pauses_ms: list[float] | None) -> dict[str, float]:
     """count, median and p90 (ms) of the learner's within-turn pauses; {} when not measured."""
     if pauses_ms is None:
         return {}
-    from tutor_app.tutor.pauses import PauseStats
-
     return PauseStats.from_pauses(list(pauses_ms)).to_dict()
 
 

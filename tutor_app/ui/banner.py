@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolBut
 from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.ui.theme import icon
 
-# Problem kinds (tutor/events.py) -> (level, short title).
+# Problem kinds (call/events.py) -> (level, short title).
 KIND_TITLES = {
     "no-microphone": ("error", QT_TRANSLATE_NOOP("Banner", "No microphone")),
     "no-speaker": ("warning", QT_TRANSLATE_NOOP("Banner", "No speaker")),
@@ -21,6 +21,14 @@ KIND_TITLES = {
     "models": ("warning", QT_TRANSLATE_NOOP("Banner", "Models missing")),
     "other": ("warning", ""),
 }
+# The fixed messages of the live call's problems (call/), translated where they
+# are shown; a message with details in it stays as it came.
+PROBLEM_MESSAGES = (
+    QT_TRANSLATE_NOOP("Problems", "The microphone was disconnected: the call is paused until it is back "
+                                  "(you can still type)."),
+    QT_TRANSLATE_NOOP("Problems", "The microphone did not come back: end the call or type your turns."),
+    QT_TRANSLATE_NOOP("Problems", "The tutor model did not accept the API key: check it in Settings."),
+)
 
 
 SEVERITY = {"info": 0, "warning": 1, "error": 2}
@@ -71,6 +79,7 @@ class Banner(QFrame):
 
     def show_problem(self, kind: str, message: str, action: BannerAction | None = None) -> None:
         level, title = KIND_TITLES.get(kind, KIND_TITLES["other"])
+        message = QCoreApplication.translate("Problems", message) if message in PROBLEM_MESSAGES else message
         self.show_message(level, QCoreApplication.translate("Banner", title) if title else "", message, action)
         self.kind = kind
 

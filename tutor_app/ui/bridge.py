@@ -1,7 +1,7 @@
 """The only door between the widgets and the live call.
 
 `CallBridge` wraps a plain-Python *call backend* (the real one is
-`tutor_app.tutor.call_controller.CallController`) with this duck-typed interface:
+`tutor_app.call.controller.CallController`) with this duck-typed interface:
 
     start_call(off_record: bool, sink: Callable[[CallEvent], None],
                text_only: bool = False, greet: bool | None = None) -> str
@@ -30,7 +30,7 @@ from typing import Any, Protocol, cast
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
-from tutor_app.tutor import events as ev
+from tutor_app.call import events as ev
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,7 @@ class CallBridge(QObject):
     tutorSentence = Signal(str)
     tutorTurnDone = Signal(object)  # ev.TutorTurnDone
     problem = Signal(object)  # ev.Problem
+    callAborted = Signal(object)  # ev.CallAborted: a bug ended the call (CallEnded follows)
     callEnded = Signal(str)
     reportReady = Signal(str, object)  # session id, report dict
     # Lifecycle of our own requests.
@@ -231,6 +232,8 @@ class CallBridge(QObject):
             # Even a fatal problem (the microphone gone for good) leaves the call to be
             # ended: its end-of-call work and report follow as after any call.
             self.problem.emit(event)
+        elif isinstance(event, ev.CallAborted):
+            self.callAborted.emit(event)
         elif isinstance(event, ev.CallEnded):
             self.in_call = self._started = False
             self.callEnded.emit(event.session_id)

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QCheckBox, QFrame, QHBoxLayout, QLabel, QLineEdit
 
 from tutor_app.memory.storage.schema import MAX_MESSAGE_BYTES
 from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
-from tutor_app.tutor import events as ev
+from tutor_app.call import events as ev
 from tutor_app.ui.bridge import CallBridge
 from tutor_app.ui.level_meter import LevelMeter
 from tutor_app.ui.emotion_words import feeling
@@ -38,6 +38,9 @@ EMPTY_HINT = QT_TRANSLATE_NOOP("CallView", "Press the green button (or Space) an
                                            "Can't talk right now? Type below: a text chat, the microphone stays off.")
 GUARDRAIL_NOTES = {"checkin": QT_TRANSLATE_NOOP("CallView", "a caring check-in"),
                    "crisis": QT_TRANSLATE_NOOP("CallView", "safety message: help is available")}
+# tutor/heard.py NOT_HEARD: spoken in English (the tutor's voice is English), shown in the
+# interface's language once said.
+NOT_HEARD = QT_TRANSLATE_NOOP("CallView", "I didn't catch that - try again in English, or type it.")
 
 
 class CallView(QWidget):
@@ -197,6 +200,7 @@ class CallView(QWidget):
         b.tutorSentence.connect(self.transcript.tutor_sentence)
         b.tutorTurnDone.connect(self._on_turn_done)
         b.problem.connect(self._on_problem)
+        b.callAborted.connect(self._on_aborted)
         b.callEnded.connect(self._on_ended)
         b.reportReady.connect(self._on_report)
 
@@ -323,7 +327,10 @@ class CallView(QWidget):
         note = (self.tr("not understood: nothing was kept") if event.not_heard
                 else QCoreApplication.translate("CallView", GUARDRAIL_NOTES[event.guardrail])
                 if event.guardrail in GUARDRAIL_NOTES else "")
-        self.transcript.tutor_done(event.reply, event.interrupted, note)
+        reply = event.reply
+        if event.not_heard and reply.strip() == NOT_HEARD:
+            reply = QCoreApplication.translate("CallView", NOT_HEARD)
+        self.transcript.tutor_done(reply, event.interrupted, note)
 
     def _on_problem(self, event: ev.Problem) -> None:
         if event.kind == "no-microphone":
@@ -339,6 +346,13 @@ class CallView(QWidget):
             self.set_muted(False)
             self.text_only = True
             self._show_input()
+
+    def _on_aborted(self, event: ev.CallAborted) -> None:
+        # The call ends by itself (CallEnded follows): one message, in the learner's language.
+        if self.phase in (STARTING, IN_CALL):
+            self._set_phase(ENDING)
+        self.problemRaised.emit("other", self.tr("The call stopped because something went wrong on our side (%1). "
+                                                 "You can start a new call.").replace("%1", f"{event.where}: {event.error}"))
 
     def _on_report(self, session_id: str, report: dict) -> None:
         self.reportReady.emit(session_id, report)

@@ -1,11 +1,11 @@
 """Settings rows for the pace of a call: how fast the tutor speaks and how long it waits
-when the learner pauses mid-sentence (the values: tutor/rate.py and tutor/pauses.py)."""
+when the learner pauses mid-sentence (the values: tutor/rate.py and call/pauses.py)."""
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QLocale
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QLabel
 
-from tutor_app.tutor.pauses import LEVEL_THINKING_MS
+from tutor_app.call.pauses import LEVEL_THINKING_MS
 from tutor_app.speech.speaking_rate import LEVEL_RATE
 from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 

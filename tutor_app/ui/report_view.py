@@ -152,7 +152,8 @@ class ReportView(QWidget):
         if not corrections:
             self.corrections.addWidget(_muted(self.tr("No corrections this time. Nicely done.")))
         for c in corrections:
-            self.corrections.addWidget(_CorrectionRow(c.get("original", ""), c.get("better", ""), c.get("why", "")))
+            self.corrections.addWidget(_CorrectionRow(c.get("original", ""), c.get("better", ""), c.get("why", ""),
+                                                      c.get("why_ko", "")))
         self._set_fluency(r.get("fluency") or {})
         _clear(self.words_row)
         new_words = r.get("new_words") or []
@@ -223,7 +224,10 @@ def fluency_trend(reports: list[dict[str, Any]]) -> str:
 
 
 class _CorrectionRow(QFrame):
-    def __init__(self, original: str, better: str, why: str) -> None:
+    """The learner's words, the better form, and why: in English, and in Korean below it
+    when the learner asked for that (Settings, "explain corrections in Korean")."""
+
+    def __init__(self, original: str, better: str, why: str, why_ko: str = "") -> None:
         super().__init__()
         self.setObjectName("Card")
         box = QVBoxLayout(self)
@@ -234,9 +238,13 @@ class _CorrectionRow(QFrame):
         text.setWordWrap(True)
         text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         box.addWidget(text)
-        if why:
-            box.addWidget(_muted(why))
+        self.why = _muted(why) if why else None
+        self.why_ko = _muted(why_ko) if why_ko else None
+        for label in (self.why, self.why_ko):
+            if label is not None:
+                box.addWidget(label)
         self.setAccessibleName(self.tr("Correction: %1 becomes %2").replace("%1", original).replace("%2", better))
+        self.setAccessibleDescription(" ".join(t for t in (why, why_ko) if t))
 
 
 class HistoryView(QWidget):

@@ -168,7 +168,7 @@ class UiServices:
 
         def make_backend():
             # The lead's call controller; missing in early builds -> a clear banner.
-            from tutor_app.tutor.call_controller import CallController
+            from tutor_app.call.controller import CallController
 
             return CallController(app, greet=True)  # the tutor speaks first (not in a typed chat)
 

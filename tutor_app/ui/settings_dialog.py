@@ -26,6 +26,12 @@ log = logging.getLogger(__name__)
 ACCENT_NAMES = {"us": QT_TRANSLATE_NOOP("SettingsDialog", "American (US)"), "uk": QT_TRANSLATE_NOOP("SettingsDialog", "British (UK)"), "au": QT_TRANSLATE_NOOP("SettingsDialog", "Australian (AU)")}
 LEVEL_NAMES = {"beginner": QT_TRANSLATE_NOOP("SettingsDialog", "Beginner"), "intermediate": QT_TRANSLATE_NOOP("SettingsDialog", "Intermediate"), "advanced": QT_TRANSLATE_NOOP("SettingsDialog", "Advanced")}
 TOPICS = ("daily", "travel", "business", "interview", "small talk", "school", "hobbies", "news")
+TOPIC_NAMES = {"daily": QT_TRANSLATE_NOOP("SettingsDialog", "Daily"), "travel": QT_TRANSLATE_NOOP("SettingsDialog", "Travel"),
+               "business": QT_TRANSLATE_NOOP("SettingsDialog", "Business"),
+               "interview": QT_TRANSLATE_NOOP("SettingsDialog", "Interview"),
+               "small talk": QT_TRANSLATE_NOOP("SettingsDialog", "Small talk"),
+               "school": QT_TRANSLATE_NOOP("SettingsDialog", "School"), "hobbies": QT_TRANSLATE_NOOP("SettingsDialog", "Hobbies"),
+               "news": QT_TRANSLATE_NOOP("SettingsDialog", "News")}
 BACKENDS = (("", QT_TRANSLATE_NOOP("SettingsDialog", "Automatic: Claude when a key is set, else offline")), ("anthropic", QT_TRANSLATE_NOOP("SettingsDialog", "Claude (cloud)")),
             ("local", QT_TRANSLATE_NOOP("SettingsDialog", "Offline model on this computer")))
 CLAUDE_MODELS = ("claude-haiku-4-5", "claude-sonnet-4-5")
@@ -97,7 +103,7 @@ class SettingsDialog(QDialog):
         t = self.settings.tutor
         self.accent = _combo([(a, ACCENT_NAMES.get(a, a)) for a in ACCENTS], t.accent, self.tr("Accent"))
         self.level = _combo([(lv, LEVEL_NAMES.get(lv, lv.capitalize())) for lv in LEVELS], t.level, self.tr("Level"))
-        self.topic = _combo([(tp, tp.capitalize()) for tp in TOPICS], t.topic, self.tr("Topic"))
+        self.topic = _combo([(tp, TOPIC_NAMES[tp]) for tp in TOPICS], t.topic, self.tr("Topic"))
         self.topic.setEditable(True)  # any topic the learner wants to practise
         form.addRow(self.tr("Accent"), self.accent)
         form.addRow(self.tr("Level"), self.level)
@@ -111,7 +117,16 @@ class SettingsDialog(QDialog):
         # which the hint says once a new language is picked.
         self.ui_language = _combo((("system", LANGUAGES["system"]), ("en", "English"), ("ko", "한국어")),
                                   t.ui_language, self.tr("Interface language"))
-        form.addRow(self.tr("Language"), self.ui_language)
+        # Beside it (the tab is full at 800 x 600): the call-end review adds a Korean line to
+        # each correction (tutor/explain_ko.py).
+        self.explain_korean = QCheckBox(self.tr("Explain corrections in Korean"))
+        self.explain_korean.setChecked(t.explain_in_korean)
+        self.explain_korean.setToolTip(self.tr("The report after each call explains each correction in English "
+                                               "and in Korean."))
+        language_row = QHBoxLayout()
+        language_row.addWidget(self.ui_language, 1)
+        language_row.addWidget(self.explain_korean)
+        form.addRow(self.tr("Language"), language_row)
         self.language_hint = _hint(self.tr("Used from the next start of Tutor."))
         self.language_hint.hide()
         form.addRow("", self.language_hint)
@@ -299,6 +314,12 @@ class SettingsDialog(QDialog):
         run_task(lambda: preview(PREVIEW_TEXT, voice, output), on_done=lambda _r: finished(""),
                  on_error=lambda e: finished(self.tr("Preview failed: %1").replace("%1", error_text(e))), context=self)
 
+    def _topic(self) -> str:
+        """The topic's key when a listed one is shown (its name may be translated), else what was typed."""
+        text = self.topic.currentText().strip()
+        index = self.topic.findText(text, Qt.MatchFlag.MatchFixedString)  # case-insensitive
+        return str(self.topic.itemData(index)) if index >= 0 else text.lower()
+
     def changes(self) -> Callable[[Settings], None]:
         """The fields changed here, as a change for the settings store: read here on the GUI
         thread, applied wherever the store is updated (a worker, after the key)."""
@@ -306,12 +327,14 @@ class SettingsDialog(QDialog):
         self.pace.apply(pace)
         values = {
             "tutor": {"accent": self.accent.currentData(), "level": self.level.currentData(),
-                      "topic": self.topic.currentText().strip().lower() or s.tutor.topic,
-                      "ui_language": self.ui_language.currentData() or "system"},
+                      "topic": self._topic() or s.tutor.topic,
+                      "ui_language": self.ui_language.currentData() or "system",
+                      "explain_in_korean": self.explain_korean.isChecked()},
             "speech": {"input_device": self.input_device.currentData() or "",
                        "output_device": self.output_device.currentData() or "",
                        "audio_mode": "speaker" if speaker else "headset" if self.mode_headset.isChecked() else "auto",
-                       "barge_in": not speaker, "stt_model": self.stt_model.currentData() or s.speech.stt_model,
+                       # every mode offered here lets the learner interrupt, as its label says
+                       "barge_in": True, "stt_model": self.stt_model.currentData() or s.speech.stt_model,
                        "stt_device": self.stt_device.currentData() or "auto",
                        "tts_voice": self.tts_voice.currentData() or s.speech.tts_voice,
                        "speaking_rate": pace.speaking_rate, "thinking_ms": pace.thinking_ms,

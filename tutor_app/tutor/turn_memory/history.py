@@ -49,7 +49,7 @@ def selective_history(store: "MemoryStore", session_id: str, query: str, query_v
         return SelectiveHistory([], window, fallback=True)
     scored = []
     candidates = [(i, m, v) for i, (m, v) in enumerate(older) if m.role == "user" and v is not None]
-    for i, m, v in candidates[-SCAN_LIMIT:]:
+    for i, _m, v in candidates[-SCAN_LIMIT:]:
         sim = float(np.asarray(v, dtype=np.float32) @ qv)
         if sim > min_similarity:
             scored.append((sim, i))

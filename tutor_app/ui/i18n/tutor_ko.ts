@@ -195,6 +195,10 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
       <translation>안전 안내: 도움을 받을 수 있어요</translation>
     </message>
     <message>
+      <source>I didn't catch that - try again in English, or type it.</source>
+      <translation>잘 못 알아들었어요. 영어로 다시 말하거나 입력해 주세요.</translation>
+    </message>
+    <message>
       <source>Tutor state</source>
       <translation>튜터 상태</translation>
     </message>
@@ -249,6 +253,10 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
     <message>
       <source>The call could not start: %1</source>
       <translation>통화를 시작하지 못했어요: %1</translation>
+    </message>
+    <message>
+      <source>The call stopped because something went wrong on our side (%1). You can start a new call.</source>
+      <translation>저희 쪽에 문제가 생겨 통화가 끝났어요 (%1). 새 통화를 시작할 수 있어요.</translation>
     </message>
     <message>
       <source>%1. The emotion reader heard: %2 (%3)</source>
@@ -1109,7 +1117,7 @@ It is erased from this computer.</source>
     </message>
     <message>
       <source>How fast the tutor talks. In a call you can also just ask: “Could you speak more slowly?”</source>
-      <translation>튜터가 말하는 속도예요. 통화 중에 “Could you speak more slowly?”라고 부탁해도 돼요.</translation>
+      <translation>튜터가 말하는 속도예요. 통화 중에 “천천히 말해 주세요”라고 부탁해도 돼요.</translation>
     </message>
     <message>
       <source>How long Tutor waits when you pause in the middle of a sentence. A sentence that sounds finished is answered after half of it. Learning from your pauses lets it wait longer if you often need more time.</source>
@@ -1268,6 +1276,21 @@ It is erased from this computer.</source>
     </message>
   </context>
   <context>
+    <name>Problems</name>
+    <message>
+      <source>The microphone was disconnected: the call is paused until it is back (you can still type).</source>
+      <translation>마이크 연결이 끊겼어요. 다시 연결될 때까지 통화를 멈춰요 (입력은 계속할 수 있어요).</translation>
+    </message>
+    <message>
+      <source>The microphone did not come back: end the call or type your turns.</source>
+      <translation>마이크가 다시 연결되지 않았어요. 통화를 끝내거나 입력해서 대화를 이어 가세요.</translation>
+    </message>
+    <message>
+      <source>The tutor model did not accept the API key: check it in Settings.</source>
+      <translation>튜터 모델이 API 키를 받아들이지 않았어요. 설정에서 확인해 주세요.</translation>
+    </message>
+  </context>
+  <context>
     <name>ProfileCard</name>
     <message>
       <source>Learner profile</source>
@@ -1404,6 +1427,38 @@ It is erased from this computer.</source>
       <translation>고급</translation>
     </message>
     <message>
+      <source>Daily</source>
+      <translation>일상</translation>
+    </message>
+    <message>
+      <source>Travel</source>
+      <translation>여행</translation>
+    </message>
+    <message>
+      <source>Business</source>
+      <translation>비즈니스</translation>
+    </message>
+    <message>
+      <source>Interview</source>
+      <translation>면접</translation>
+    </message>
+    <message>
+      <source>Small talk</source>
+      <translation>가벼운 대화</translation>
+    </message>
+    <message>
+      <source>School</source>
+      <translation>학교</translation>
+    </message>
+    <message>
+      <source>Hobbies</source>
+      <translation>취미</translation>
+    </message>
+    <message>
+      <source>News</source>
+      <translation>뉴스</translation>
+    </message>
+    <message>
       <source>Automatic: Claude when a key is set, else offline</source>
       <translation>자동: 키가 있으면 Claude, 없으면 오프라인</translation>
     </message>
@@ -1486,6 +1541,14 @@ It is erased from this computer.</source>
     <message>
       <source>Used from the next start of Tutor.</source>
       <translation>Tutor를 다시 시작하면 적용돼요.</translation>
+    </message>
+    <message>
+      <source>Explain corrections in Korean</source>
+      <translation>교정을 한국어로도 설명하기</translation>
+    </message>
+    <message>
+      <source>The report after each call explains each correction in English and in Korean.</source>
+      <translation>통화가 끝나면 리포트에서 교정마다 영어와 한국어 설명을 함께 보여 줘요.</translation>
     </message>
     <message>
       <source>Microphone</source>

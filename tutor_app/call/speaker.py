@@ -6,9 +6,17 @@ learner actually heard when a barge-in cut the reply (`heard()`). A sentence who
 synthesis fails is skipped; the rest go on. Without a player (no speaker) sentences
 count as heard as soon as they are shown.
 
-Interruption is the turn's business (tutor/tutor_turn.py): this thread checks
+Interruption is the turn's business (call/tutor_turn.py): this thread checks
 `turn.cancelled` between chunks, and a speculative turn is committed here, just before
 its first sample would play - or dropped if the learner went on talking first.
+
+The speaker owns the player for the whole call: the reference never changes. When the
+output device dies, the TTS thread marks it lost under the turns' lock and `player` reads
+None from then on; the audio thread, which may hold the object a moment longer, can still
+call it (a dead player's `clear`, `set_gain` and `busy` are harmless). `close()` ends the
+TTS thread first, then closes the player (and with it its notifier thread).
+A bug on the TTS thread or in a "sentence started" callback (the notifier thread) ends the
+call through `on_failure` instead of leaving a dead thread behind.
 """
 from __future__ import annotations
 
@@ -20,7 +28,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from tutor_app.core.protocols import TextToSpeech
-from tutor_app.tutor.tutor_turn import TurnControl, TutorTurn
+from tutor_app.call.tutor_turn import TurnControl, TutorTurn
 
 log = logging.getLogger(__name__)
 
@@ -28,18 +36,31 @@ log = logging.getLogger(__name__)
 class Speaker:
     def __init__(self, tts: TextToSpeech | Callable[[], TextToSpeech], player: Any | None,
                  control: TurnControl, on_start: Callable[[TutorTurn, str, float], None],
-                 on_problem: Callable[[str, str], None] | None = None) -> None:
+                 on_problem: Callable[[str, str], None] | None = None,
+                 on_failure: Callable[[str, BaseException], None] | None = None) -> None:
+        """`player`: a started speech/audio_io.Player or None (text only), handed over: the
+        speaker listens to it and closes it. `on_failure(where, exc)`: a bug on one of its
+        threads (the call ends)."""
         self._tts = tts  # a TextToSpeech, or a zero-argument factory (loaded on first use)
-        self.player = player
+        self._player = player  # never reassigned: see the module's docstring
+        self._lost = False  # the output device died (under control.lock)
         self.control = control
         self._on_start = on_start
         self._on_problem = on_problem or (lambda kind, message: None)
+        self._on_failure = on_failure or (lambda where, exc: None)
         self._turns: dict[int, TutorTurn] = {}  # by generation: the player's tags name them
         self._queue: queue.Queue[tuple[TutorTurn, int] | None] = queue.Queue()  # None: stop
         self._working: TutorTurn | None = None  # the turn whose sentence is being synthesised
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="tts-playback", daemon=True)
         self._thread.start()
+        if player is not None:
+            player.listen(self.started, control.notify)
+
+    @property
+    def player(self) -> Any | None:
+        """The player while it works; None without one or once its device died."""
+        return None if self._lost else self._player
 
     @property
     def tts(self) -> TextToSpeech:
@@ -80,33 +101,50 @@ class Speaker:
             # `close()` may have queued its None already: skip it, it is no sentence
             if self._working is turn or any(item is not None and item[0] is turn for item in list(self._queue.queue)):
                 return True
-        return bool(self.player is not None and self.player.busy)
+        player = self.player
+        return bool(player is not None and player.busy)
 
     def stop_audio(self) -> None:
         """Barge-in: drop what the player holds (the turn itself was cancelled first)."""
-        if self.player is not None:
-            self.player.clear()
+        player = self.player
+        if player is not None:
+            player.clear()
         self.control.notify()
+
+    def set_gain(self, gain: float) -> None:
+        """Ducking while the learner may be interrupting (the audio thread)."""
+        player = self.player
+        if player is not None:
+            player.set_gain(gain)
 
     def started(self, tag: Any, t: float) -> None:
         """Player callback (notifier thread): the first sample of `tag` went out."""
-        gen, index = tag
-        with self.control.lock:
-            turn = self._turns.get(gen)
-        if turn is None:
-            return
-        text = turn.started(index, t)
-        if text is None:
-            return
-        self._on_start(turn, text, t)
-        turn.shown(index)  # only now may the turn count as done (TutorSentence is out)
+        try:
+            gen, index = tag
+            with self.control.lock:
+                turn = self._turns.get(gen)
+            if turn is None:
+                return
+            text = turn.started(index, t)
+            if text is None:
+                return
+            self._on_start(turn, text, t)
+            turn.shown(index)  # only now may the turn count as done (TutorSentence is out)
+        except Exception as exc:  # noqa: BLE001 - the catch-all of the notifier thread: the call ends
+            self._on_failure("playback", exc)
 
-    def close(self) -> None:
+    def close(self, timeout: float = 5.0) -> None:
+        """The TTS thread ends, then the player closes (idempotent)."""
         with self.control.lock:
             self._closed = True
             self.control.lock.notify_all()
         self._queue.put(None)
-        self._thread.join(timeout=5)
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=timeout)
+            if self._thread.is_alive():
+                log.warning("the speech synthesis thread did not stop in %.0f s", timeout)
+        if self._player is not None:
+            self._player.close()
 
     # -- internals -----------------------------------------------------------------------
     def _done(self, turn: TutorTurn) -> bool:
@@ -127,30 +165,39 @@ class Speaker:
         return all(s.shown or s.failed for s in sentences) and not player.busy
 
     def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            turn, index = item
-            with self.control.lock:
-                self._working = turn
-            try:
-                self._speak(turn, index)
-            finally:
+        try:
+            while True:
+                item = self._queue.get()
+                if item is None:
+                    return
+                turn, index = item
                 with self.control.lock:
-                    self._working = None
-                    self.control.lock.notify_all()
+                    self._working = turn
+                try:
+                    self._speak(turn, index)
+                finally:
+                    with self.control.lock:
+                        self._working = None
+                        self.control.lock.notify_all()
+        except Exception as exc:  # noqa: BLE001 - the catch-all of the TTS thread: the call ends
+            with self.control.lock:
+                self._closed = True  # nothing speaks any more: waiters on a turn wake now
+                self.control.lock.notify_all()
+            self._on_failure("speech", exc)
 
     def _speak(self, turn: TutorTurn, index: int) -> None:
         if turn.cancelled or self._closed:
             return
         text = turn.sentences[index].text
-        if self.player is not None and self.player.finished.is_set():
+        player = self.player
+        if player is not None and player.finished.is_set():
             # The output stream died (speaker unplugged): go on as text only.
             log.warning("the speaker is gone: replies are shown as text")
-            self.player = None
+            with self.control.lock:
+                self._lost = True
+            player = None
             self._on_problem("device-lost", "The speaker was disconnected: replies are shown as text.")
-        if self.player is None:
+        if player is None:
             turn.update(index, synthesised=True)
             if turn.commit():
                 self.started((turn.gen, index), time.perf_counter())
@@ -162,7 +209,7 @@ class Speaker:
                     return
                 samples += len(chunk)
                 turn.update(index, samples=len(chunk))
-                self.player.play(chunk, (turn.gen, index))
+                player.play(chunk, (turn.gen, index))
         except Exception as exc:  # noqa: BLE001 - one bad sentence must not end the reply
             log.warning("speech synthesis failed for a sentence: %s", exc)
             turn.update(index, failed=True)

@@ -22,7 +22,7 @@ them from BACKCHANNELS (`backchannel_in`: Whisper sometimes puts a word of the t
 residual echo before it), or a hum among more words than its voice can hold - lets the
 tutor go on at full volume and is kept in the turn's transcript. A price: a three-word
 "okay, I'm lost" over the tutor does not stop it (more words, or a floor word, do).
-Shorter sounds the segmenter never confirms are handled by tutor/call_overlap.py.
+Shorter sounds the segmenter never confirms are handled by call/listen/overlap.py.
 """
 from __future__ import annotations
 
@@ -152,7 +152,7 @@ class TurnTakingOptions:
     interrupt_ms: int = 320
     backchannel_max_ms: int = 900  # longer than this is never a backchannel
     # A stretch too short to confirm as speech over the tutor is still a backchannel
-    # candidate from this much voice on (tutor/call_overlap.py), when the linear echo
+    # candidate from this much voice on (call/listen/overlap.py), when the linear echo
     # removal takes this much less off it than off the tutor alone (a second voice).
     backchannel_min_ms: int = 32
     double_talk_db: float = 6.0

@@ -1,16 +1,22 @@
 """A live call: microphone -> VAD turn-taking -> the engine's streamed turn -> Piper ->
 speaker, with barge-in, echo handling, device loss and latency stamps. No Qt.
 
-Threads (the table in docs/design-call.md):
+Threads (the table in docs/DESIGN-NOTES.md, "Live call"):
 - PortAudio callbacks (speech/audio_io.py) only copy samples and count.
-- audio thread: microphone blocks -> Listener (tutor/call_listen.py); it announces
-  SpeechStarted, hands ended (or speculatively ended) utterances to the turns thread, and
-  sends the one interruption message, `interrupt()`, when the learner talks over the tutor.
+- audio thread (`call-audio`, call/mic.py): microphone blocks -> Listener
+  (call/listen/listener.py); it announces SpeechStarted, hands ended (or speculatively
+  ended) utterances to the turns thread, and sends the one interruption message,
+  `interrupt()`, when the learner talks over the tutor.
 - turns thread (`call-turns`): one job at a time: STT result -> Conversation.turn (streams sentences into
   the speaker) -> waits until the reply was played or cut -> TutorTurnDone.
-- TTS/playback thread (tutor/call_speaker.py) and the player's notifier thread.
-Each tutor turn is one `TutorTurn` (tutor/tutor_turn.py): its generation, its cancel
+- TTS/playback thread (call/speaker.py) and the player's notifier thread.
+Each tutor turn is one `TutorTurn` (call/tutor_turn.py): its generation, its cancel
 signal, its commit, what was heard. Nothing else says whether a turn goes on.
+
+Each resource has one owner: the microphone loop the capture stream, the speaker the
+player, this loop the STT and judge pools (made before any thread runs, shut down once
+the audio thread, their only client, has ended). `stop()` is the call's one ordered stop.
+A bug on any of the call's threads ends the call with one CallAborted (`failed()`).
 
 Latency stamps (ms on time.perf_counter after the learner's last voiced sample) land in
 each turn's `timings_ms`: stt_done, first_token, first_sentence, first_audio (the first
@@ -30,13 +36,13 @@ from typing import TYPE_CHECKING, Any, cast
 from tutor_app.core.protocols import VoiceActivity
 from tutor_app.core.types import SAMPLE_RATE, AudioClip, EmotionScore, Transcript, top_emotion
 from tutor_app.speech.ports import SpeechToText, TurnJudge
-from tutor_app.tutor import call_greeting, events as ev
-from tutor_app.tutor.call_listen import Listener
-from tutor_app.tutor.call_mic import read_microphone
-from tutor_app.tutor.call_warmup import warm_up
+from tutor_app.call import events as ev, opening
+from tutor_app.call.listen.listener import Listener
+from tutor_app.call.mic import MicrophoneLoop
+from tutor_app.call.warmup import warm_up
 from tutor_app.tutor.heard import NOT_HEARD, heard, not_heard_turn
-from tutor_app.tutor.loop_options import LoopOptions as LoopOptions  # re-exported: callers import it here
-from tutor_app.tutor.tutor_turn import BARGE_IN, TurnControl, TutorTurn
+from tutor_app.call.options import LoopOptions as LoopOptions  # re-exported: callers import it here
+from tutor_app.call.tutor_turn import BARGE_IN, TurnControl, TutorTurn
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,13 +50,14 @@ if TYPE_CHECKING:
     from tutor_app.speech.audio_io import Capture
     from tutor_app.speech.bias import BiasList
     from tutor_app.speech.end_of_turn import Verdict
-    from tutor_app.tutor.call_speaker import Speaker
+    from tutor_app.call.speaker import Speaker
     from tutor_app.tutor.engine import Conversation
 
 log = logging.getLogger(__name__)
 
 SORRY_CUT = "Sorry, I lost my train of thought there. Could you say that again?"
 SORRY_FAILED = "Sorry, something went wrong on my side. Could you say that again?"
+STT_WAIT_S = 10.0  # the longest the audio thread waits on a transcript (never for ever)
 
 
 @dataclass
@@ -72,32 +79,37 @@ class CallLoop:
     def __init__(self, session: Conversation, stt: SpeechToText | Callable[[], SpeechToText],
                  vad: VoiceActivity | None, speaker: Speaker, capture: Capture | None, sink: ev.EventSink,
                  options: LoopOptions | None = None, reopen_capture: Callable[[], Capture | None] | None = None,
-                 judge: TurnJudge | None = None, greet: bool = False, started_at: float | None = None) -> None:
+                 judge: TurnJudge | None = None, greet: bool = False, started_at: float | None = None,
+                 on_abort: Callable[[], None] | None = None) -> None:
         """`judge(audio, transcript_text) -> Verdict` decides whether a paused turn is
-        complete (tutor/end_of_turn_judge.py); None = the VAD-only rule. `greet`: the tutor
-        speaks first (tutor/call_greeting.py); `started_at`: perf_counter when the call was
-        asked for (the greeting's first_audio counts from it)."""
+        complete (call/listen/judge.py); None = the VAD-only rule. `greet`: the tutor
+        speaks first (call/opening.py); `started_at`: perf_counter when the call was
+        asked for (the greeting's first_audio counts from it). `speaker` and `capture`
+        are handed over: `stop()` closes them. `on_abort`: a thread of the call failed
+        (CallAborted is out); whoever started the call ends it (not on this thread)."""
         self.session = session
         self._stt = stt  # a SpeechToText, or a zero-argument factory (loaded on first use)
         self.vad = vad
         self.speaker = speaker
         self.control: TurnControl = speaker.control
-        self.capture = capture
         self.options = (options or LoopOptions()).with_judge(judge is not None)
         self.judge = judge
         self.greet = greet
         self.started_at = started_at
         self._sink = sink
-        self._reopen = reopen_capture
+        self._on_abort = on_abort
+        self._aborted = False  # under _emit_lock: one CallAborted per call
         self._emit_lock = threading.Lock()
         self._stop = threading.Event()
         self._jobs: queue.Queue[_Job | None] = queue.Queue()  # None: stop
         self._active: TutorTurn | None = None  # the turns thread's turn
         self._state = ev.LISTENING
-        self._paused = False
         self._stt_lock = threading.Lock()
-        self._pools: dict[str, ThreadPoolExecutor] = {}
+        # Made here, before any thread runs: only the audio thread submits; stop() shuts them down.
+        self._pools = {name: ThreadPoolExecutor(1, thread_name_prefix=f"call-{name}") for name in ("stt", "judge")}
         self.listener = Listener(self.options, vad, self)
+        self.mic = MicrophoneLoop(capture, self.listener, self.options, self._stop, self._emit,
+                                  lambda: self._state, reopen_capture) if capture is not None else None
         self.results: list[Any] = []  # TurnResult per finished turn (bench, tests)
         self.ready = threading.Event()  # models warm, audio running
         self._threads: list[threading.Thread] = []
@@ -109,9 +121,13 @@ class CallLoop:
                 self._stt = self._stt()
             return cast(SpeechToText, self._stt)  # a factory was called above
 
+    @property
+    def capture(self) -> Capture | None:
+        """The microphone's stream now (the microphone loop owns it)."""
+        return self.mic.capture if self.mic is not None else None
+
     def _pool(self, name: str) -> ThreadPoolExecutor:
-        if name not in self._pools:
-            self._pools[name] = ThreadPoolExecutor(1, thread_name_prefix=f"call-{name}")
+        """"stt" or "judge" (tests submit a no-op to wait for what is queued before it)."""
         return self._pools[name]
 
     # -- ListenerPort (called on the audio thread) ----------------------------------------
@@ -137,10 +153,7 @@ class CallLoop:
             log.info("barge-in: the learner spoke over turn %d", turn.gen)
 
     def duck(self, on: bool) -> None:
-        player = self.speaker.player
-        set_gain = getattr(player, "set_gain", None)
-        if set_gain is not None:
-            set_gain(self.options.turns.duck_gain if on else 1.0)
+        self.speaker.set_gain(self.options.turns.duck_gain if on else 1.0)
 
     def transcribe_later(self, audio: np.ndarray, expect: BiasList | None = None) -> Future[Transcript]:
         """STT on its own thread (one at a time), so it can start before the turn ends.
@@ -164,8 +177,8 @@ class CallLoop:
                   speculative: bool) -> TutorTurn | None:
         job = _Job(audio=audio, eos=eos, transcript=transcript, seconds=round(len(audio) / SAMPLE_RATE, 2))
         if speculative:
-            job.text = (transcript.result().text or "").strip()  # the judge had it already
-            job.stt_result = transcript.result()
+            job.stt_result = transcript.result(timeout=STT_WAIT_S)  # done: the judge had it already
+            job.text = (job.stt_result.text or "").strip()
             verdict = heard(job.stt_result)
             if verdict.reason == "empty":
                 return None
@@ -189,7 +202,7 @@ class CallLoop:
         turns = threading.Thread(target=self._turns_run, name="call-turns", daemon=True)
         self._threads.append(turns)
         turns.start()
-        if self.capture is not None:
+        if self.mic is not None:
             audio = threading.Thread(target=self._audio_run, name="call-audio", daemon=True)
             self._threads.append(audio)
             audio.start()
@@ -210,20 +223,30 @@ class CallLoop:
         return self.listener.frames_seen
 
     def stop(self, timeout: float = 15.0) -> None:
+        """The call's one ordered stop (any thread but the call's own; once is enough):
+        1. nothing new starts: the stop flag, the current turn cancelled, playback dropped;
+        2. the microphone closes (a stream being reopened right now closes at once);
+        3. the turns and audio threads end;
+        4. the STT and judge pools shut down (the audio thread, their only client, is gone);
+        5. the speaker closes: its TTS thread ends, then its player and notifier."""
         self._stop.set()
         self.control.close()
         self.speaker.stop_audio()
+        stats = self.mic.stats if self.mic is not None else None
+        if self.mic is not None:
+            self.mic.close()
         self._jobs.put(None)
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(timeout=timeout)
+                if thread.is_alive():
+                    log.warning("the call's %s thread did not stop in %.0f s", thread.name, timeout)
         for pool in self._pools.values():
             pool.shutdown(wait=False, cancel_futures=True)
         player = self.speaker.player
         log.info("call audio: input %s; output underflows %s",
-                 getattr(self.capture, "stats", None), getattr(getattr(player, "stats", None), "underflows", None))
-        if self.capture is not None:
-            self.capture.stop()
+                 stats, getattr(getattr(player, "stats", None), "underflows", None))
+        self.speaker.close()
 
     def wait_frames(self, n: int, timeout: float = 10.0) -> bool:
         """Tests and benches: until `n` microphone frames were processed in total."""
@@ -239,8 +262,33 @@ class CallLoop:
 
     def _set_state(self, state: str) -> None:
         self._state = state
-        if not self._paused:
+        if self.mic is None or not self.mic.paused:
             self._emit(ev.StateChanged(state))
+
+    def failed(self, where: str, exc: BaseException) -> None:
+        """The catch-all of every thread of the call (`where`: audio, turns, speech,
+        playback, greeting): a bug ends the call, with one CallAborted and one log line, whichever
+        thread and however many fail. Failures while the call stops are no news."""
+        if self._stop.is_set():
+            log.debug("the call's %s thread failed while stopping", where, exc_info=exc)
+            return
+        with self._emit_lock:
+            first, self._aborted = not self._aborted, True
+        if not first:
+            log.debug("the call's %s thread failed too", where, exc_info=exc)
+            return
+        log.error("the call's %s thread failed: the call ends", where, exc_info=exc)
+        self.control.close()  # nothing more is said; waiters on a turn wake
+        self.speaker.stop_audio()
+        self._emit(ev.CallAborted(where, type(exc).__name__))
+        if self._on_abort is not None:
+            self._on_abort()
+
+    def _guarded(self, where: str, work: Callable[[], object]) -> None:
+        try:
+            work()
+        except Exception as exc:  # noqa: BLE001 - the thread's catch-all: the call ends with a message
+            self.failed(where, exc)
 
     def on_sentence_started(self, turn: TutorTurn, text: str, t: float) -> None:
         """Speaker callback: a sentence's first sample went out."""
@@ -252,13 +300,8 @@ class CallLoop:
         self._emit(ev.Problem(kind, message))
 
     def _show_learner(self, job: _Job) -> None:
-        """The turn is the learner's (committed): their bubble, then the emotion once read;
-        a speaking-rate request becomes the learner's preference."""
-        settings = getattr(getattr(self.session, "engine", None), "settings", None)
-        if job.rate_change is not None and settings is not None:
-            from tutor_app.tutor.rate import remember_rate
-
-            remember_rate(settings, job.rate_change[1])
+        """The turn is the learner's (committed): their bubble, then the emotion once read.
+        Any thread (the commit's): nothing here waits or writes to disk."""
         with job._lock:
             job._shown = True
             self._emit(ev.UserUtterance(job.text, job.seconds))
@@ -279,12 +322,16 @@ class CallLoop:
 
     # -- audio thread --------------------------------------------------------------------
     def _audio_run(self) -> None:
-        read_microphone(self)
+        if self.mic is not None:
+            self._guarded("audio", self.mic.run)
 
     # -- turns thread --------------------------------------------------------------------
     def _turns_run(self) -> None:
+        self._guarded("turns", self._turns)
+
+    def _turns(self) -> None:
         # The greeting plays first; the warm-up runs while it is heard, not in front of it.
-        greeting = call_greeting.speak(self, call_greeting.compose(self)) if self.greet else None
+        greeting = opening.speak(self, opening.compose(self)) if self.greet else None
         if self.options.warm_up:
             warm_up(self)
             getattr(self.session, "stt_bias", None)  # the memory read, before the first turn
@@ -292,7 +339,7 @@ class CallLoop:
         self.ready.set()
         if greeting is not None:
             self._active = greeting.turn
-            call_greeting.finish(self, greeting, self.started_at)
+            opening.finish(self, greeting, self.started_at)
             self._end_turn()
         while True:
             job = self._jobs.get()
@@ -347,10 +394,13 @@ class CallLoop:
             clock.mark("playback")  # the rest of the reply playing out (not the persist stage)
             return self.speaker.heard(turn)
 
-        result = self.session.turn(job.text, lambda sentence: self.speaker.say(turn, sentence), turn,
-                                   speech_seconds=job.seconds, clock=clock,
-                                   on_emotion=lambda scores: self._emotion_read(job, scores), spoken=spoken,
-                                   transcript=job.stt_result)
+        try:
+            result = self.session.turn(job.text, lambda sentence: self.speaker.say(turn, sentence), turn,
+                                       speech_seconds=job.seconds, clock=clock,
+                                       on_emotion=lambda scores: self._emotion_read(job, scores), spoken=spoken,
+                                       transcript=job.stt_result)
+        finally:
+            self._keep_rate(job, turn)
         if result.retracted:
             log.debug("speculative turn %d retracted: the learner went on", turn.gen)
             if job.rate_change is not None:
@@ -407,6 +457,20 @@ class CallLoop:
         settings = getattr(getattr(self.session, "engine", None), "settings", None)
         if settings is not None and self.speaker.player is not None:
             job.rate_change = speak_as_asked(self.speaker.tts, settings.tutor.level, job.text)
+
+    def _keep_rate(self, job: _Job, turn: TutorTurn) -> None:
+        """A speaking-rate request of a turn that became the learner's is their preference
+        for later calls: saved here, on the turns thread, never on the audio or TTS thread
+        that committed the turn (it writes the settings file)."""
+        settings = getattr(getattr(self.session, "engine", None), "settings", None)
+        if job.rate_change is None or settings is None or not turn.committed:
+            return
+        from tutor_app.tutor.rate import remember_rate
+
+        try:
+            remember_rate(settings, job.rate_change[1])
+        except Exception:  # noqa: BLE001 - not kept for later calls; this call's voice changed anyway
+            log.warning("the speaking rate could not be saved", exc_info=True)
 
     def _end_turn(self, back_to_listening: bool = True) -> None:
         turn, self._active = self._active, None

@@ -3,7 +3,7 @@
 Two paths, by how much voice there is (AEC3's output, Silero frames):
 - Confirmed speech (the segmenter's `min_speech_ms`): the tutor is ducked at once; it is an
   interruption at `interrupt_ms` of voice, or when it ends and its words are not a
-  backchannel (tutor/call_listen.py `_decide`).
+  backchannel (call/listen/listener.py `_decide`).
 - A short stretch the segmenter never confirms (at least `backchannel_min_ms` of voice,
   then `check_ms` of quiet): AEC3's suppressor leaves an "mm-hm" over the tutor only
   30-250 ms of voice, too little to confirm. A second later (`SETTLE_MS`: the tutor alone
@@ -33,10 +33,10 @@ from tutor_app.speech.double_talk import (MIN_FAR_RMS, GateOptions, block_rms, k
                                           remove_echo_linearly)
 from tutor_app.speech.residual_echo import suppress_residual_echo
 from tutor_app.speech.segmenter import FRAME_SAMPLES
-from tutor_app.tutor.turn_taking import BACKCHANNEL_HINTS, backchannel_in
+from tutor_app.call.listen.turn_taking import BACKCHANNEL_HINTS, backchannel_in
 
 if TYPE_CHECKING:
-    from tutor_app.tutor.loop_options import LoopOptions
+    from tutor_app.call.options import LoopOptions
 
 log = logging.getLogger(__name__)
 

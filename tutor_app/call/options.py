@@ -1,4 +1,4 @@
-"""The options of a live call's loop (tutor/call_loop.py): segmenter, echo handling,
+"""The options of a live call's loop (call/loop.py): segmenter, echo handling,
 turn-taking, device-loss timing. A value, made from the settings."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from tutor_app.speech.echo import EchoOptions
 from tutor_app.speech.segmenter import SegmenterOptions
-from tutor_app.tutor.turn_taking import TurnTakingOptions
+from tutor_app.call.listen.turn_taking import TurnTakingOptions
 
 if TYPE_CHECKING:
     from tutor_app.settings import SpeechSettings

@@ -8,16 +8,16 @@ the p90 within-turn pause of their last RECENT_CALLS calls, never below 60 % of 
 recorded pauses are those the learner came back from, so they are all shorter than the
 wait of their call: the margin lets the wait grow for a learner who keeps using most of it.
 
-Each call's pauses are kept as `PauseStats` under `pauses` in its report (tutor/report.py);
+Each call's pauses are kept as `PauseStats` under `pauses` in its report (tutor/report.py, tutor/pause_stats.py);
 `recent_pause_stats` reads them back at call start.
 """
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import Any
 
-from tutor_app.tutor.turn_taking import TurnTakingOptions
+from tutor_app.call.listen.turn_taking import TurnTakingOptions
+from tutor_app.tutor.pause_stats import PauseStats, percentile
 
 log = logging.getLogger(__name__)
 
@@ -27,44 +27,6 @@ FLOOR = 0.6  # the adapted wait never goes below this share of the base wait
 MARGIN = 1.3  # wait this much longer than the learner's usual long pause
 RECENT_CALLS = 5
 MIN_PAUSES = 3  # fewer pauses than this over the recent calls: too little to follow
-
-
-@dataclass(frozen=True)
-class PauseStats:
-    """A learner's within-turn pauses in one call."""
-
-    count: int = 0
-    median_ms: float = 0.0
-    p90_ms: float = 0.0
-
-    @classmethod
-    def from_pauses(cls, pauses_ms: list[float]) -> "PauseStats":
-        if not pauses_ms:
-            return cls()
-        ordered = sorted(float(p) for p in pauses_ms)
-        return cls(len(ordered), round(_percentile(ordered, 0.5), 1), round(_percentile(ordered, 0.9), 1))
-
-    def to_dict(self) -> dict[str, float]:
-        return {"count": self.count, "median_ms": self.median_ms, "p90_ms": self.p90_ms}
-
-    @classmethod
-    def from_dict(cls, data: Any) -> "PauseStats":
-        """ValueError for anything that is not a stored PauseStats (a hand-edited or old report)."""
-        try:
-            stats = cls(int(data["count"]), float(data["median_ms"]), float(data["p90_ms"]))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"not pause stats: {exc}") from None
-        if stats.count < 0 or stats.median_ms < 0 or stats.p90_ms < stats.median_ms:
-            raise ValueError("not pause stats: negative or unordered values")
-        return stats
-
-
-def _percentile(ordered: list[float], q: float) -> float:
-    """Linear interpolation between closest ranks (numpy's default), without numpy."""
-    pos = q * (len(ordered) - 1)
-    low = int(pos)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
 def base_thinking_ms(level: str, setting_ms: int) -> int:
@@ -81,7 +43,7 @@ def thinking_time_ms(level: str, setting_ms: int, past_calls: list[PauseStats], 
     if not adapt or sum(s.count for s in recent) < MIN_PAUSES:
         return base
     p90s = sorted(s.p90_ms for s in recent)
-    typical = _percentile(p90s, 0.5) * MARGIN
+    typical = percentile(p90s, 0.5) * MARGIN
     return int(round(max(FLOOR * base, min(MAX_MS, typical))))
 
 

@@ -6,7 +6,9 @@ Order within one turn: StateChanged(listening) -> SpeechStarted -> UserUtterance
 sentence starts playing) -> TutorTurnDone -> StateChanged(listening). A barge-in gives
 TutorTurnDone(interrupted=True, reply=<what was actually played>). A speculative turn the
 learner talked on through emits nothing at all (its UserUtterance comes only when it is
-committed). A backchannel over the tutor gives Backchannel(text) and no interruption."""
+committed). A backchannel over the tutor gives Backchannel(text) and no interruption.
+A bug on one of the call's threads gives one CallAborted, then StateChanged(ended),
+CallEnded and ReportReady, as when the learner ends the call."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -60,7 +62,7 @@ class TutorTurnDone:
     guardrail: str | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
     backchannels: tuple[str, ...] = ()  # the learner's "mm-hm"s over this reply
-    greeting: bool = False  # the tutor's opening line (tutor/call_greeting.py): no learner turn before it
+    greeting: bool = False  # the tutor's opening line (call/opening.py): no learner turn before it
     not_heard: bool = False  # the fixed "didn't catch that" line (tutor/heard.py): the learner's turn was not kept
 
 
@@ -69,6 +71,19 @@ class Problem:
     kind: str  # no-microphone | no-speaker | device-lost | api-key | offline | llm | tts | other
     message: str  # one line for a banner
     fatal: bool = False
+
+
+@dataclass(frozen=True)
+class CallAborted:
+    """A thread of the call failed (a bug, not a device or a model): the call ends by itself."""
+
+    where: str  # audio | turns | speech | playback | greeting: the thread that failed
+    error: str  # the exception's type name (the traceback is in the log)
+
+    @property
+    def message(self) -> str:
+        return (f"The call stopped: something went wrong on our side ({self.where}: {self.error}). "
+                "You can start a new call.")
 
 
 @dataclass(frozen=True)
@@ -83,7 +98,7 @@ class ReportReady:
 
 
 CallEvent = Union[StateChanged, MicLevel, SpeechStarted, UserUtterance, EmotionRead, TutorSentence,
-                  Backchannel, TutorTurnDone, Problem, CallEnded, ReportReady]
+                  Backchannel, TutorTurnDone, Problem, CallAborted, CallEnded, ReportReady]
 EventSink = Callable[[CallEvent], None]
 
 

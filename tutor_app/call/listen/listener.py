@@ -1,7 +1,7 @@
 """Turn-taking on the live microphone (the audio thread's work, no threads of its own).
 
 Per 512-sample frame: level meter -> Silero probability -> echo gate (gated mode; speaker
-mode after an audio stall) -> Segmenter -> tutor/turn_taking.py's rules: early STT, the end-of-turn
+mode after an audio stall) -> Segmenter -> call/listen/turn_taking.py's rules: early STT, the end-of-turn
 judge, speculation / commit / retraction, barge-in vs backchannel over the tutor, and the
 learner's within-turn pauses. Everything it does to the rest of the call goes through
 `ListenerPort` (the CallLoop), so tests drive it with scripted frames and a fake port.
@@ -20,12 +20,12 @@ from tutor_app.speech.echo import EchoGate
 from tutor_app.speech.segmenter import Segmenter
 from tutor_app.speech.segmenter import SpeechStarted as SegSpeechStarted
 from tutor_app.speech.segmenter import UtteranceEnded
-from tutor_app.tutor import events as ev
-from tutor_app.tutor.call_overlap import EXPECT, ShortSpeech
-from tutor_app.tutor.mic_frames import MicFrames
-from tutor_app.tutor.turn_taking import (BACKCHANNEL, INTERRUPTION, TurnTakingOptions, backchannel_heard,
+from tutor_app.call import events as ev
+from tutor_app.call.listen.overlap import EXPECT, ShortSpeech
+from tutor_app.call.listen.frames import MicFrames
+from tutor_app.call.listen.turn_taking import (BACKCHANNEL, INTERRUPTION, TurnTakingOptions, backchannel_heard,
                                          end_of_speech_time, over_the_tutor)
-from tutor_app.tutor.tutor_turn import RESUMED
+from tutor_app.call.tutor_turn import RESUMED
 
 if TYPE_CHECKING:
     import numpy as np
@@ -371,7 +371,7 @@ class Listener:
         return self._mic.words(start, end, over_tutor=self._overlapped, floor=self._overlap_voiced is None)
 
     def _short_speech(self, index: int, probability: float) -> None:
-        """Voice over the tutor too short for the segmenter: maybe a backchannel (call_overlap.py)."""
+        """Voice over the tutor too short for the segmenter: maybe a backchannel (listen/overlap.py)."""
         span = self._short.frame(index, probability, self._echo.full_duplex and self.port.tutor_audible())
         self._segmenter.forget_before(self._short.kept_until)  # a kept backchannel starts no utterance
         if span:  # fitted on every frame there is: the tutor alone after it too
@@ -388,7 +388,7 @@ def _result(future: Any) -> Any:
     if future is None:
         return None
     try:
-        return future.result()
+        return future.result(timeout=10.0)  # the audio thread never waits for ever on STT or the judge
     except Exception as exc:  # noqa: BLE001 - a failed judge means "no judge" for this turn
         log.warning("end-of-turn judge failed: %s", exc)
         return None

@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tutor_app.core.sentences import SentenceSplitter
-from tutor_app.tutor import events as ev
+from tutor_app.call import events as ev
 from tutor_app.tutor import greeting as greeting_lines
-from tutor_app.tutor.tutor_turn import BARGE_IN
+from tutor_app.call.tutor_turn import BARGE_IN
 
 if TYPE_CHECKING:
-    from tutor_app.tutor.call_speaker import Speaker
+    from tutor_app.call.speaker import Speaker
     from tutor_app.tutor.greeting import Greeting
-    from tutor_app.tutor.tutor_turn import TurnControl, TutorTurn
+    from tutor_app.call.tutor_turn import TurnControl, TutorTurn
 
 log = logging.getLogger(__name__)
 
@@ -34,13 +34,14 @@ FIRST_SOUND_WAIT_S = 10.0  # a stuck synthesiser must not hold the call's warm-u
 
 
 class CallLoop(Protocol):
-    """What the opening uses of tutor/call_loop.CallLoop (which imports this module)."""
+    """What the opening uses of call/loop.CallLoop (which imports this module)."""
 
     session: Any  # the Conversation
     speaker: Speaker
     control: TurnControl
 
     def emit(self, event: ev.CallEvent) -> None: ...
+    def failed(self, where: str, exc: BaseException) -> None: ...
 
 
 @dataclass
@@ -60,7 +61,7 @@ def speak(loop: CallLoop, greeting: Greeting | None) -> Opening | None:
     ask = bool(greeting.notes and greeting.rest) and _on_the_cloud(loop)
     _say(loop, turn, greeting.hello if ask else greeting.text)
     if ask:
-        opening.rest = threading.Thread(target=_follow_up, args=(loop, opening, greeting),
+        opening.rest = threading.Thread(target=_rest_of_greeting, args=(loop, opening, greeting),
                                         name="greeting-rest", daemon=True)
         opening.rest.start()
     control = loop.control
@@ -118,6 +119,14 @@ def _on_the_cloud(loop: CallLoop) -> bool:
         return choose_backend(loop.session.engine.settings) == "anthropic"
     except Exception:  # noqa: BLE001 - unknown: the fixed greeting
         return False
+
+
+def _rest_of_greeting(loop: CallLoop, opening: Opening, greeting: Greeting) -> None:
+    """The `greeting-rest` thread, with the catch-all every thread of the call has."""
+    try:
+        _follow_up(loop, opening, greeting)
+    except Exception as exc:  # noqa: BLE001 - a bug on this thread ends the call with a message
+        loop.failed("greeting", exc)
 
 
 def _follow_up(loop: CallLoop, opening: Opening, greeting: Greeting) -> None:

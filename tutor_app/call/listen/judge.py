@@ -1,4 +1,4 @@
-"""The end-of-turn judge a live call asks at a short pause (tutor/call_listen.py): Smart
+"""The end-of-turn judge a live call asks at a short pause (call/listen/listener.py): Smart
 Turn on the audio so far plus the words so far, combined by speech/end_of_turn.py.
 
 Loaded once per app. When the Smart Turn model cannot load, the app has no judge at all

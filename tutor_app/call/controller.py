@@ -6,10 +6,11 @@
     controller.set_muted(True)
     controller.end_call()   # CallEnded now, ReportReady later (background call-end work)
 
-Events (tutor/events.py) reach `sink` from worker threads, one at a time and in the
+Events (call/events.py) reach `sink` from worker threads, one at a time and in the
 documented order; the sink must return quickly (the Qt bridge re-posts them as queued
 signals). With no microphone the call still starts: Problem(kind="no-microphone") and
-typed turns only. With no speaker, replies are shown but not spoken.
+typed turns only. With no speaker, replies are shown but not spoken. A bug on one of the
+call's threads ends the call by itself: CallAborted, then the events of `end_call()`.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from tutor_app.core.protocols import TextToSpeech, VoiceActivity
 from tutor_app.speech.ports import SpeechToText, TurnJudge
-from tutor_app.tutor import events as ev
+from tutor_app.call import events as ev
 from tutor_app.tutor.recovery import CallLease
 
 if TYPE_CHECKING:
@@ -28,9 +29,9 @@ if TYPE_CHECKING:
     from tutor_app.speech.aec import EchoCanceller, FarEndTap
     from tutor_app.speech.audio_io import Capture, Player
     from tutor_app.tutor.call_end import CallEndJob
-    from tutor_app.tutor.call_loop import CallLoop
+    from tutor_app.call.loop import CallLoop
     from tutor_app.tutor.engine import Conversation, TutorEngine
-    from tutor_app.tutor.loop_options import LoopOptions
+    from tutor_app.call.options import LoopOptions
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +47,7 @@ class CallController:
         `sd` is the sounddevice module (a fake in tests); `options` LoopOptions;
         `judge` the end-of-turn judge (default: the app's, None when its model cannot load;
         False: none, the fixed-silence rule). `greet`: the tutor speaks first in every call
-        this controller starts (the GUI's and `call --live`; tutor/call_greeting.py) unless
+        this controller starts (the GUI's and `call --live`; call/opening.py) unless
         `start_call` says otherwise."""
         self._app = app
         self._engine = engine
@@ -64,6 +65,9 @@ class CallController:
         self._sink: ev.EventSink = ev.ignore
         self._lock = threading.Lock()
         self._lease: CallLease | None = None  # held from start until the call-end work is done
+        # The engine the running call started on: its end goes to the same profile even if
+        # the learner switched profiles meanwhile (the app's `engine` is then another one).
+        self._call_engine: TutorEngine | None = None
 
     # -- services --------------------------------------------------------------------------
     @property
@@ -91,16 +95,17 @@ class CallController:
         import time
 
         from tutor_app.speech.sound_devices import NoDeviceError, load_sounddevice
-        from tutor_app.tutor.call_loop import CallLoop
-        from tutor_app.tutor.call_speaker import Speaker
-        from tutor_app.tutor.tutor_turn import TurnControl
+        from tutor_app.call.loop import CallLoop
+        from tutor_app.call.speaker import Speaker
+        from tutor_app.call.tutor_turn import TurnControl
 
         with self._lock:
             if self.loop is not None:
                 raise RuntimeError("a call is already running: end it first")
             asked_at = time.perf_counter()  # the greeting's first_audio counts from here
             self._sink = sink
-            self.session = session = self.engine.start_call(None, off_record=off_record)
+            self._call_engine = engine = self.engine
+            self.session = session = engine.start_call(None, off_record=off_record)
             self._lease = None if off_record else CallLease(self.settings.paths.live_dir, session.session_id)
             problems: list[ev.Problem] = []
             sd = None
@@ -109,7 +114,7 @@ class CallController:
                     sd = self._sd or load_sounddevice()
             except NoDeviceError as exc:
                 problems.append(ev.Problem("no-microphone", str(exc)))
-            options, echo = self._loop_options(sd, problems)
+            options, echo = self._loop_options(sd, problems, engine)
             capture: Capture | None = None
             player: Player | None = None
             if sd is not None:
@@ -122,9 +127,8 @@ class CallController:
             loop_box: list[CallLoop] = []
             speaker = Speaker(self._tts_factory(), player, TurnControl(),
                               on_start=lambda turn, text, t: loop_box[0].on_sentence_started(turn, text, t),
-                              on_problem=lambda kind, msg: loop_box[0].on_problem(kind, msg))
-            if player is not None:
-                player.listen(speaker.started, speaker.control.notify)
+                              on_problem=lambda kind, msg: loop_box[0].on_problem(kind, msg),
+                              on_failure=lambda where, exc: loop_box[0].failed(where, exc))
             log.info("live call %s: %s mode, barge-in %s%s", session.session_id, options.echo.mode,
                      "on" if options.echo.barge_in else "off", ", text only" if text_only else "")
             self.loop = CallLoop(session, self._stt_factory(), self._vad_now() if capture else None,
@@ -133,7 +137,7 @@ class CallController:
                                  if sd else None,
                                  judge=self._judge_now() if capture else None,
                                  greet=not text_only and (self._greet if greet is None else greet),
-                                 started_at=asked_at)
+                                 started_at=asked_at, on_abort=lambda: self._aborted(loop_box[0]))
             loop_box.append(self.loop)
             for problem in problems:
                 self._emit(problem)
@@ -149,24 +153,36 @@ class CallController:
             self.loop.set_muted(muted)
 
     def end_call(self) -> None:
+        self._end(None)
+
+    # -- internals -------------------------------------------------------------------------
+    def _end(self, only: CallLoop | None) -> None:
+        """End the running call (`only`: that one, if it is still the running one)."""
         with self._lock:
-            loop, self.loop = self.loop, None
-            if loop is None:
+            loop = self.loop
+            if loop is None or (only is not None and loop is not only):
                 return
-            loop.stop()
-            loop.speaker.close()
-            player = loop.speaker.player
-            if player is not None:
-                player.close()
-            session = self.session
-            assert session is not None  # set together with the loop
+            self.loop = None
+            loop.stop()  # the call's one ordered stop: threads, microphone, speaker, player
+            session, engine = self.session, self._call_engine
+            assert session is not None and engine is not None  # set together with the loop
             session.ended = True
             self._emit(ev.StateChanged(ev.ENDED))
             self._emit(ev.CallEnded(session.session_id))
-            self.end_work = self._finish(session, loop, self._lease)
+            self.end_work = self._finish(session, loop, self._lease, engine)
             self._lease = None
 
-    # -- internals -------------------------------------------------------------------------
+    def _aborted(self, loop: CallLoop) -> None:
+        """A thread of `loop` failed (CallAborted is out): the call ends as if the learner
+        ended it, on a thread of its own (the failed one may be a thread stop() joins)."""
+        def end() -> None:
+            try:
+                self._end(loop)
+            except Exception:  # noqa: BLE001 - CallAborted is out already; the traceback goes to the log
+                log.exception("ending the failed call failed")
+
+        threading.Thread(target=end, name="call-aborted", daemon=True).start()
+
     def _emit(self, event: ev.CallEvent) -> None:
         try:
             self._sink(event)
@@ -194,13 +210,14 @@ class CallController:
             self._tts = tts
         return cast(TextToSpeech, tts)  # a factory was called above
 
-    def _loop_options(self, sd: Any, problems: list[ev.Problem]) -> tuple[LoopOptions, EchoCanceller | None]:
+    def _loop_options(self, sd: Any, problems: list[ev.Problem],
+                      engine: TutorEngine) -> tuple[LoopOptions, EchoCanceller | None]:
         """(LoopOptions, EchoCanceller or None): the audio mode decides whether the echo
         canceller runs; when it cannot, the call falls back to gated mode and says so."""
         from tutor_app.speech.aec import AecOptions, CancellerUnavailable, EchoCanceller
         from tutor_app.speech.sound_devices import list_devices
         from tutor_app.speech.echo import GATED, HEADSET, SPEAKER
-        from tutor_app.tutor.loop_options import LoopOptions
+        from tutor_app.call.options import LoopOptions
 
         speech = self.settings.speech
         echo: EchoCanceller | None = None
@@ -216,11 +233,11 @@ class CallController:
         if self._options is not None:
             options = self._options
         else:
-            from tutor_app.tutor.pauses import turn_taking_options
+            from tutor_app.call.pauses import turn_taking_options
 
             options = LoopOptions.from_settings(speech, list_devices(sd) if sd else [], canceller=echo is not None,
                                                 why_not=why_not,
-                                                turns=turn_taking_options(self.settings, self.engine))
+                                                turns=turn_taking_options(self.settings, engine))
         return options, (echo if options.echo.mode == SPEAKER else None)
 
     def _open_capture(self, sd: Any, quiet: bool = False,
@@ -256,7 +273,8 @@ class CallController:
             message = f"cannot play audio ({exc}): replies are shown but not spoken"
         return None, ev.Problem("no-speaker", message)
 
-    def _finish(self, session: Conversation, loop: CallLoop, lease: CallLease | None) -> CallEndJob[None]:
+    def _finish(self, session: Conversation, loop: CallLoop, lease: CallLease | None,
+                engine: TutorEngine) -> CallEndJob[None]:
         """Call-end work on the call-end runner (tutor/call_end.py); ReportReady always
         follows (a report from this call's turns alone when the full call-end work fails
         or is off the record)."""
@@ -265,14 +283,14 @@ class CallController:
         from tutor_app.tutor.report import build_report
 
         sid = session.session_id
-        ended_at = self.engine.services.clock()  # now, not when the runner gets to the job
+        ended_at = engine.services.clock()  # now, not when the runner gets to the job
 
         def work() -> None:
             report: dict[str, Any] | None = None
             pauses = list(loop.listener.pauses_ms)
             if not session.off_record:  # off the record: nothing stored or sent for extraction
                 try:
-                    outcome = process_call(self.engine, sid, session.turns, session.started_at, ended_at,
+                    outcome = process_call(engine, sid, session.turns, session.started_at, ended_at,
                                            pauses_ms=pauses)
                     report = outcome.report.to_dict() if outcome.report is not None else None
                 except Exception as exc:  # noqa: BLE001 - retried at the next start (tutor/recovery.py)

@@ -3,7 +3,7 @@
 Each 512-sample frame is what turn-taking heard (AEC3's output when a canceller runs) and,
 beside it, the canceller's input for it: the raw microphone and the far end it was paired
 with. Speech that began over the tutor is cut from those instead, with the echo removed
-linearly (tutor/call_overlap.py, speech/double_talk.py): AEC3's suppressor would eat the
+linearly (call/listen/overlap.py, speech/double_talk.py): AEC3's suppressor would eat the
 learner's first words.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 
 from tutor_app.speech.double_talk import speech_onset
 from tutor_app.speech.segmenter import FRAME_SAMPLES
-from tutor_app.tutor.call_overlap import LinearCopy, Ref, linear_copy
+from tutor_app.call.listen.overlap import LinearCopy, Ref, linear_copy
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
