@@ -124,10 +124,16 @@ def test_a_call_plans_due_items_and_its_end_reviews_them_once(tmp_path):
     assert '"exhausted"' in next_plan and "i went to" not in next_plan
 
 
-def test_an_unreadable_practice_file_is_one_clear_error_and_left_alone(tmp_path):
+def test_a_torn_practice_file_is_set_aside_once_and_practice_goes_on(tmp_path, caplog):
+    """Issue #33: a torn file is a fault like an ill-typed one (tests/integration/test_practice_file.py):
+    named once with what to do, kept as it was under another name, never overwritten."""
     store = PracticeStore(tmp_path, "minji")
-    tmp_path.mkdir(exist_ok=True)
     store.path.write_text("{not json")
-    with pytest.raises(TutorError, match="unreadable"):
-        store.items()
-    assert store.path.read_text() == "{not json"
+    with caplog.at_level("WARNING"):
+        assert store.items() == []
+        assert store.items() == []
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 1 and "set aside as" in warned[0] and "practice starts again" in warned[0]
+    aside = list(tmp_path.glob(store.path.name + ".damaged-*"))
+    assert [p.read_text() for p in aside] == ["{not json"]
+    assert not store.path.exists()

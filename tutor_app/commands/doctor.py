@@ -4,9 +4,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from tutor_app.commands import print_json
+
+LOW_SPACE_BYTES = 50 * 1024 * 1024  # below this a memory write or a deletion's rewrite may not fit
 
 
 @dataclass
@@ -15,30 +18,47 @@ class Check:
     ok: bool
     detail: str
     fix: str = ""
+    numbers: dict[str, Any] = field(default_factory=dict)  # --json only (a repair's row counts)
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("doctor", parents=[common],
-                       help="check devices, CUDA, models, audio and keyring",
+                       help="check devices, CUDA, models, audio, keyring and the memory database",
                        description="Checks what the app needs; prints OK or what to do for each.")
     p.add_argument("--json", action="store_true", help="one JSON object per check")
+    p.add_argument("--repair", action="store_true",
+                   help="repair a damaged memory database: keep what can be read, copy the damaged "
+                        "table aside, say what was lost")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, app) -> int:
     checks: list[Check] = []
-    for probe in (_system, _data_dir, _compute, _models, _audio, _keyring, _local_llm):
+    repairing = getattr(args, "repair", False)
+    probes = (_system, _data_dir, *(() if repairing else (_database,)), _compute, _models, _audio, _keyring,
+              _local_llm)
+    for probe in probes:
         try:
             checks.extend(probe(app))
         except Exception as exc:  # noqa: BLE001 - a failing probe is itself a finding
             checks.append(Check(probe.__name__.strip("_"), False, f"check failed: {exc}"))
+    if repairing:  # the database is checked there, repaired, and checked again
+        from tutor_app.commands.doctor_db import repair
+
+        checks += [Check(**vars(f)) for f in repair(app)]
     for c in checks:
         if args.json:
-            print_json({"area": c.area, "ok": c.ok, "detail": c.detail, "fix": c.fix})
+            print_json({"area": c.area, "ok": c.ok, "detail": c.detail, "fix": c.fix, **c.numbers})
         else:
             print(f"[{'OK' if c.ok else '!!'}] {c.area:10} {c.detail}" + (f"\n      -> {c.fix}" if c.fix else ""))
-    essential = [c for c in checks if not c.ok and c.area in ("data", "models")]
+    essential = [c for c in checks if not c.ok and c.area in ("data", "database", "repair", "models")]
     return 1 if essential else 0
+
+
+def _database(app) -> list[Check]:
+    from tutor_app.commands.doctor_db import database
+
+    return [Check(**vars(f)) for f in database(app)]
 
 
 def _system(app) -> list[Check]:
@@ -49,11 +69,19 @@ def _system(app) -> list[Check]:
 def _data_dir(app) -> list[Check]:
     from tutor_app.errors import TutorError
 
+    import shutil
+
     try:
         app.paths.ensure_writable()
     except TutorError as exc:
         return [Check("data", False, str(exc), "pass --data-dir DIR or set TUTOR_APP_DATA_DIR")]
-    return [Check("data", True, f"{app.paths.data_dir} (profile '{app.settings.profile}')")]
+    out = [Check("data", True, f"{app.paths.data_dir} (profile '{app.settings.profile}')")]
+    free = shutil.disk_usage(app.paths.data_dir).free
+    if free < LOW_SPACE_BYTES:
+        out.append(Check("data", False, f"only {free // (1024 * 1024)} MB free on the disk of {app.paths.data_dir}: "
+                         "memories, transcripts and deletions need room to be written",
+                         "free some space on that disk (a deletion waiting for it finishes by itself then)"))
+    return out
 
 
 def _compute(app) -> list[Check]:

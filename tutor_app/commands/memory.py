@@ -52,6 +52,14 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     i.set_defaults(func=run_import)
 
 
+def _memory(app):
+    """The profile's memory for a command that shows or changes it: a damaged memories table
+    is the command's one line, not an empty list (an export still saves what can be read)."""
+    store = app.memory
+    store.degrade_reads = False
+    return store
+
+
 def _hit_json(hit) -> dict:
     from tutor_app.memory.storage.schema import iso
 
@@ -61,7 +69,7 @@ def _hit_json(hit) -> dict:
 
 
 def run_list(args: argparse.Namespace, app) -> int:
-    mems = app.memory.list()
+    mems = _memory(app).list()
     if args.json:
         for m in mems:
             print_json(m.to_dict())
@@ -78,7 +86,7 @@ def run_list(args: argparse.Namespace, app) -> int:
 
 
 def run_profile(args: argparse.Namespace, app) -> int:
-    view = app.memory.profile_view()
+    view = _memory(app).profile_view()
     if args.json:
         print_json(view)
         return 0
@@ -107,8 +115,8 @@ def run_add(args: argparse.Namespace, app) -> int:
         importance = float(args.importance)
     except ValueError:
         raise UsageError(f"--importance must be a number between 0 and 1, not {args.importance!r}") from None
-    mem = app.memory.add(args.text, category=args.category, memory_type=args.memory_type,
-                         importance=importance, source="manual", created_at=args.created_at)
+    mem = _memory(app).add(args.text, category=args.category, memory_type=args.memory_type,
+                           importance=importance, source="manual", created_at=args.created_at)
     print(mem.id)
     return 0
 
@@ -127,7 +135,7 @@ def run_search(args: argparse.Namespace, app) -> int:
     if not queries:
         raise UsageError("give a QUERY or one query per line on stdin")
     for q in queries:
-        hits = app.memory.search(q, k=args.k)
+        hits = _memory(app).search(q, k=args.k)
         if args.json:
             print_json({"query": q, "hits": [_hit_json(h) for h in hits]})
             continue
@@ -138,14 +146,14 @@ def run_search(args: argparse.Namespace, app) -> int:
 
 
 def run_delete(args: argparse.Namespace, app) -> int:
-    found = app.memory.delete(args.id)
+    found = _memory(app).delete(args.id)
     # None: the id was deleted before but not yet erased (an interrupted deletion): erased now
     print(f"deleted {args.id}" if found is not None else f"deleted {args.id} (finished an interrupted deletion)")
     return 0
 
 
 def run_clear(args: argparse.Namespace, app) -> int:
-    n = app.memory.clear()
+    n = _memory(app).clear()
     print(f"deleted {n} memories and every transcript of profile '{app.settings.profile}'")
     return 0
 
@@ -157,8 +165,9 @@ def run_cleanup(args: argparse.Namespace, app) -> int:
     days = app.settings.memory.cleanup_days if args.days is None else args.days
     if days < 0:
         raise UsageError("--days must be >= 0")
-    n = cleanup(app.memory, days)
-    app.memory.erase_hidden()  # and whatever an interrupted deletion left on disk
+    store = _memory(app)
+    n = cleanup(store, days)
+    store.erase_hidden()  # and whatever an interrupted deletion left on disk
     print(f"deleted {n} memories older than {days} days with importance < 0.5")
     return 0
 
@@ -181,7 +190,7 @@ def run_import(args: argparse.Namespace, app) -> int:
 
     from tutor_app.memory.storage.transfer import import_file
 
-    res = import_file(app.memory, Path(args.file))
+    res = import_file(_memory(app), Path(args.file))
     extra = f" ({res.skipped_duplicates} already present, skipped)" if res.skipped_duplicates else ""
     print(f"imported {res.imported} memories{extra}")
     return 0

@@ -25,6 +25,7 @@ from typing import Any, TypedDict
 from tutor_app.errors import TutorError
 from tutor_app.memory.ports import MemoryStore
 from tutor_app.practice import schedule
+from tutor_app.practice.file_schema import checked
 from tutor_app.practice.gates import Known, gate_review, item_fault
 from tutor_app.practice.items import MISTAKE, TYPES, WORD, PracticeItem, Review, classify, words
 from tutor_app.practice.outcome import Outcome
@@ -221,17 +222,44 @@ class PracticeStore:
         return True
 
     def _read(self) -> _Data:
+        """The file checked against its schema (practice/file_schema.py). A torn or ill-typed
+        file is set aside, what was in good order is kept, and practice goes on (the caller
+        holds the file lock)."""
         try:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {"items": [], "plans": {}, "version": VERSION}
-        except (OSError, ValueError) as exc:
-            raise TutorError(f"the practice file of profile '{self.profile}' is unreadable ({type(exc).__name__}); "
-                             f"it is left as it is: {self.path}") from None
-        items = [_item(r) for r in raw.get("items", []) if isinstance(r, dict)]
-        plans = {str(k): [str(x) for x in v] for k, v in (raw.get("plans") or {}).items() if isinstance(v, list)}
-        version = raw.get("version", 1)
-        return {"items": items, "plans": plans, "version": version if isinstance(version, int) else 1}
+        except ValueError as exc:  # not JSON, not UTF-8: torn
+            return self._set_aside(f"it cannot be read ({type(exc).__name__})", [], {}, VERSION)
+        except OSError as exc:
+            raise TutorError(f"the practice file of profile '{self.profile}' cannot be read "
+                             f"({exc.strerror or exc}): {self.path}") from None
+        items, plans, version, problems = checked(raw, VERSION)
+        if problems:
+            why = problems[0] if problems[0].startswith("not ") else f"wrong types: {', '.join(problems[:5])}"
+            return self._set_aside(why, items, plans, version)
+        return {"items": items, "plans": plans, "version": version}
+
+    def _set_aside(self, why: str, items: list[PracticeItem], plans: dict[str, list[str]], version: int) -> _Data:
+        """Rename the damaged file (never overwritten), write back what was in good order,
+        and say so once: the next read finds a sound file."""
+        import time
+
+        data: _Data = {"items": items, "plans": plans, "version": version}
+        aside = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        try:
+            os.replace(self.path, aside)
+        except OSError as exc:
+            raise TutorError(f"the practice file {self.path} is damaged ({why}) and cannot be set aside "
+                             f"({exc.strerror or exc}): move it away and start again") from None
+        kept = (f"the {len(items)} item{'s' if len(items) != 1 else ''} in good order {'were' if len(items) != 1 else 'was'} "
+                f"kept" if items else "practice starts again with no items")
+        if items or plans:
+            self._write(data)
+        log.warning("the practice file %s of profile '%s' was damaged (%s): it was set aside as %s and %s; "
+                    "restore it from a backup if you have one, else nothing to do", self.path, self.profile, why,
+                    aside.name, kept)
+        return data
 
     def _write(self, data: _Data) -> None:
         payload = {"format": FORMAT, "version": data["version"], "profile": self.profile,
@@ -249,14 +277,6 @@ def _row(item: PracticeItem) -> dict[str, Any]:
     return {"id": item.id, "kind": item.kind, "said": item.said, "better": item.better, "why": item.why,
             "type": item.type, "session_id": item.session_id, "turn": item.turn, "created_at": item.created_at,
             "card": item.card, "reviews": [r.to_dict() for r in item.reviews]}
-
-
-def _item(row: dict[str, Any]) -> PracticeItem:
-    return PracticeItem(
-        str(row.get("id", "")), str(row.get("kind", MISTAKE)), str(row.get("said", "")), str(row.get("better", "")),
-        str(row.get("why", "")), str(row.get("type", "")), str(row.get("session_id", "")), int(row.get("turn", -1)),
-        str(row.get("created_at", "")), dict(row.get("card") or {}),
-        [Review.from_dict(r) for r in row.get("reviews", []) if isinstance(r, dict)])
 
 
 def _fsync_dir(folder: Path) -> None:

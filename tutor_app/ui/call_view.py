@@ -16,6 +16,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QCheckBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QToolButton,
                                QVBoxLayout, QWidget)
 
+from tutor_app.memory.storage.schema import MAX_MESSAGE_BYTES
 from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.call import events as ev
 from tutor_app.ui.bridge import CallBridge
@@ -26,6 +27,7 @@ from tutor_app.ui.translation import feeling_words
 from tutor_app.ui.transcript import TranscriptView
 
 IDLE, STARTING, IN_CALL, ENDING = "idle", "starting", "in-call", "ending"
+TEXT_BOX_MAX_CHARS = 4 * MAX_MESSAGE_BYTES
 STATE_TEXT = {
     ev.LISTENING: QT_TRANSLATE_NOOP("CallView", "Listening"), ev.THINKING: QT_TRANSLATE_NOOP("CallView", "Thinking…"),
     ev.SPEAKING: QT_TRANSLATE_NOOP("CallView", "Speaking"), ev.PAUSED: QT_TRANSLATE_NOOP("CallView", "Muted"),
@@ -161,6 +163,9 @@ class CallView(QWidget):
         row.setContentsMargins(6, 6, 6, 6)
         self.text_input = QLineEdit()
         self.text_input.setObjectName("TextInput")
+        # Qt cuts a paste at maxLength (32767 by default): far above the turn's limit, so an
+        # overlong paste is kept whole and refused by send_typed instead of cut silently.
+        self.text_input.setMaxLength(TEXT_BOX_MAX_CHARS)
         self.text_input.setAccessibleName(self.tr("Type a message"))
         self.text_input.returnPressed.connect(self.send_typed)
         self.send_button = QToolButton()
@@ -251,6 +256,14 @@ class CallView(QWidget):
     def send_typed(self) -> None:
         text = self.text_input.text().strip()
         if not text:
+            return
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > MAX_MESSAGE_BYTES:  # the limit of `tutor-app chat`: said in one line, the text stays
+            locale = QLocale()
+            self.problemRaised.emit("other", self.tr(
+                "This message is too long to send (%1 bytes; the limit is %2). It is still in the box: "
+                "shorten it and send it again.").replace("%1", locale.toString(size))
+                .replace("%2", locale.toString(MAX_MESSAGE_BYTES)))
             return
         self.text_input.clear()
         if self.phase == IDLE:

@@ -17,6 +17,8 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from tutor_app.errors import TutorError
 from tutor_app.memory.storage import schema as S
+from tutor_app.memory.storage.damage import DamagedTableError, damage_line, files_cut_off, is_damage, reason
+from tutor_app.storage_errors import full_disk
 
 if TYPE_CHECKING:
     from lancedb.db import DBConnection
@@ -104,6 +106,9 @@ class MemoryDB:
         self.forget_listeners: list[tuple[str, Callable[[], Any]]] = []  # (profile, ref to listener)
         self.completed: set[str] = set()  # memory ids whose interrupted deletion was finished at open
         self.footprints: list[Any] = []  # purge.Footprint: learner text kept elsewhere, deleted with it
+        self.damaged: dict[str, str] = {}  # table -> why it cannot be read (storage/damage.py)
+        self._warned: set[str] = set()
+        self.tables: dict[str, Table] = {}
         import lancedb
 
         try:
@@ -111,11 +116,73 @@ class MemoryDB:
             self.conn = lancedb.connect(str(self.db_dir), read_consistency_interval=timedelta(0))
             with self.writing():
                 existing = set(_table_names(self.conn))
-                self.tables = {name: self._open(name, name in existing) for name in S.TABLES}
+                for name in S.TABLES:
+                    try:
+                        self.tables[name] = self._open(name, name in existing)
+                    except TutorError:
+                        raise
+                    except Exception as exc:  # noqa: BLE001 - a table that cannot be opened is damaged
+                        if full_disk(exc) or name not in existing:
+                            raise
+                        self.damaged[name] = reason(exc)
+                        log.info("memory table %s cannot be opened", name, exc_info=True)
+            self._quick_check()
         except TutorError:
             raise
         except Exception as exc:  # noqa: BLE001 - an unreadable database is one clear line
-            raise TutorError(f"cannot open the memory database in {self.db_dir}: {type(exc).__name__}: {exc}") from None
+            raise TutorError(f"cannot open the memory database in {self.db_dir}: {type(exc).__name__}: "
+                             f"{reason(exc)}") from None
+
+    # -- damage (storage/damage.py) -------------------------------------------------
+    def _quick_check(self) -> None:
+        """What can be checked at every start: each file of a table ends as a Lance file
+        does (4 bytes each). A cut-off file is confirmed with a real read of one column,
+        which needs every live file's end: a file no version uses (a write killed half-way)
+        is no damage."""
+        for name, table in self.tables.items():
+            cut = files_cut_off(self.db_dir / f"{name}.lance")
+            if not cut:
+                continue
+            try:
+                table.search().select(["id"]).limit(None).to_arrow()
+            except Exception as exc:  # noqa: BLE001 - anything but damage is not ours to hide
+                if not is_damage(exc):
+                    raise
+                self.damaged[name] = f"{reason(exc)}; {cut[0].relative_to(self.db_dir)} is cut off"
+                log.info("memory table %s is damaged", name, exc_info=True)
+
+    def require(self, name: str) -> None:
+        """Refuse to touch a damaged table: DamagedTableError with its one line."""
+        why = self.damaged.get(name)
+        if why is not None:
+            raise DamagedTableError(damage_line(self.db_dir, name, why), name)
+
+    def warn_damaged(self, name: str) -> None:
+        """Name a damaged table once per run (a call goes on without it)."""
+        with self._lock:  # a call's recovery reads in the background: still one line
+            if name not in self.damaged or name in self._warned:
+                return
+            self._warned.add(name)
+        log.warning("%s", damage_line(self.db_dir, name, self.damaged[name]))
+
+    def _guarded(self, name: str, op: Callable[[], R], reading: bool = True) -> R:
+        """`op` on table `name`; LanceDB failing to read one of its files marks it damaged."""
+        self.require(name)
+        try:
+            return op()
+        except BaseException as exc:
+            if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
+                raise  # KeyboardInterrupt and the like; a Rust panic reaches Python as a BaseException
+            if not is_damage(exc, reading):
+                raise
+            self.damaged[name] = reason(exc)
+            log.info("memory table %s is damaged", name, exc_info=True)
+            self.require(name)
+            raise  # unreachable: require raised
+
+    def columns(self, name: str) -> list[str]:
+        """The table's columns (known without opening it)."""
+        return list(S.arrow_schema(name, self.dim, self.embedder.name).names)
 
     # -- opening ------------------------------------------------------------------
     def _open(self, name: str, exists: bool) -> Table:
@@ -188,7 +255,7 @@ class MemoryDB:
         another process deleted in a loop)."""
         for attempt in range(READ_ATTEMPTS):
             try:
-                return query(self.tables[name])
+                return self._guarded(name, lambda: query(self.tables[name]))
             except Exception as exc:  # noqa: BLE001 - only a vanished file is retried
                 if attempt == READ_ATTEMPTS - 1 or not _vanished(exc):
                     raise
@@ -209,6 +276,7 @@ class MemoryDB:
     def version(self, name: str, max_age: float = 0.0) -> int:
         """The table's version; with `max_age`, a check this recent is reused unless this
         process wrote since (then it is always fresh)."""
+        self.require(name)
         now = time.monotonic()
         seen = self._versions.get(name)
         if max_age > 0 and seen is not None and seen[2] == self._writes and now - seen[1] < max_age:
@@ -219,23 +287,25 @@ class MemoryDB:
 
     def add(self, name: str, data: Any) -> None:  # a pyarrow Table (pyarrow is untyped)
         with self.writing():
-            self.tables[name].add(data)
+            self._guarded(name, lambda: self.tables[name].add(data), reading=False)
             self._after_write()
 
     def delete(self, name: str, where: str) -> None:
         with self.writing():
-            self.tables[name].delete(where)
+            self._guarded(name, lambda: self.tables[name].delete(where), reading=False)
             self._after_write()
 
     def update(self, name: str, where: str, values: dict[str, Any]) -> None:
         with self.writing():
-            self.tables[name].update(where=where, values=values)
+            self._guarded(name, lambda: self.tables[name].update(where=where, values=values), reading=False)
             self._after_write()
 
     def _after_write(self) -> None:
         self._writes += 1
         if self._writes % COMPACT_EVERY == 0:
-            for t in self.tables.values():
+            for name, t in self.tables.items():
+                if name in self.damaged:
+                    continue
                 try:
                     t.optimize()  # default retention: old versions stay a while (no purge here)
                 except Exception:  # noqa: BLE001 - compaction is an optimisation only
@@ -247,8 +317,9 @@ class MemoryDB:
         old fragments (a deletion file only masks them)."""
         with self.writing():
             for name in names:
+                self.require(name)  # a damaged table is not rewritten: the deletion waits for the repair
                 table = self.tables[name]
-                data = table.to_arrow()
+                data = self._guarded(name, table.to_arrow)
                 # tutor lines keep their null vector (LanceDB would reject it as "bad")
                 fresh = self.conn.create_table(name, data=data, schema=table.schema, mode="overwrite",
                                                on_bad_vectors="null")
@@ -272,8 +343,9 @@ class MemoryDB:
 
     def compact(self) -> None:
         with self.writing():
-            for t in self.tables.values():
-                t.optimize()
+            for name, t in self.tables.items():
+                if name not in self.damaged:
+                    t.optimize()
             self._writes += 1
 
     @staticmethod

@@ -130,7 +130,12 @@ def run(store: "PurgeStore", job: PurgeJob) -> PurgeResult:
 
 
 def replay(store: "PurgeStore") -> list[PurgeResult]:
-    """Finish every deletion an earlier run did not (called on each open)."""
+    """Finish every deletion an earlier run did not (called on each open). One that
+    cannot finish now - the disk is full, or a table is damaged - stays in the journal
+    for the next start, is named once, and the rest of the run goes on."""
+    from tutor_app.memory.storage.damage import DamagedTableError
+    from tutor_app.storage_errors import full_disk
+
     db = store._db
     if not journal_path(db.db_dir).exists():
         return []
@@ -138,7 +143,19 @@ def replay(store: "PurgeStore") -> list[PurgeResult]:
     for job in read_jobs(db.db_dir):
         target = store.for_profile(job.profile) if job.profile else store
         log.info("completing an interrupted deletion (%s)", job.kind)
-        done.append(complete(target, job))
+        try:
+            done.append(complete(target, job))
+        except DamagedTableError as exc:
+            db.warn_damaged(exc.table)  # the one line; the deletion finishes after the repair
+            log.info("an interrupted deletion waits for the repair of table %s", exc.table)
+            break
+        except Exception as exc:  # noqa: BLE001 - only a full disk is waited out
+            if not full_disk(exc):
+                raise
+            log.info("an interrupted deletion cannot finish: the disk is full", exc_info=True)
+            log.warning("a deletion could not be finished: the disk holding %s is full; it finishes by itself "
+                        "at the next start once there is space (free some space on that disk)", db.db_dir)
+            break
     return done
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from tutor_app.errors import TutorError
 from tutor_app.memory.storage import schema as S
+from tutor_app.memory.storage.damage import DamagedTableError
 from tutor_app.memory.storage.models import CallRecord, Message
 
 if TYPE_CHECKING:
@@ -40,17 +42,35 @@ def parse_emotion_column(value: str) -> tuple[str, float | None]:
 
 
 class Records:
-    """The messages and calls of one profile: every read and write carries it."""
+    """The messages and calls of one profile: every read and write carries it. A damaged
+    table (storage/damage.py) is handed to `degraded`, which names it once (or raises, for
+    a strict store): reads give nothing and writes are skipped, so a call goes on
+    without its transcript or record rather than stop."""
 
-    def __init__(self, db: MemoryDB, profile: str, embedder: Embedder) -> None:
+    def __init__(self, db: MemoryDB, profile: str, embedder: Embedder,
+                 degraded: Callable[[DamagedTableError], None]) -> None:
         self._db = db
         self.profile = profile
         self.embedder = embedder
         self._where = f"profile = {S.sql_str(profile)}"
+        self._degraded = degraded
 
     def _rows(self, table: str, where: str | None = None,
               columns: list[str] | None = None) -> list[dict[str, Any]]:
-        return self._db.rows(table, f"{self._where} AND ({where})" if where else self._where, columns)
+        try:
+            return self._db.rows(table, f"{self._where} AND ({where})" if where else self._where, columns)
+        except DamagedTableError as exc:
+            self._degraded(exc)
+            return []
+
+    def _writable(self, table: str) -> bool:
+        """False (named once) when `table` is damaged: the write is skipped, never attempted."""
+        try:
+            self._db.require(table)
+        except DamagedTableError as exc:
+            self._degraded(exc)
+            return False
+        return True
 
     # -- messages (transcript, selective history) --------------------------------------
     def add_message(self, session_id: str, role: str, text: str, emotion: str = "",
@@ -65,6 +85,8 @@ class Records:
         S.check_text(text, "message text", limit=S.MAX_MESSAGE_BYTES)
         msg = Message(new_id(), str(session_id), role, text, created_at or S.utcnow(), emotion or "",
                       None if emotion_score is None else round(float(emotion_score), 3))
+        if not self._writable(S.MESSAGES):
+            return msg  # not kept: the transcript table is damaged
         vec = None
         if role == "user" and embed:
             try:
@@ -74,7 +96,10 @@ class Records:
         schema = self._db.tables[S.MESSAGES].schema
         row = {"id": msg.id, "profile": self.profile, "session_id": msg.session_id, "role": role, "text": text,
                "emotion": emotion_column(msg.emotion, msg.emotion_score), "created_at": msg.created_at, "vector": vec}
-        self._db.add(S.MESSAGES, pa.Table.from_pylist([row], schema=schema))
+        try:
+            self._db.add(S.MESSAGES, pa.Table.from_pylist([row], schema=schema))
+        except DamagedTableError as exc:  # found damaged by this very write
+            self._degraded(exc)
         return msg
 
     def session_messages(self, session_id: str | None, with_vectors: bool = False) -> list[tuple[Message, Any]]:
@@ -95,9 +120,14 @@ class Records:
         import pyarrow as pa
 
         rec = CallRecord(new_id(), str(session_id), started_at, ended_at, extracted, dict(report or {}))
+        if not self._writable(S.CALLS):
+            return rec  # not kept: the calls table is damaged
         row = {"id": rec.id, "profile": self.profile, "session_id": rec.session_id, "started_at": started_at,
                "ended_at": ended_at, "extracted": extracted, "report": json.dumps(rec.report, ensure_ascii=False)}
-        self._db.add(S.CALLS, pa.Table.from_pylist([row], schema=self._db.tables[S.CALLS].schema))
+        try:
+            self._db.add(S.CALLS, pa.Table.from_pylist([row], schema=self._db.tables[S.CALLS].schema))
+        except DamagedTableError as exc:
+            self._degraded(exc)
         return rec
 
     def update_call(self, call_id: str, *, ended_at: datetime | None = None, report: dict[str, Any] | None = None,
@@ -110,9 +140,14 @@ class Records:
         if report is not None:
             values["report"] = json.dumps(report, ensure_ascii=False)
         if extracted is not None:
-            values["extracted"] = bool(extracted)
-        if values:
-            self._db.update(S.CALLS, f"{self._where} AND (id = {S.sql_str(call_id)})", values)
+            # What a call taught cannot be kept in a damaged memories table: the call stays
+            # "not extracted", so the start after the repair extracts it again.
+            values["extracted"] = bool(extracted) and S.MEMORIES not in self._db.damaged
+        if values and self._writable(S.CALLS):
+            try:
+                self._db.update(S.CALLS, f"{self._where} AND (id = {S.sql_str(call_id)})", values)
+            except DamagedTableError as exc:
+                self._degraded(exc)
 
     def calls(self) -> list[CallRecord]:
         import json

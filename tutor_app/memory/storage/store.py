@@ -20,6 +20,7 @@ from tutor_app.memory.profile.view import profile_view
 from tutor_app.memory.retrieval import recall
 from tutor_app.memory.storage import purge
 from tutor_app.memory.storage import schema as S
+from tutor_app.memory.storage.damage import DamagedTableError
 from tutor_app.memory.storage.db import VERSION_MAX_AGE_S, MemoryDB
 from tutor_app.memory.storage.index import IndexRow, ProfileIndex
 from tutor_app.memory.storage.models import CallRecord, Memory, MemoryHit, Message
@@ -36,6 +37,9 @@ log = logging.getLogger(__name__)
 _INDEX_COLUMNS = ["id", "text", "category", "emotion_label", "created_at", "importance", "superseded_by",
                   "memory_type", "source", "session_id", "meta", "emotion_score", "vector"]
 TOUCH_DELAY_S = 2.0  # accessed_at updates are batched off the turn's critical path
+# The embedder's vectors have length 1 (a test's random normals ~20); random bytes inside a
+# data file make ~1e30 or NaN, which would rank first in every search.
+MAX_SANE_NORM = 100.0
 
 
 def _to_memory(row: dict[str, Any]) -> Memory:
@@ -51,14 +55,19 @@ def _to_memory(row: dict[str, Any]) -> Memory:
 
 class ProfileMemory:
     """The memory of one profile (MemoryStore protocol); its transcripts and calls are
-    kept by records.py, which the methods at the end hand on to."""
+    kept by records.py, which the methods at the end hand on to.
+
+    A damaged table (storage/damage.py) is named once and read as empty, so a call goes
+    on without it; a command that shows memories sets `degrade_reads` False and ends in
+    the damage's one line instead of an empty list. A write into it is always refused."""
 
     def __init__(self, db: MemoryDB, profile: str) -> None:
         self._db = db
         self.profile = S.check_profile(profile)
         self.embedder = db.embedder
         self._where = f"profile = {S.sql_str(self.profile)}"
-        self._records = Records(db, self.profile, self.embedder)
+        self.degrade_reads = True
+        self._records = Records(db, self.profile, self.embedder, self._degraded)
         self._pending_touch: dict[str, datetime] = {}
         self._touch_timer: threading.Timer | None = None
         self._closed = False
@@ -69,7 +78,17 @@ class ProfileMemory:
 
     def _rows(self, table: str, where: str | None = None,
               columns: list[str] | None = None) -> list[dict[str, Any]]:
-        return self._db.rows(table, self._and(where) if where else self._where, columns)
+        try:
+            return self._db.rows(table, self._and(where) if where else self._where, columns)
+        except DamagedTableError as exc:
+            self._degraded(exc)
+            return []
+
+    def _degraded(self, exc: DamagedTableError) -> None:
+        """A read of a damaged table: named once and read as empty, or raised (strict)."""
+        if not self.degrade_reads:
+            raise exc
+        self._db.warn_damaged(exc.table)
 
     def _write(self, op: Callable[[], object], patch: Callable[[ProfileIndex], object] | None = None) -> None:
         """Run a write on the memories table and keep in-process indices in step."""
@@ -91,15 +110,20 @@ class ProfileMemory:
     def index(self) -> ProfileIndex:
         """This profile's search index, rebuilt only when the table moved under us."""
         db = self._db
-        version = db.version(S.MEMORIES, max_age=VERSION_MAX_AGE_S)
-        idx = db.indices.get(self.profile)
-        if idx is not None and idx.version == version:
-            return idx
+        try:
+            version = db.version(S.MEMORIES, max_age=VERSION_MAX_AGE_S)
+            idx = db.indices.get(self.profile)
+            if idx is not None and idx.version == version:
+                return idx
+            with db.writing():  # a consistent snapshot; the index is built outside the lock
+                version = db.version(S.MEMORIES)
+                data = db.read(S.MEMORIES, lambda t: t.search().where(self._where).select(_INDEX_COLUMNS)
+                               .limit(None).to_arrow())
+        except DamagedTableError as exc:
+            self._degraded(exc)
+            return ProfileIndex(db.dim)  # the call goes on without its memories
         import numpy as np
 
-        with db.writing():  # a consistent snapshot; the index is built outside the lock
-            version = db.version(S.MEMORIES)
-            data = self._db.tables[S.MEMORIES].search().where(self._where).select(_INDEX_COLUMNS).limit(None).to_arrow()
         idx = ProfileIndex(db.dim)
         n = data.num_rows
         if n:
@@ -109,6 +133,13 @@ class ProfileMemory:
             if valid.any():
                 flat = vec_col.filter(vec_col.is_valid()).flatten()
                 vecs[valid] = np.asarray(flat, dtype=np.float32).reshape(-1, db.dim)
+                with np.errstate(all="ignore"):
+                    sane = np.isfinite(vecs).all(axis=1) & (np.linalg.norm(vecs, axis=1) <= MAX_SANE_NORM)
+                if not sane.all():  # a damaged vector (doctor finds it): searched by its words only
+                    log.warning("%d memories have a damaged vector (searched by their words only): "
+                                "run `tutor-app doctor --repair`", int((~sane).sum()))
+                    vecs[~sane] = 0.0
+                    valid = valid & sane
             created = data.column("created_at").cast("int64").to_numpy(zero_copy_only=False) / 1e6
             col = {name: data.column(name).to_pylist() for name in _INDEX_COLUMNS
                    if name not in ("vector", "created_at")}
@@ -178,6 +209,7 @@ class ProfileMemory:
                 raise TutorError(f"{where}{exc}") from None
         if validate_only or not mems:
             return mems
+        self._db.require(S.MEMORIES)  # refused before the embedding work
         if vectors is None:
             vectors = self.embedder.embed([m.text for m in mems])
         vectors = np.asarray(vectors, dtype=np.float32).reshape(len(mems), self._db.dim)
@@ -302,19 +334,23 @@ class ProfileMemory:
         if not ids:
             return {}
         lit = ", ".join(S.sql_str(i) for i in ids)
-        cols = [f.name for f in self._db.tables[S.MEMORIES].schema if f.name != "vector"]
+        cols = [c for c in self._db.columns(S.MEMORIES) if c != "vector"]
         return {r["id"]: _to_memory(r) for r in self._rows(S.MEMORIES, f"id IN ({lit})", cols)}
 
     def list(self, include_superseded: bool = True) -> list[Memory]:
         """Oldest first."""
-        cols = [f.name for f in self._db.tables[S.MEMORIES].schema if f.name != "vector"]
+        cols = [c for c in self._db.columns(S.MEMORIES) if c != "vector"]
         mems = [_to_memory(r) for r in self._rows(S.MEMORIES, None, cols)]
         if not include_superseded:
             mems = [m for m in mems if m.current]
         return sorted(mems, key=lambda m: m.created_at or S.utcnow())  # stable: insertion order on ties
 
     def count(self) -> int:
-        return int(self._db.read(S.MEMORIES, lambda t: t.count_rows(self._where)))
+        try:
+            return int(self._db.read(S.MEMORIES, lambda t: t.count_rows(self._where)))
+        except DamagedTableError as exc:
+            self._degraded(exc)
+            return 0
 
     def search(self, query: str, k: int = 5) -> builtins.list[MemoryHit]:  # `list` is a method here
         """Hybrid (dense + BM25) search over the calibrated threshold, best first."""
@@ -338,7 +374,11 @@ class ProfileMemory:
         profile picker."""
         names: set[str] = set()
         for name in S.TABLES:
-            rows = self._db.read(name, lambda t: t.search().select(["profile"]).limit(None).to_arrow())
+            try:
+                rows = self._db.read(name, lambda t: t.search().select(["profile"]).limit(None).to_arrow())
+            except DamagedTableError as exc:
+                self._degraded(exc)
+                continue
             names.update(p for p in rows.column("profile").to_pylist() if p)
         return sorted(names | {self.profile}, key=str.lower)
 

@@ -378,6 +378,10 @@ Can't talk right now? Type below: a text chat, the microphone stays off.</source
       <source> · off the record</source>
       <translation> · 기록하지 않음</translation>
     </message>
+    <message>
+      <source>This message is too long to send (%1 bytes; the limit is %2). It is still in the box: shorten it and send it again.</source>
+      <translation>메시지가 너무 길어서 보낼 수 없어요 (%1바이트, 한도 %2바이트). 입력란에 그대로 있으니 줄여서 다시 보내 주세요.</translation>
+    </message>
   </context>
   <context>
     <name>Charts</name>
