@@ -274,19 +274,24 @@ def _quotes(correction: Any, said: list[str]) -> bool:
 
 # -- hidden but not erased -------------------------------------------------------------------
 def in_old_versions(store: "PurgeStore", mem_id: str) -> bool:
-    """Is this id still in an older version of the memories table (deleted, not erased)?"""
+    """Is this id still in an older version of the memories table (deleted, not erased)?
+    When the history cannot be read, the answer is yes: on a privacy path "could not
+    check" must lead to erasing, never to "nothing to erase"."""
     db = store._db
     try:
         table = db.conn.open_table(S.MEMORIES)
         versions = [v["version"] if isinstance(v, dict) else v.version for v in table.list_versions()]
-    except Exception:  # noqa: BLE001 - no history to look at
-        return False
+    except Exception as exc:  # noqa: BLE001 - unreadable history: erase to be sure (above)
+        log.warning("could not list old versions of the memories (%s): erasing to be sure", type(exc).__name__)
+        return True
     clause = f"{store._where} AND id = {S.sql_str(mem_id)}"
     for version in sorted(versions, reverse=True)[1:MAX_VERSIONS_SCANNED]:  # newest first: a recent deletion
         try:
             table.checkout(version)
             if table.count_rows(clause):
                 return True
-        except Exception:  # noqa: BLE001 - a version whose files are gone holds nothing
-            continue
+        except Exception as exc:  # noqa: BLE001 - an unreadable old version may still hold it: erase
+            log.warning("could not read old version %s of the memories (%s): erasing to be sure",
+                        version, type(exc).__name__)
+            return True
     return False
