@@ -6,6 +6,8 @@ in good order and what was not, and store.py sets the file aside and keeps the r
 """
 from __future__ import annotations
 
+from datetime import datetime
+
 from typing import Any
 
 from tutor_app.practice.items import MISTAKE, WORD, PracticeItem, Review
@@ -88,7 +90,8 @@ def _card_ok(card: dict[str, Any]) -> bool:
         Card.from_dict(card)  # type: ignore[arg-type]
         schedule.due_at(card)
         schedule.stability(card)
-        schedule.interval_days(card)
+        if card.get("last_review"):  # a date the schedule reads
+            datetime.fromisoformat(str(card["last_review"]))
     except (TypeError, ValueError, KeyError, AttributeError, OverflowError):
         return False
     return True
