@@ -26,10 +26,10 @@ from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 from PySide6.QtGui import QGuiApplication  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from tutor_app.call import events as ev  # noqa: E402
 from tutor_app.paths import AppPaths  # noqa: E402
 from tutor_app.registry.manifest import ModelRegistry  # noqa: E402
 from tutor_app.settings import Settings  # noqa: E402
-from tutor_app.call import events as ev  # noqa: E402
 from tutor_app.ui.main_window import MainWindow  # noqa: E402
 from tutor_app.ui.memory_source import StoreMemorySource  # noqa: E402
 from tutor_app.ui.services import AudioDevices, UiServices  # noqa: E402

@@ -17,6 +17,7 @@ from tutor_app.paths import AppPaths, private_files
 from tutor_app.settings import Settings
 
 if TYPE_CHECKING:
+    from tutor_app.call.listen.judge import EndOfTurnJudge
     from tutor_app.emotion.common import ProbabilityScorer
     from tutor_app.llm.active import ActiveTutor
     from tutor_app.llm.fallback import FallbackChatModel
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from tutor_app.practice.store import PracticeStore
     from tutor_app.speech.stt import WhisperStt
     from tutor_app.speech.tts import PiperTts
-    from tutor_app.call.listen.judge import EndOfTurnJudge
     from tutor_app.tutor.engine import TutorEngine
     from tutor_app.tutor.recovery import Recovery
 
@@ -107,9 +107,8 @@ class App:
 
     @service
     def registry(self):
-        from tutor_app.registry.manifest import ModelRegistry
-
         from tutor_app.paths import bundled_models_dir
+        from tutor_app.registry.manifest import ModelRegistry
 
         return ModelRegistry.load(self.paths.models_dir, bundled_dir=bundled_models_dir(),
                                   cache_dir=self.paths.cache_dir / "models")

@@ -14,7 +14,6 @@ import pytest
 from tests.conftest import missing_prerequisite
 
 
-
 def sound_card_problem() -> str | None:
     if not os.environ.get("TUTOR_APP_VIRTUAL_AUDIO"):
         return "no virtual sound card (run through scripts/test.sh, or source scripts/virtual-audio.sh)"

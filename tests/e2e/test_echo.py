@@ -11,9 +11,9 @@ from tests.e2e.conftest import play_into_mic
 from tests.e2e.test_live_call import start
 from tests.fakes.anthropic_server import Reply
 from tutor_app.bench.loopback import Loopback
-from tutor_app.speech.wer import wer as word_error_rate
 from tutor_app.call import events as ev
 from tutor_app.call.listen.turn_taking import is_backchannel
+from tutor_app.speech.wer import wer as word_error_rate
 
 pytestmark = [pytest.mark.audio, pytest.mark.slow]
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from tests.e2e.conftest import SpeakerRecording, play_into_mic
 from tests.fakes.anthropic_server import Reply
 from tests.unit.call_fakes import Recorder
-from tests.e2e.conftest import SpeakerRecording, play_into_mic
-from tutor_app.speech.wer import normalize_words
 from tutor_app.call import events as ev
 from tutor_app.call.controller import CallController
+from tutor_app.speech.wer import normalize_words
 
 pytestmark = [pytest.mark.audio, pytest.mark.slow]
 

@@ -9,8 +9,8 @@ import pytest
 
 from tests.e2e.test_live_call import start, words
 from tests.fakes.anthropic_server import Reply
-from tutor_app.speech.tts import write_wav
 from tutor_app.call import events as ev
+from tutor_app.speech.tts import write_wav
 
 pytestmark = [pytest.mark.audio, pytest.mark.slow]
 

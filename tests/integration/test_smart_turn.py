@@ -13,13 +13,12 @@ import statistics
 import numpy as np
 import pytest
 
-from tutor_app.bench.pause_clips import (ClipOptions, ensure_pause_clips, load_clip, read_manifest,
-                                         write_pause_clips)
+from tests.conftest import missing_prerequisite
+from tutor_app.bench.pause_clips import ClipOptions, ensure_pause_clips, load_clip, read_manifest, write_pause_clips
 from tutor_app.core.types import SAMPLE_RATE
 from tutor_app.errors import TutorError
 from tutor_app.speech.end_of_turn import decide
 from tutor_app.speech.smart_turn import MODEL_FILE, SmartTurn, fit_window, load_smart_turn, log_mel_features
-from tests.conftest import missing_prerequisite
 
 pytestmark = pytest.mark.slow
 

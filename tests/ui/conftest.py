@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
+from tutor_app.call import events as ev
 from tutor_app.paths import AppPaths
 from tutor_app.settings import Settings
-from tutor_app.call import events as ev
 
 REPORT = {
     "session_id": "s1", "started_at": 1_763_700_000.0, "ended_at": 1_763_700_300.0, "turns": 4,

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from tutor_app.call import events as ev
 from tutor_app.llm.active import active_tutor
 from tutor_app.paths import AppPaths
 from tutor_app.settings import Settings
-from tutor_app.call import events as ev
 from tutor_app.ui.bridge import CallBridge
 from tutor_app.ui.call_view import IDLE, IN_CALL, CallView
 

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.ui.conftest import turn
 from tutor_app.call import events as ev
 from tutor_app.ui.bridge import CallBridge
 from tutor_app.ui.call_view import IDLE, IN_CALL, CallView
-from tests.ui.conftest import turn
-
 
 _bridges: list[CallBridge] = []
 _closed: list[CallBridge] = []  # kept alive: events already queued may still be delivered

@@ -9,9 +9,9 @@ from PySide6.QtWidgets import QLabel
 from tests.ui.conftest import REPORT
 from tests.ui.test_call_view import _close_bridges, _texts, _view  # noqa: F401 - the fixture closes bridges
 from tests.ui.test_settings_dialog import _pick, _services
+from tutor_app.call import events as ev
 from tutor_app.paths import AppPaths
 from tutor_app.settings import Settings
-from tutor_app.call import events as ev
 from tutor_app.tutor.heard import NOT_HEARD
 from tutor_app.ui import call_view
 from tutor_app.ui.report_view import ReportView

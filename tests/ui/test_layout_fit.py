@@ -13,13 +13,22 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QCoreApplication, QRect, Qt
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QApplication, QHeaderView,
-                               QLabel, QScrollArea, QTableView, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractScrollArea,
+    QApplication,
+    QHeaderView,
+    QLabel,
+    QScrollArea,
+    QTableView,
+    QWidget,
+)
 
 from tests.ui.conftest import REPORT, ScriptedBackend, turn
 from tests.ui.test_memory_panel import HashEmbedder
-from tutor_app.registry.manifest import ModelRegistry
 from tutor_app.call import events as ev
+from tutor_app.registry.manifest import ModelRegistry
 from tutor_app.ui.main_window import MainWindow
 from tutor_app.ui.memory_source import StoreMemorySource
 from tutor_app.ui.services import AudioDevices, UiServices
@@ -57,11 +66,12 @@ LONG_MEMORIES = (
 
 @pytest.fixture
 def services(settings, tmp_path):
+    from types import SimpleNamespace
+
+    from tutor_app.llm.recommend import recommend_llm
     from tutor_app.memory.storage.store import open_store
     from tutor_app.practice.store import PracticeStore
-    from tutor_app.llm.recommend import recommend_llm
     from tutor_app.tutor.report import Correction
-    from types import SimpleNamespace
 
     store = open_store(settings.paths.db_dir, HashEmbedder(), settings.profile)
     added = [store.add(text, category=category, source="extraction") for text, category in LONG_MEMORIES]

@@ -6,7 +6,6 @@ import hashlib
 import threading
 from pathlib import Path
 
-
 from tutor_app.registry.install import install as real_install
 from tutor_app.registry.manifest import ModelRegistry
 from tutor_app.ui.models_panel import ModelsPanel

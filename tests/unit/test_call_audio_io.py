@@ -119,8 +119,8 @@ def test_devices_listed_and_resolved():
 
 
 def test_echo_mode_suggestion_from_device_names():
-    from tutor_app.speech.sound_devices import DeviceInfo
     from tutor_app.speech.echo import suggest_mode
+    from tutor_app.speech.sound_devices import DeviceInfo
 
     headset = [DeviceInfo(0, "Jabra Evolve2 Headset", 1, 2, 48000, True, True)]
     laptop = [DeviceInfo(0, "Built-in Microphone", 1, 0, 48000, True, False),

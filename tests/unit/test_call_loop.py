@@ -6,13 +6,23 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.unit.call_fakes import (LOUD, SOFT, FakeEngine, FakeSd, FakeSession, FakeStt, FakeTts, FakeVad,
-                                   Recorder, wait_until)
-from tutor_app.settings import SpeechSettings
+from tests.unit.call_fakes import (
+    LOUD,
+    SOFT,
+    FakeEngine,
+    FakeSd,
+    FakeSession,
+    FakeStt,
+    FakeTts,
+    FakeVad,
+    Recorder,
+    wait_until,
+)
 from tutor_app.call import events as ev
 from tutor_app.call.controller import CallController
 from tutor_app.call.loop import SORRY_CUT, SORRY_FAILED, LoopOptions
 from tutor_app.call.options import EchoOptions, InterruptionOptions
+from tutor_app.settings import SpeechSettings
 
 REPLY = ["One two three.", "Four five six.", "Seven eight nine."]  # 3000 fake samples each
 SILENCE_FRAMES = 25  # > 600 ms of 32 ms frames: ends an utterance

@@ -3,9 +3,9 @@ sentence (it once broke the audio thread's check with a TypeError)."""
 from __future__ import annotations
 
 from tests.unit.call_fakes import FakeSd, HeldTts
-from tutor_app.speech.audio_io import Player
 from tutor_app.call.speaker import Speaker
 from tutor_app.call.tutor_turn import TurnControl
+from tutor_app.speech.audio_io import Player
 
 
 def test_audible_skips_the_stop_marker_of_close():

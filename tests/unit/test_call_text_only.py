@@ -6,11 +6,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from tests.unit.call_fakes import FakeEngine, FakeSd, FakeSession, FakeStt, FakeTts, FakeVad, Recorder
-from tutor_app.settings import SpeechSettings
 from tutor_app.call import events as ev
 from tutor_app.call.controller import CallController
 from tutor_app.call.loop import LoopOptions
 from tutor_app.call.options import EchoOptions
+from tutor_app.settings import SpeechSettings
 
 
 def test_a_text_chat_never_opens_the_microphone():

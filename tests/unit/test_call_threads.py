@@ -12,8 +12,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from tests.unit.call_fakes import (LOUD, FakeEngine, FakeSd, FakeSession, FakeStt, FakeTts, FakeVad, HeldTts,
-                                   Recorder)
+from tests.unit.call_fakes import LOUD, FakeEngine, FakeSd, FakeSession, FakeStt, FakeTts, FakeVad, HeldTts, Recorder
 from tests.unit.test_call_loop import REPLY, Call
 from tutor_app.call import events as ev
 from tutor_app.call.controller import CallController

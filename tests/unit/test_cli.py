@@ -4,7 +4,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-
 from tutor_app.cli import build_parser, main
 
 

@@ -11,14 +11,21 @@ import numpy as np
 import pytest
 
 from tests.unit.call_fakes import FakeVad
+from tutor_app.call.listen.listener import Listener
+from tutor_app.call.listen.overlap import LinearCopy, ShortSpeech
+from tutor_app.call.listen.turn_taking import (
+    BACKCHANNEL,
+    INTERRUPTION,
+    NOTHING,
+    backchannel_heard,
+    backchannel_in,
+    is_own_words,
+    over_the_tutor,
+)
+from tutor_app.call.options import EchoOptions, LoopOptions
 from tutor_app.core.types import SAMPLE_RATE
 from tutor_app.speech.double_talk import GateOptions, block_rms, keep_second_voice, remove_echo_linearly, speech_onset
 from tutor_app.speech.echo import SPEAKER
-from tutor_app.call.listen.listener import Listener
-from tutor_app.call.listen.overlap import LinearCopy, ShortSpeech
-from tutor_app.call.options import EchoOptions, LoopOptions
-from tutor_app.call.listen.turn_taking import (BACKCHANNEL, INTERRUPTION, NOTHING, backchannel_heard, backchannel_in, is_own_words,
-                                        over_the_tutor)
 
 
 def _speechlike(seed: int, seconds: float) -> np.ndarray:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 
+from tutor_app.call.tutor_turn import RESUMED, TurnControl
 from tutor_app.core.cancel import Cancellable, CancelToken
 from tutor_app.llm.first_token import within_deadline
-from tutor_app.call.tutor_turn import RESUMED, TurnControl
 
 # Far longer than a test may take: reaching it fails the test (LLMUnavailableError).
 BUDGET_S = 60.0

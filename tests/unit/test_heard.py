@@ -8,8 +8,8 @@ import pytest
 
 from tests.unit.call_fakes import FakeStt
 from tests.unit.test_call_loop import REPLY, calls  # noqa: F401 - the fixture
-from tutor_app.core.types import Segment, Transcript, Word
 from tutor_app.call import events as ev
+from tutor_app.core.types import Segment, Transcript, Word
 from tutor_app.tutor.heard import NOT_HEARD, HeardRules, heard, not_heard_turn
 from tutor_app.tutor.turn import StageClock
 

@@ -8,8 +8,19 @@ import pytest
 
 from tutor_app.core.types import ChatMessage
 from tutor_app.settings import TutorSettings
-from tutor_app.tutor.korean_help import (AGAIN, FASTER, HOW_TO_SAY, KOREAN, NOT_UNDERSTOOD, PROMPT_RULE, SLOWER,
-                                         answer, built_in_help, help_request, lookup)
+from tutor_app.tutor.korean_help import (
+    AGAIN,
+    FASTER,
+    HOW_TO_SAY,
+    KOREAN,
+    NOT_UNDERSTOOD,
+    PROMPT_RULE,
+    SLOWER,
+    answer,
+    built_in_help,
+    help_request,
+    lookup,
+)
 from tutor_app.tutor.korean_phrases import TABLE, phrases
 from tutor_app.tutor.parrot import ParrotCheck
 from tutor_app.tutor.prompts import PromptInputs, build_compact_prompt, build_prompt

@@ -20,7 +20,6 @@ from tutor_app.llm.errors import (
 )
 from tutor_app.llm.system import SystemPart
 
-
 HI = [ChatMessage("user", "Hi! I go to park yesterday.")]
 QUICK_RETRY = {"retry-after-ms": "1"}  # the SDK honours it: retries stay instant
 

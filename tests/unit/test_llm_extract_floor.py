@@ -7,8 +7,15 @@ from __future__ import annotations
 import pytest
 
 from tutor_app.core.types import ChatMessage
-from tutor_app.tutor.extract import (EXTRACTION_PROMPT, EXTRACTION_SCHEMA, LOCAL_EXTRACTION_PROMPT, ExtractedFacts,
-                                     extract_facts, ground, merge_floor)
+from tutor_app.tutor.extract import (
+    EXTRACTION_PROMPT,
+    EXTRACTION_SCHEMA,
+    LOCAL_EXTRACTION_PROMPT,
+    ExtractedFacts,
+    extract_facts,
+    ground,
+    merge_floor,
+)
 
 EMPTY = {"name": "", "occupation": "", "interests": [], "learning_goals": [], "preferences": [],
          "mentioned_facts": []}

@@ -10,7 +10,6 @@ import pytest
 from tests.fakes.anthropic_server import FakeAnthropicServer, Reply, Timing
 
 
-
 def client():
     import anthropic
 

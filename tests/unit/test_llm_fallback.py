@@ -12,7 +12,6 @@ from tutor_app.llm.anthropic_backend import AnthropicChatModel, AnthropicOptions
 from tutor_app.llm.errors import LLMAuthError, LLMStreamCutError, LLMUnavailableError
 from tutor_app.llm.fallback import FallbackChatModel
 
-
 HI = [ChatMessage("user", "Hello")]
 
 
@@ -112,10 +111,10 @@ def test_after_a_failure_the_cloud_rests_then_is_tried_again(fake_anthropic, loc
 
 
 def test_an_error_event_inside_a_stream_claims_no_retries(fake_anthropic):
-    from tutor_app.llm.anthropic_backend import map_api_error
-
     import anthropic
     import httpx2 as httpx  # the SDK's HTTP client
+
+    from tutor_app.llm.anthropic_backend import map_api_error
 
     request = httpx.Request("POST", "http://x/v1/messages")
     inside = anthropic.APIStatusError("overloaded", response=httpx.Response(200, request=request),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tutor_app.llm.gguf_info import GGUFError, read_gguf_info
 from tutor_app.llm.factory import resolve_gguf
+from tutor_app.llm.gguf_info import GGUFError, read_gguf_info
 from tutor_app.paths import default_models_dir
 from tutor_app.registry.manifest import ModelRegistry
 

@@ -20,7 +20,6 @@ from tutor_app.registry.manifest import ModelRegistry
 from tutor_app.settings import Settings
 
 
-
 @pytest.fixture
 def no_env_key(data_dir, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)  # data_dir clears the rest

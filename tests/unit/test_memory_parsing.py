@@ -4,8 +4,8 @@ from datetime import datetime, timezone
 import pytest
 
 from tutor_app.errors import TutorError
-from tutor_app.memory.retrieval import lexical, timeref
 from tutor_app.memory.profile.merge import _values
+from tutor_app.memory.retrieval import lexical, timeref
 from tutor_app.memory.storage.schema import check_text, parse_time
 from tutor_app.memory.storage.transfer import parse_import
 

@@ -7,10 +7,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from tutor_app.tutor.pause_stats import PauseStats
 from tutor_app.call.options import LoopOptions
-from tutor_app.settings import SpeechSettings
 from tutor_app.call.pauses import LEVEL_THINKING_MS, MAX_MS, recent_pause_stats, thinking_ms, thinking_time_ms
+from tutor_app.settings import SpeechSettings
+from tutor_app.tutor.pause_stats import PauseStats
 from tutor_app.tutor.report import TurnRecord, build_report
 
 

@@ -1,9 +1,9 @@
 """The prompt builder: persona by accent/level/topic, memory quoted as data, rules."""
 from __future__ import annotations
 
+from tutor_app.core.quote import quote
 from tutor_app.core.types import ChatMessage, EmotionScore
 from tutor_app.settings import TutorSettings
-from tutor_app.core.quote import quote
 from tutor_app.tutor.prompts import PromptInputs, RecalledItem, build_prompt
 
 

@@ -7,8 +7,18 @@ import pytest
 from tutor_app.paths import AppPaths
 from tutor_app.settings import Settings
 from tutor_app.speech.speaking_rate import MAX_RATE, MIN_RATE, effective_rate
-from tutor_app.tutor.rate import (BIG_STEP, FASTER, NORMAL, SLOWER, SMALL_STEP, STEP, RateRequest, apply, change_rate,
-                                  detect_rate_request)
+from tutor_app.tutor.rate import (
+    BIG_STEP,
+    FASTER,
+    NORMAL,
+    SLOWER,
+    SMALL_STEP,
+    STEP,
+    RateRequest,
+    apply,
+    change_rate,
+    detect_rate_request,
+)
 
 
 @pytest.mark.parametrize("text", [

@@ -2,7 +2,10 @@
 import pytest
 
 from tutor_app.speech.text_normalize import (
-    normalize_for_speech, number_to_words, ordinal_words, year_words,
+    normalize_for_speech,
+    number_to_words,
+    ordinal_words,
+    year_words,
 )
 
 

@@ -141,8 +141,8 @@ def _live(app, engine, clips, args) -> tuple[list[dict], float, float | None]:
     if args.early_stt_ms is not None:
         from dataclasses import replace
 
-        from tutor_app.speech.sound_devices import list_devices, load_sounddevice
         from tutor_app.call.loop import LoopOptions
+        from tutor_app.speech.sound_devices import list_devices, load_sounddevice
 
         options = LoopOptions.from_settings(app.settings, list_devices(load_sounddevice()), engine=engine)
         options = replace(options, endpointing=replace(options.endpointing, early_stt_ms=args.early_stt_ms))
@@ -199,8 +199,8 @@ def _idle_cpu(loop, seconds: float) -> float:
 def _naive(app, engine, clips, args) -> tuple[list[float], float, dict[str, list[float]]]:
     """Full STT -> full LLM reply -> full TTS -> play; ms to the first sample out."""
     from tutor_app.speech.audio_io import Player
-    from tutor_app.speech.sound_devices import load_sounddevice, resolve_device
     from tutor_app.speech.audiofile import load_audio
+    from tutor_app.speech.sound_devices import load_sounddevice, resolve_device
 
     sd = load_sounddevice()
     started = threading.Event()

@@ -5,7 +5,6 @@ import os
 import statistics
 import sys
 
-
 # A typical tutor reply (41 words, 4 sentences; the fake streams one word per token),
 # shared by the tutor and call benchmarks so their numbers compare.
 TYPICAL_REPLY = ("That sounds really interesting. Could you tell me a little more about it? "

@@ -9,7 +9,6 @@ embedding is always part of the measured time.
 from __future__ import annotations
 
 import argparse
-
 import tempfile
 import time
 from pathlib import Path

@@ -19,19 +19,19 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from tutor_app.call import events as ev
 from tutor_app.core.protocols import TextToSpeech, VoiceActivity
 from tutor_app.speech.ports import SpeechToText, TurnJudge
-from tutor_app.call import events as ev
 from tutor_app.tutor.recovery import CallLease
 
 if TYPE_CHECKING:
+    from tutor_app.call.loop import CallLoop
+    from tutor_app.call.options import LoopOptions
     from tutor_app.settings import Settings
     from tutor_app.speech.aec import EchoCanceller, FarEndTap
     from tutor_app.speech.audio_io import Capture, Player
     from tutor_app.tutor.call_end import CallEndJob
-    from tutor_app.call.loop import CallLoop
     from tutor_app.tutor.engine import Conversation, TutorEngine
-    from tutor_app.call.options import LoopOptions
 
 log = logging.getLogger(__name__)
 
@@ -94,10 +94,10 @@ class CallController:
         `greet`: False for no spoken opening; None: the controller's default."""
         import time
 
-        from tutor_app.speech.sound_devices import NoDeviceError, load_sounddevice
         from tutor_app.call.loop import CallLoop
         from tutor_app.call.speaker import Speaker
         from tutor_app.call.tutor_turn import TurnControl
+        from tutor_app.speech.sound_devices import NoDeviceError, load_sounddevice
 
         with self._lock:
             if self.loop is not None:
@@ -214,10 +214,10 @@ class CallController:
                       engine: TutorEngine) -> tuple[LoopOptions, EchoCanceller | None]:
         """(LoopOptions, EchoCanceller or None): the audio mode decides whether the echo
         canceller runs; when it cannot, the call falls back to gated mode and says so."""
-        from tutor_app.speech.aec import AecOptions, CancellerUnavailable, EchoCanceller
-        from tutor_app.speech.sound_devices import list_devices
-        from tutor_app.speech.echo import GATED, HEADSET, SPEAKER
         from tutor_app.call.options import LoopOptions
+        from tutor_app.speech.aec import AecOptions, CancellerUnavailable, EchoCanceller
+        from tutor_app.speech.echo import GATED, HEADSET, SPEAKER
+        from tutor_app.speech.sound_devices import list_devices
 
         speech = self.settings.speech
         echo: EchoCanceller | None = None

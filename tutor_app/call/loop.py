@@ -33,25 +33,26 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from tutor_app.call import events as ev
+from tutor_app.call import opening
+from tutor_app.call.listen.listener import Listener
+from tutor_app.call.mic import MicrophoneLoop
+from tutor_app.call.options import LoopOptions as LoopOptions  # re-exported: callers import it here
+from tutor_app.call.tutor_turn import BARGE_IN, TurnControl, TutorTurn
+from tutor_app.call.warmup import warm_up
 from tutor_app.core.protocols import VoiceActivity
 from tutor_app.core.types import SAMPLE_RATE, AudioClip, EmotionScore, Transcript, top_emotion
 from tutor_app.speech.ports import SpeechToText, TurnJudge
-from tutor_app.call import events as ev, opening
-from tutor_app.call.listen.listener import Listener
-from tutor_app.call.mic import MicrophoneLoop
-from tutor_app.call.warmup import warm_up
 from tutor_app.tutor.heard import NOT_HEARD, heard, not_heard_turn
 from tutor_app.tutor.spoken_korean import hear_korean
-from tutor_app.call.options import LoopOptions as LoopOptions  # re-exported: callers import it here
-from tutor_app.call.tutor_turn import BARGE_IN, TurnControl, TutorTurn
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from tutor_app.call.speaker import Speaker
     from tutor_app.speech.audio_io import Capture
     from tutor_app.speech.bias import BiasList
     from tutor_app.speech.end_of_turn import Verdict
-    from tutor_app.call.speaker import Speaker
     from tutor_app.tutor.engine import Conversation
 
 log = logging.getLogger(__name__)

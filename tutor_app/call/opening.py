@@ -18,15 +18,15 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tutor_app.core.sentences import SentenceSplitter
 from tutor_app.call import events as ev
-from tutor_app.tutor import greeting as greeting_lines
 from tutor_app.call.tutor_turn import BARGE_IN
+from tutor_app.core.sentences import SentenceSplitter
+from tutor_app.tutor import greeting as greeting_lines
 
 if TYPE_CHECKING:
     from tutor_app.call.speaker import Speaker
-    from tutor_app.tutor.greeting import Greeting
     from tutor_app.call.tutor_turn import TurnControl, TutorTurn
+    from tutor_app.tutor.greeting import Greeting
 
 log = logging.getLogger(__name__)
 

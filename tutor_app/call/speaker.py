@@ -27,8 +27,8 @@ import time
 from collections.abc import Callable
 from typing import Any, cast
 
-from tutor_app.core.protocols import TextToSpeech
 from tutor_app.call.tutor_turn import TurnControl, TutorTurn
+from tutor_app.core.protocols import TextToSpeech
 
 log = logging.getLogger(__name__)
 

@@ -67,9 +67,9 @@ def _system(app) -> list[Check]:
 
 
 def _data_dir(app) -> list[Check]:
-    from tutor_app.errors import TutorError
-
     import shutil
+
+    from tutor_app.errors import TutorError
 
     try:
         app.paths.ensure_writable()
@@ -144,8 +144,8 @@ def _audio(app) -> list[Check]:
     out.append(Check("audio", canceller, f"echo canceller: {canceller_why}",
                      "" if canceller else "reinstall the app (pywebrtc-audio); calls use gated mode meanwhile"))
     if inputs and outputs:
-        from tutor_app.speech.sound_devices import list_devices
         from tutor_app.speech.echo import resolve_mode
+        from tutor_app.speech.sound_devices import list_devices
 
         chosen = app.settings.speech.audio_mode
         mode, why = resolve_mode(chosen, list_devices(sd), canceller, "" if canceller else canceller_why)

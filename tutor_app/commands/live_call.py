@@ -31,9 +31,9 @@ def add_live_options(p: argparse.ArgumentParser) -> None:
 
 
 def run_live(args: argparse.Namespace, app) -> int:
-    from tutor_app.speech.sound_devices import list_devices, load_sounddevice, resolve_device
     from tutor_app.call import events as ev
     from tutor_app.call.controller import CallController
+    from tutor_app.speech.sound_devices import list_devices, load_sounddevice, resolve_device
 
     sd = load_sounddevice()
     if getattr(args, "list_devices", False):

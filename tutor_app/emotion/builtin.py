@@ -20,8 +20,7 @@ import numpy as np
 
 from tutor_app.core.onnx import load_onnx
 from tutor_app.core.types import EMOTION_LABELS
-from tutor_app.emotion.base import (TOKENIZER_FILE, WEIGHTS_FILE, base_model_dir, matrix_sha256,
-                                    read_word_embeddings)
+from tutor_app.emotion.base import TOKENIZER_FILE, WEIGHTS_FILE, base_model_dir, matrix_sha256, read_word_embeddings
 from tutor_app.emotion.common import ProbabilityScorer, sigmoid
 from tutor_app.emotion.data import sha256_file
 from tutor_app.emotion.emoji import spell_out

@@ -27,8 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from tutor_app.core.types import EMOTION_LABELS
-from tutor_app.emotion.base import (TOKENIZER_FILE, WEIGHTS_FILE, WORD_EMBEDDINGS_KEY, base_model_dir, matrix_sha256,
-                                    read_word_embeddings)
+from tutor_app.emotion.base import (
+    TOKENIZER_FILE,
+    WEIGHTS_FILE,
+    WORD_EMBEDDINGS_KEY,
+    base_model_dir,
+    matrix_sha256,
+    read_word_embeddings,
+)
 from tutor_app.emotion.data import multi_hot, read_tsv, sha256_file
 
 log = logging.getLogger("tutor_app.emotion.train")

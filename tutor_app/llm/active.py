@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tutor_app.errors import UsageError
-from tutor_app.llm.factory import DEFAULT_LOCAL_MODEL, choose_backend
 from tutor_app.llm import keys
+from tutor_app.llm.factory import DEFAULT_LOCAL_MODEL, choose_backend
 
 if TYPE_CHECKING:
     from tutor_app.settings import Settings

@@ -48,7 +48,6 @@ def load_chat_model(settings: Settings, registry: ModelRegistry) -> FallbackChat
         return load_local(settings, registry)
 
     from tutor_app.llm.anthropic_backend import AnthropicChatModel, AnthropicOptions
-
     from tutor_app.llm.fallback import FallbackChatModel
 
     cloud = AnthropicChatModel(AnthropicOptions.from_settings(settings.llm))

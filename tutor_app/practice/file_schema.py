@@ -7,7 +7,6 @@ in good order and what was not, and store.py sets the file aside and keeps the r
 from __future__ import annotations
 
 from datetime import datetime
-
 from typing import Any
 
 from tutor_app.practice.items import MISTAKE, WORD, PracticeItem, Review

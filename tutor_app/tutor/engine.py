@@ -20,21 +20,28 @@ from typing import TYPE_CHECKING, Any
 
 from tutor_app.core.cancel import CancelToken, TurnHandle
 from tutor_app.core.protocols import ChatModel, EmotionScorer
-from tutor_app.memory.ports import MemoryStore
-from tutor_app.practice.ports import PracticeBook
-from tutor_app.speech.ports import SpeechToText
 from tutor_app.core.types import AudioClip, ChatMessage, EmotionScore, top_emotion
 from tutor_app.errors import TutorError
-from tutor_app.settings import Settings, memory_on as memory_rule
+from tutor_app.memory.ports import MemoryStore
+from tutor_app.practice.ports import PracticeBook
+from tutor_app.settings import Settings
+from tutor_app.settings import memory_on as memory_rule
 from tutor_app.speech.bias import transcribe_with
+from tutor_app.speech.ports import SpeechToText
 from tutor_app.tutor.heard import not_heard_turn
 from tutor_app.tutor.korean_help import built_in_help
-from tutor_app.tutor.spoken_korean import Ear, korean_turn
 from tutor_app.tutor.prompts import PromptInputs, RecalledItem
 from tutor_app.tutor.reply_stream import (  # noqa: F401 - the apologies, named here by the call loop's tests
-    MAX_SENTENCES, SORRY_EMPTY, SORRY_KEY, SORRY_OFFLINE, SWITCHED, generate, reply_request,
+    MAX_SENTENCES,
+    SORRY_EMPTY,
+    SORRY_KEY,
+    SORRY_OFFLINE,
+    SWITCHED,
+    generate,
+    reply_request,
 )
 from tutor_app.tutor.report import TurnRecord
+from tutor_app.tutor.spoken_korean import Ear, korean_turn
 from tutor_app.tutor.turn import StageClock, TurnResult
 from tutor_app.tutor.turn_memory.history import RECENT
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
 
-from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.ui.theme import icon
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 
 # Problem kinds (call/events.py) -> (level, short title).
 KIND_TITLES = {

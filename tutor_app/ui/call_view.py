@@ -10,21 +10,29 @@ from __future__ import annotations
 import html
 import time
 
-from PySide6.QtCore import QCoreApplication, QSize, Qt, QTimer, Signal
-from PySide6.QtCore import QLocale
+from PySide6.QtCore import QCoreApplication, QLocale, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QCheckBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
-from tutor_app.memory.storage.schema import MAX_MESSAGE_BYTES
-from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.call import events as ev
+from tutor_app.memory.storage.schema import MAX_MESSAGE_BYTES
 from tutor_app.ui.bridge import CallBridge
-from tutor_app.ui.level_meter import LevelMeter
 from tutor_app.ui.emotion_words import feeling
+from tutor_app.ui.level_meter import LevelMeter
 from tutor_app.ui.theme import icon
-from tutor_app.ui.translation import feeling_words
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.ui.transcript import TranscriptView
+from tutor_app.ui.translation import feeling_words
 
 IDLE, STARTING, IN_CALL, ENDING = "idle", "starting", "in-call", "ending"
 TEXT_BOX_MAX_CHARS = 4 * MAX_MESSAGE_BYTES

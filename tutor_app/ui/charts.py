@@ -9,8 +9,8 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, Q
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from tutor_app.ui.emotion_words import Feeling, feeling
-from tutor_app.ui.translation import feeling_words
 from tutor_app.ui.theme import emotion_color, theme
+from tutor_app.ui.translation import feeling_words
 
 
 @dataclass

@@ -7,10 +7,19 @@ import logging
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QSize, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QButtonGroup, QFrame, QHBoxLayout, QLabel, QMainWindow, QProgressBar,
-                               QStackedWidget, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QProgressBar,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
-from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.errors import error_text
 from tutor_app.settings import memory_on
 from tutor_app.startup import WarmResult, run_startup, warm_service
@@ -21,6 +30,7 @@ from tutor_app.ui.report_view import HistoryView
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.settings_watch import SettingsWatch
 from tutor_app.ui.theme import icon
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.ui.workers import run_task
 
 log = logging.getLogger(__name__)

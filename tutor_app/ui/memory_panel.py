@@ -11,11 +11,21 @@ from datetime import datetime
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout,
-                               QInputDialog, QLabel, QLineEdit, QPushButton,
-                               QSplitter, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
-from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.errors import error_text
 from tutor_app.memory.storage.models import Memory
 from tutor_app.settings import memory_on
@@ -24,6 +34,7 @@ from tutor_app.ui.page import confirm, list_table, page_layout, short_date
 from tutor_app.ui.profile_card import ProfileCard
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.theme import icon, theme
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.ui.workers import run_task
 
 log = logging.getLogger(__name__)

@@ -9,14 +9,15 @@ from __future__ import annotations
 import json
 import logging
 import re
-from dataclasses import dataclass, field as dc_field  # ProfileEntry has a `field` attribute
+from dataclasses import dataclass  # ProfileEntry has a `field` attribute
+from dataclasses import field as dc_field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
-from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.memory.profile.fields import FIELDS
 from tutor_app.memory.storage.models import Memory
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 
 log = logging.getLogger(__name__)
 

@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+
 def source_note(spec: Any) -> str:
     """Where a model comes from, for a tooltip or the card: honest about unverified hub files."""
     if spec.source == "hub":

@@ -10,16 +10,15 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QLocale, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QProgressBar, QPushButton,
-                               QTableWidgetItem, QWidget)
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QTableWidgetItem, QWidget
 
-from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.core.cancel import CancelToken
 from tutor_app.errors import error_text
 from tutor_app.ui.model_suggestion import SuggestionCard, source_note
 from tutor_app.ui.page import list_table, page_layout
 from tutor_app.ui.services import UiServices
 from tutor_app.ui.theme import icon, theme
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.ui.workers import run_task
 
 log = logging.getLogger(__name__)

@@ -5,8 +5,17 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from PySide6.QtCore import QCoreApplication, QDate, QEvent, QLocale, Qt, QTimer
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QMessageBox,
-                               QTableWidget, QToolTip, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QTableWidget,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
 
 
 def page_layout(page: QWidget, title: str) -> tuple[QVBoxLayout, QHBoxLayout]:

@@ -13,13 +13,13 @@ from typing import Any, Protocol
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QTableWidgetItem, QWidget
 
-from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.errors import error_text
 from tutor_app.practice import schedule
 from tutor_app.practice.items import MISTAKE, PracticeItem, words
 from tutor_app.practice.plan import due_items
 from tutor_app.ui.page import confirm, list_table, page_layout, short_date
 from tutor_app.ui.theme import icon
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.ui.workers import run_task
 
 COLUMNS = (QT_TRANSLATE_NOOP("PracticePage", "You said"), QT_TRANSLATE_NOOP("PracticePage", "Better"), QT_TRANSLATE_NOOP("PracticePage", "Type"), QT_TRANSLATE_NOOP("PracticePage", "Comes back"), QT_TRANSLATE_NOOP("PracticePage", "History"))

@@ -9,12 +9,21 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, Qt, Signal
-from PySide6.QtWidgets import (QFrame, QGridLayout, QLabel, QListWidget, QListWidgetItem,
-                               QScrollArea, QSizePolicy, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QScrollArea,
+    QSizePolicy,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from tutor_app.ui.charts import EmotionPoint, EmotionTimeline, ProgressChart, ProgressPoint
 from tutor_app.ui.flow_layout import FlowLayout
-
 
 STATS_IN_ONE_ROW = 560  # px: narrower, the four stat cards go two by two
 

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from PySide6.QtCore import QCoreApplication
 
 from tutor_app.settings import Settings
 from tutor_app.settings_store import SettingsStore, store_for
 from tutor_app.startup import warm_service
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 
 log = logging.getLogger(__name__)
 

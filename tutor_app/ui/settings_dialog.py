@@ -8,17 +8,30 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QIcon
-from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout,
-                               QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QRadioButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
-from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.errors import error_text
 from tutor_app.settings import ACCENTS, LEVELS, Settings, SpeechSettings
 from tutor_app.settings_store import FormEdit
 from tutor_app.ui.api_key_field import ApiKeyField
 from tutor_app.ui.pace_settings import PaceControls
 from tutor_app.ui.services import UiServices
+from tutor_app.ui.tr_mark import QT_TRANSLATE_NOOP
 from tutor_app.ui.workers import run_task
 
 log = logging.getLogger(__name__)

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tutor_app.call.listen.overlap import LinearCopy, Ref, linear_copy
 from tutor_app.core.types import FRAME_SAMPLES
 from tutor_app.speech.double_talk import speech_onset
-from tutor_app.call.listen.overlap import LinearCopy, Ref, linear_copy
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

@@ -26,13 +26,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from tutor_app.core.types import FRAME_SAMPLES, SAMPLE_RATE
-from tutor_app.speech.bias import BiasList
-from tutor_app.speech.double_talk import (MIN_FAR_RMS, GateOptions, block_rms, keep_second_voice,
-                                          remove_echo_linearly)
-from tutor_app.speech.residual_echo import suppress_residual_echo
 from tutor_app.call.listen.turn_taking import BACKCHANNEL_HINTS, backchannel_in
 from tutor_app.call.options import frames
+from tutor_app.core.types import FRAME_SAMPLES, SAMPLE_RATE
+from tutor_app.speech.bias import BiasList
+from tutor_app.speech.double_talk import MIN_FAR_RMS, GateOptions, block_rms, keep_second_voice, remove_echo_linearly
+from tutor_app.speech.residual_echo import suppress_residual_echo
 
 if TYPE_CHECKING:
     from tutor_app.call.options import LoopOptions

@@ -25,9 +25,9 @@ from operator import methodcaller
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tutor_app.memory.storage import schema as S
+from tutor_app.memory.storage.journal import UNREADABLE, read_jobs, rewrite_jobs
 from tutor_app.memory.storage.journal import PurgeJob as PurgeJob  # the store builds jobs as purge.PurgeJob
 from tutor_app.memory.storage.journal import journal_path as journal_path
-from tutor_app.memory.storage.journal import UNREADABLE, read_jobs, rewrite_jobs
 
 if TYPE_CHECKING:
     from tutor_app.memory.storage.models import Memory, Message
