@@ -51,7 +51,10 @@ class ScriptedDecoder:
 
 
 def streamer(decoder=None, **options) -> tuple[StreamingTranscriber, ScriptedDecoder]:
+    """Decodes from the last cut with the final words as the prompt, unless told otherwise
+    (the defaults decode a few seconds more, without a prompt: see StreamOptions)."""
     decoder = decoder or ScriptedDecoder()
+    options = {"context_s": 0.0, "prompt_chars": 200, **options}
     return StreamingTranscriber(decoder, options=StreamOptions(**options)), decoder
 
 
@@ -119,7 +122,7 @@ def test_a_short_turn_is_decoded_whole_at_the_end() -> None:
 def test_hotwords_go_with_every_decode() -> None:
     names = BiasList(("Minji", "Bukhansan"))
     decoder = ScriptedDecoder()
-    st = StreamingTranscriber(decoder, bias=names)
+    st = StreamingTranscriber(decoder, bias=names)  # the default options
     st.run_pass(audio(1.0))
     st.run_pass(audio(2.0))
     st.finish(audio(2.5))
@@ -160,7 +163,7 @@ def test_reset_starts_a_new_utterance_and_voids_the_old_ones_pass() -> None:
 def test_a_pass_still_decoding_at_a_reset_changes_nothing() -> None:
     decoder = ScriptedDecoder()
     decoder.release = threading.Event()
-    st = StreamingTranscriber(decoder)
+    st, _ = streamer(decoder)
     job = st.pass_job(audio(2.0))
     result: list = []
     worker = threading.Thread(target=lambda: result.append(job()))
@@ -195,10 +198,21 @@ def test_context_starts_each_decode_at_an_earlier_cut() -> None:
     assert transcript.text == "I went to the market yesterday."
 
 
+def test_by_default_the_tail_is_decoded_with_context_and_no_prompt() -> None:
+    decoder = ScriptedDecoder()
+    st = StreamingTranscriber(decoder)
+    for seconds in (1.0, 2.0, 3.0, 4.0):
+        st.run_pass(audio(seconds))
+    assert st.final_text == "I went to the market"
+    assert st.finish(audio(4.3)).text == "I went to the market yesterday."
+    assert decoder.calls[-1]["start"] == int(1.25 * SAMPLE_RATE)  # the last cut >= 3 s before the end
+    assert {call["prompt"] for call in decoder.calls} == {""}
+
+
 def test_a_long_stretch_without_a_pause_can_be_cut_between_words() -> None:
     speech = [(w, 0.2 + 0.4 * i, 0.6 + 0.4 * i) for i, w in enumerate("we talked for hours about many things".split())]
     decoder = ScriptedDecoder(speech, pauses=[(0.0, 0.2)])
-    st = StreamingTranscriber(decoder, options=StreamOptions(word_cut_s=1.5))
+    st, _ = streamer(decoder, word_cut_s=1.5)
     st.run_pass(audio(1.5))
     # "we talked for" agreed: cut before the last of them, which is decoded again after the cut
     assert st.run_pass(audio(2.5)) == ["we", "talked"]
@@ -211,8 +225,7 @@ def test_a_long_stretch_without_a_pause_can_be_cut_between_words() -> None:
 def test_decodes_that_never_agree_settle_behind_a_long_utterance() -> None:
     speech = [(f"w{i}", 0.5 * i, 0.5 * i + 0.4) for i in range(60)]
     changes = {n: {"w0": f"x{n}"} for n in range(1, 40)}  # the first word never agrees
-    st = StreamingTranscriber(ScriptedDecoder(speech, pauses=[], changes=changes),
-                              options=StreamOptions(max_pending_s=20.0, settle_s=5.0))
+    st, _ = streamer(ScriptedDecoder(speech, pauses=[], changes=changes), max_pending_s=20.0, settle_s=5.0)
     for seconds in range(1, 22):
         st.run_pass(audio(seconds))
     final = st.final_text.split()

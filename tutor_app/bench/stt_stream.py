@@ -45,20 +45,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated clip sets: shared (speech/manifest.tsv), pause (bench turns' clips)")
     parser.add_argument("--clips", metavar="DIR", default=None, help="pause-clip folder (made when missing)")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated: " + ", ".join(VARIANTS))
-    parser.add_argument("--step", type=float, default=1.0, help="seconds of new audio between passes (1.0)")
-    parser.add_argument("--window", type=float, default=10.0,
-                        help="the short variants' encoder window floor, s (10)")
+    from tutor_app.speech.streaming import StreamOptions
+
+    o = StreamOptions()
+    parser.add_argument("--step", type=float, default=o.step_s, help=f"seconds of new audio between passes ({o.step_s:g})")
+    parser.add_argument("--window", type=float, default=15.0,
+                        help="the short variants' encoder window floor, s (15)")
     parser.add_argument("--margin", type=float, default=2.0,
                         help="the short variants' padding after the speech, s (2)")
-    parser.add_argument("--context", type=float, default=0.0,
-                        help="StreamOptions.context_s: decode from a cut at least this long before the end (0)")
-    parser.add_argument("--prompt-chars", type=int, default=200,
-                        help="StreamOptions.prompt_chars: final text given as the prompt (200; 0: none)")
-    parser.add_argument("--word-cut", type=float, default=0.0,
-                        help="StreamOptions.word_cut_s: cut between words after this long without a pause (0: off)")
+    parser.add_argument("--context", type=float, default=o.context_s,
+                        help=f"StreamOptions.context_s: decode from a cut at least this long before the end ({o.context_s:g})")
+    parser.add_argument("--prompt-chars", type=int, default=o.prompt_chars,
+                        help=f"StreamOptions.prompt_chars: final text given as the prompt ({o.prompt_chars}; 0: none)")
+    parser.add_argument("--word-cut", type=float, default=o.word_cut_s,
+                        help=f"StreamOptions.word_cut_s: cut between words after this long without a pause "
+                             f"({o.word_cut_s:g}; 0: off)")
     parser.add_argument("--early-ms", type=float, default=64.0,
                         help="silence before the end's decode starts, ms (the listener's early STT: 64)")
-    parser.add_argument("--repeat", type=int, default=1, help="runs of each clip per variant")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs of each clip per variant, each with its own random seed (1, 2, ...)")
     parser.add_argument("--per-clip", action="store_true", help="also print each clip's text and times")
     parser.add_argument("--json", action="store_true", help="also print one JSON summary line")
 
@@ -96,15 +101,38 @@ def run(args: argparse.Namespace, app) -> int:
     for variant in variants:
         totals = Totals()
         stt = stts["short" if variant.endswith("short") else "full"]
-        for _ in range(max(1, args.repeat)):
+        for seed in range(1, max(1, args.repeat) + 1):
+            seeded = Seeded(stt, seed)
             for name, reference, audio in clips:
-                _one(variant, stt, args, name, reference, audio, totals)
+                _one(variant, seeded, args, name, reference, audio, totals)
         summary[variant] = _report(variant, totals)
     print(f"goals: {GOALS}")
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     if args.json:
         print(json.dumps(summary))
     return 0
+
+
+class Seeded:
+    """The STT with CTranslate2's random seed set before each decode: Whisper samples
+    when its greedy decode fails (temperature fallback), which made the same run's WER
+    move by +-3 errors; seeded, a variant's WER moves only with what it decodes."""
+
+    def __init__(self, stt, seed: int) -> None:
+        self.stt, self.seed = stt, seed
+
+    def transcribe(self, audio, bias=None):
+        self._seed()
+        return self.stt.transcribe(audio, bias)
+
+    def transcribe_part(self, audio, start=0, prompt="", bias=None):
+        self._seed()
+        return self.stt.transcribe_part(audio, start, prompt, bias)
+
+    def _seed(self) -> None:
+        import ctranslate2
+
+        ctranslate2.set_random_seed(self.seed)
 
 
 def _stts(app, args) -> dict:

@@ -1,12 +1,12 @@
 """Recognition while the learner speaks, so that only the last words are decoded at the end.
 
 `StreamingTranscriber` is given the growing utterance (16 kHz float32 from its first
-sample) about once a second of new audio and decodes what follows the committed words
-(with them as the prompt); the words two consecutive decodes agree on are committed
-(LocalAgreement-2, speech/streaming_agreement.py), and at a pause all of whose words
-before it are committed the audio is cut: what lies before is never decoded again. At
-the end of the turn `finish` decodes only the audio after the last cut and returns the
-whole utterance's Transcript, as `SpeechToText.transcribe` would.
+sample) about once a second of new audio and decodes its end; the words two consecutive
+decodes agree on are committed (LocalAgreement-2, speech/streaming_agreement.py), and at
+a pause all of whose words before it are committed the audio is cut: what lies more than
+`context_s` before the last cut is never decoded again. At the end of the turn `finish`
+decodes only that tail and returns the whole utterance's Transcript, as
+`SpeechToText.transcribe` would (the VAD still sees all of it: pauses, speech seconds).
 
 It owns no thread and no model: the decode is an injected `PartTranscriber`
 (`WhisperStt.transcribe_part`), so tests script it word by word. Threads, for a live
@@ -42,12 +42,17 @@ log = logging.getLogger(__name__)
 class StreamOptions:
     step_s: float = 1.0  # a pass is due after this much new audio (the caller may count voice only)
     first_pass_s: float = 1.0  # no pass on less audio than this: too little for Whisper to settle
-    prompt_chars: int = 200  # final text given as the prompt (whisper_streaming's 200)
     # A decode starts at the latest cut at least this long before the audio's end (the
     # utterance's start if none): Whisper tiny.en hears a word better with the words
-    # around it than with their text as the prompt. The words between that cut and the
-    # last one are decoded again (and, at the end, taken from that decode).
-    context_s: float = 0.0
+    # around it than after a cut. The words between that cut and the last one are decoded
+    # again (and, at the end, taken from that decode). 3 s: the shared and pause clips'
+    # WER as a whole decode's; 2 s: +2.5 points (`tutor-app bench stt-stream`).
+    context_s: float = 3.0
+    # The final text before the decode's start given as Whisper's prompt (whisper_streaming
+    # gives 200 characters). 0: none - with tiny.en a prompt cost 1.6 points of WER (it
+    # skipped words the prompt seemed to hold: "... can do for you | ask what you can do
+    # for your country" -> "... for you country").
+    prompt_chars: int = 0
     # No pause to cut at for this long after the cut: cut between two committed words
     # instead (0: only at pauses). A cut inside speech costs words (Whisper hears a word's
     # tail or loses a head): `tutor-app bench stt-stream --word-cut S` measures it.
