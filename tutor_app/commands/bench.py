@@ -9,6 +9,8 @@ from tutor_app.commands import module_available
 
 AREAS = {
     "speech": "STT real-time factor (cold/warm), WER on the shared clips, TTS RTF and first audio",
+    "stt-stream": "recognition while the learner speaks (LocalAgreement) vs at the end, short encoder window: "
+                  "WER, ms from the last voiced sample to the transcript, CPU while listening",
     "names": "names heard right with and without the profile's bias list for Whisper; WER unchanged",
     "emotion": "emotion model dev macro-F1, per-label F1, latency and throughput",
     "memory": "memory insert throughput, recall latency at 1k/10k/100k, retrieval quality",

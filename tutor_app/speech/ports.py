@@ -24,6 +24,18 @@ class SpeechToText(Protocol):
 
 
 @runtime_checkable
+class PartTranscriber(Protocol):
+    """The words of the end of an utterance, for the streaming transcriber
+    (speech/streaming.py): `WhisperStt.transcribe_part`. `audio`: the utterance so far
+    (16 kHz mono float32); only the words from sample `start` on are decoded, as following
+    the words `prompt`; `bias`: names to favour (hotwords). Word timings, pauses and speech
+    seconds in the Transcript are of the whole `audio`."""
+
+    def transcribe_part(self, audio: "np.ndarray", start: int = 0, prompt: str = "",
+                        bias: "BiasList | None" = None) -> Transcript: ...
+
+
+@runtime_checkable
 class TurnJudge(Protocol):
     """call/listen/judge.py `EndOfTurnJudge`: is a paused turn complete?"""
 

@@ -10,18 +10,26 @@ for the live path, the file path then uses the very same rules as the microphone
 A `BiasList` (speech/bias.py: the names this learner's memories hold) can come with a
 clip; it reaches Whisper as `bias_mode` says (see SttOptions).
 
+`transcribe_part` is the same decode with a prompt (the words before the audio): the
+streaming transcriber (speech/streaming.py) decodes the growing turn with it.
+
+The encoder normally sees a fixed 30 s window whatever the length of the speech (most of
+the cost of a short turn). `SttOptions.encoder_window_s` below 30 gives it a window sized
+to the speech instead (CTranslate2 accepts shorter mel features); see the option.
+
 The model is loaded once and reused; `transcribe` consumes faster-whisper's lazy
 segment generator itself, so all decoding happens on the caller's (worker) thread.
 """
 from __future__ import annotations
 
 import bisect
+import functools
 import logging
 import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -59,6 +67,14 @@ class SttOptions:
     # 6.1 % in some runs); with hotwords it never did. Near misses of a listed name are
     # then put right (bias.snap_names).
     bias_mode: str = "hotwords"
+    # The encoder's window: 30 s is Whisper's own (the speech padded to 30 s). Less gives a
+    # window of the speech plus `encoder_margin_s`, at least `encoder_window_s` long: the
+    # encoder's cost falls with it, but Whisper was trained on 30 s windows and, without
+    # enough padding after the speech, loops ("Go forward 10 meters. Go forward ...") -
+    # so a decode that looks looped (words per second, compression ratio) is done again
+    # on the full window. `tutor-app bench stt-stream` measures both.
+    encoder_window_s: float = 30.0
+    encoder_margin_s: float = 2.0
 
     @classmethod
     def from_settings(cls, speech: SpeechSettings) -> "SttOptions":
@@ -70,8 +86,6 @@ class WhisperStt:
 
     def __init__(self, model_dir: Path | str, vad: VoiceActivity, device: str = "cpu", compute_type: str = "int8",
                  options: SttOptions | None = None) -> None:
-        from faster_whisper import WhisperModel
-
         self.options = options or SttOptions()
         self.vad = vad
         self.device = device
@@ -79,8 +93,8 @@ class WhisperStt:
         started = time.perf_counter()
         try:
             # ctranslate2 wants a str: a Path raises a TypeError. (faster_whisper is untyped: Any.)
-            self._model = WhisperModel(str(model_dir), device=device, compute_type=compute_type,
-                                       cpu_threads=self.options.cpu_threads)
+            self._model = windowed_model_class()(str(model_dir), device=device, compute_type=compute_type,
+                                                 cpu_threads=self.options.cpu_threads)
         except (RuntimeError, ValueError, OSError) as exc:
             raise TutorError(f"cannot load the Whisper model from {model_dir}: {exc}") from None
         self.load_seconds = time.perf_counter() - started
@@ -89,29 +103,47 @@ class WhisperStt:
     def transcribe(self, audio: AudioClip | Path | str, bias: BiasList | None = None) -> Transcript:
         """Transcribe a clip (any rate, mono) or a file; silence/noise -> empty text.
         `bias`: names and terms to expect (speech/bias.py)."""
+        return self._transcribe_samples(self._samples(audio), bias)
+
+    def transcribe_part(self, audio: NDArray[np.float32], start: int = 0, prompt: str = "",
+                        bias: BiasList | None = None) -> Transcript:
+        """Satisfies `PartTranscriber`: the words of 16 kHz mono `audio` from sample `start`
+        on, which follow the words `prompt` (Whisper's previous-text slot, so they join).
+        The VAD sees the whole of `audio` (a word right after `start` is judged in its
+        context: alone, a soft "ask" after a pause was no speech); times, pauses and speech
+        seconds are the whole audio's. Word timings always; empty audio -> ""."""
+        samples = np.asarray(audio, dtype=np.float32).reshape(-1)
+        if samples.size == 0:
+            return Transcript("", self.options.language, 0.0)
+        return self._transcribe_samples(samples, bias, prompt.strip(), words=True, start=start)
+
+    def _transcribe_samples(self, samples: NDArray[np.float32], bias: BiasList | None, prompt: str = "",
+                            words: bool = False, start: int = 0) -> Transcript:
         if self.options.bias_mode == "off":
             bias = None
-        samples = self._samples(audio)
         seconds = len(samples) / SAMPLE_RATE
         spans, pauses = speech_and_pauses(self.vad, samples)
         if not spans:
             return Transcript("", self.options.language, seconds)
+        voiced = round(sum(span.end - span.start for span in spans), 3)
+        spans = spans_from(spans, start / SAMPLE_RATE) if start > 0 else spans
+        if not spans:  # speech only before `start`: nothing to decode, the pauses still count
+            return Transcript("", self.options.language, seconds, [], pauses, voiced)
         speech, offsets = join_spans(samples, spans)
         with self._lock:
-            segments = self._decode(speech, bias)
+            segments = self._decode_windowed(speech, bias, prompt, words)
             if bias and echoes_list(" ".join(s.text for s in segments), bias):
                 # The list read back, not speech: decode again without it.
                 log.info("the transcript echoed the bias list; decoded again without it")
-                segments = self._decode(speech)
+                segments = self._decode_windowed(speech, None, prompt, words)
         segments = [snap_segment(remap_segment(s, offsets), bias) for s in segments]
         text = " ".join(s.text for s in segments if s.text).strip()
-        voiced = round(sum(span.end - span.start for span in spans), 3)
         return Transcript(text, self.options.language, seconds, segments, pauses, voiced)
 
     def warm_up(self) -> None:
         """One tiny decode so the first real turn does not pay for lazy initialisation."""
         with self._lock:
-            self._decode(np.zeros(SAMPLE_RATE, dtype=np.float32))
+            self._decode_windowed(np.zeros(SAMPLE_RATE, dtype=np.float32), None, "", False)
 
     # -- internals -----------------------------------------------------------------------
     def _samples(self, audio: AudioClip | Path | str) -> NDArray[np.float32]:
@@ -130,25 +162,98 @@ class WhisperStt:
             raise AudioInputError("the audio contains NaN or infinite samples")
         return samples
 
-    def _decode(self, speech: NDArray[np.float32], bias: BiasList | None = None) -> list[Segment]:
+    def _decode_windowed(self, speech: NDArray[np.float32], bias: BiasList | None, prompt: str,
+                         words: bool) -> list[Segment]:
+        """`_decode` on the encoder window the options ask for; a short window's decode
+        that looks looped is done again on the full 30 s window."""
+        frames = window_frames(len(speech) / SAMPLE_RATE, self.options)
+        if frames is None:
+            return self._decode(speech, bias, prompt, words)
+        self._model.window_frames = frames
+        try:
+            segments = self._decode(speech, bias, prompt, words, max_new_tokens=max_tokens(len(speech)))
+        finally:
+            self._model.window_frames = None
+        if looped(segments, len(speech) / SAMPLE_RATE):
+            log.info("a short-window decode looked looped; decoded again on the full window")
+            segments = self._decode(speech, bias, prompt, words)
+        return segments
+
+    def _decode(self, speech: NDArray[np.float32], bias: BiasList | None = None, prompt: str = "",
+                words: bool = False, max_new_tokens: int | None = None) -> list[Segment]:
         o = self.options
+        arguments: dict[str, Any] = dict(bias_arguments(bias, o.bias_mode))
+        if prompt:
+            # The words before this audio; in "prompt" bias mode the names come first.
+            arguments["initial_prompt"] = (arguments.get("initial_prompt", "") + " " + prompt).strip()
+        if max_new_tokens is not None:
+            arguments["max_new_tokens"] = max_new_tokens
         segments, _info = self._model.transcribe(
             speech,
             language=o.language or None,
             beam_size=o.beam_size,
-            word_timestamps=o.word_timestamps,
+            word_timestamps=o.word_timestamps or words,
             vad_filter=False,  # done above with our VAD
             # Turns are short and independent: conditioning on earlier text only helps
             # Whisper repeat itself when it goes wrong.
             condition_on_previous_text=False,
-            **bias_arguments(bias, o.bias_mode),
+            **arguments,
         )
         out = []
         for seg in segments:  # the generator decodes lazily: consume it here
-            words = tuple(Word(w.start, w.end, w.word, w.probability) for w in (seg.words or ()))
-            out.append(Segment(seg.start, seg.end, seg.text.strip(), words, float(seg.avg_logprob),
+            timed = tuple(Word(w.start, w.end, w.word, w.probability) for w in (seg.words or ()))
+            out.append(Segment(seg.start, seg.end, seg.text.strip(), timed, float(seg.avg_logprob),
                                float(seg.no_speech_prob), float(seg.compression_ratio)))
         return out
+
+
+@functools.cache
+def windowed_model_class() -> Any:
+    """faster-whisper's WhisperModel whose encoder sees only the first `window_frames` mel
+    frames when that is set (faster-whisper always pads to 3000 frames; CTranslate2's
+    Whisper accepts fewer). Word alignment already stops at the speech's own frames."""
+    from faster_whisper import WhisperModel
+
+    class WindowedWhisperModel(WhisperModel):  # type: ignore[misc]  # untyped library
+        window_frames: int | None = None
+
+        def encode(self, features: Any) -> Any:
+            if self.window_frames:
+                features = features[..., : self.window_frames]
+            return super().encode(features)
+
+    return WindowedWhisperModel
+
+
+MEL_FRAMES_PER_SECOND = 100  # Whisper's hop: 160 samples at 16 kHz
+FULL_WINDOW_S = 30.0
+
+
+def window_frames(speech_s: float, options: SttOptions) -> int | None:
+    """Mel frames the encoder sees for `speech_s` of speech; None: the full 30 s window."""
+    if options.encoder_window_s >= FULL_WINDOW_S:
+        return None
+    seconds = max(options.encoder_window_s, speech_s + options.encoder_margin_s)
+    if seconds >= FULL_WINDOW_S:
+        return None
+    return int(round(seconds * MEL_FRAMES_PER_SECOND))
+
+
+# A short window's decode that holds more than this is Whisper looping, not speech: fast
+# English is ~4 words/s; the tokens cap (~3 per word, plus the timestamps) bounds the cost
+# of a loop before it is caught.
+MAX_WORDS_PER_SECOND = 6.0
+MAX_COMPRESSION_RATIO = 2.4  # faster-whisper's own threshold for a repetitive decode
+
+
+def max_tokens(samples: int) -> int:
+    return 16 + int(MAX_WORDS_PER_SECOND * 3 * samples / SAMPLE_RATE)
+
+
+def looped(segments: list[Segment], speech_s: float) -> bool:
+    words = sum(len(s.text.split()) for s in segments)
+    return (words > 2 + MAX_WORDS_PER_SECOND * speech_s
+            or any(s.compression_ratio > MAX_COMPRESSION_RATIO for s in segments))
 
 
 def bias_arguments(bias: BiasList | None, mode: str) -> dict[str, str]:
@@ -184,6 +289,11 @@ def join_spans(samples: NDArray[np.float32],
         position += b - a
     joined = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32)
     return joined.astype(np.float32, copy=False), offsets
+
+
+def spans_from(spans: list[SpeechSpan], start_s: float) -> list[SpeechSpan]:
+    """The spans' parts after `start_s`."""
+    return [SpeechSpan(max(s.start, start_s), s.end) for s in spans if s.end > start_s]
 
 
 def original_time(t: float, offsets: list[tuple[float, float]], is_end: bool = False) -> float:

@@ -1,0 +1,40 @@
+"""The STT's encoder window option and the part decode's pure helpers (speech/stt.py)."""
+from __future__ import annotations
+
+from tutor_app.core.types import Segment, SpeechSpan
+from tutor_app.speech.ports import PartTranscriber
+from tutor_app.speech.stt import SttOptions, looped, max_tokens, spans_from, window_frames
+from tests.unit.test_protocols import seam_problems
+
+
+def test_the_default_is_whispers_own_30_s_window() -> None:
+    assert window_frames(3.0, SttOptions()) is None
+    assert window_frames(3.0, SttOptions(encoder_window_s=30.0)) is None
+
+
+def test_a_short_window_is_the_speech_plus_its_margin_at_least_the_floor() -> None:
+    options = SttOptions(encoder_window_s=10.0, encoder_margin_s=2.0)
+    assert window_frames(3.0, options) == 1000  # the floor
+    assert window_frames(9.5, options) == 1150  # 9.5 s + 2 s
+    assert window_frames(28.5, options) is None  # past 30 s: the full window
+
+
+def test_a_decode_with_more_words_than_speech_can_hold_is_a_loop() -> None:
+    said = Segment(0, 2, "Go forward 10 meters.")
+    assert not looped([said], 2.0)
+    assert looped([Segment(0, 2, "Go forward 10 meters. " * 6)], 2.0)
+    assert looped([Segment(0, 2, "go go", compression_ratio=3.1)], 2.0)
+    assert max_tokens(16000 * 2) > 3 * len(said.text.split())
+
+
+def test_spans_from_keeps_what_follows_the_start() -> None:
+    spans = [SpeechSpan(0.0, 1.0), SpeechSpan(1.5, 3.0)]
+    assert spans_from(spans, 1.2) == [SpeechSpan(1.5, 3.0)]
+    assert spans_from(spans, 2.0) == [SpeechSpan(2.0, 3.0)]
+    assert spans_from(spans, 3.5) == []
+
+
+def test_whisper_stt_satisfies_the_part_seam() -> None:
+    from tutor_app.speech.stt import WhisperStt
+
+    assert seam_problems(WhisperStt, PartTranscriber) == []
