@@ -1,10 +1,10 @@
 """The STT's encoder window option and the part decode's pure helpers (speech/stt.py)."""
 from __future__ import annotations
 
+from tests.unit.test_protocols import seam_problems
 from tutor_app.core.types import Segment, SpeechSpan
 from tutor_app.speech.ports import PartTranscriber
 from tutor_app.speech.stt import SttOptions, looped, max_tokens, spans_from, window_frames
-from tests.unit.test_protocols import seam_problems
 
 
 def test_the_default_is_whispers_own_30_s_window() -> None:

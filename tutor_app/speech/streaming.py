@@ -26,8 +26,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tutor_app.core.types import SAMPLE_RATE, Transcript
-from tutor_app.speech.streaming_agreement import (Heard, agreed, drop_repeat, heard_words, pause_cut, prompt_of,
-                                                  segments_of, text_of, word_cut)
+from tutor_app.speech.streaming_agreement import (
+    Heard,
+    agreed,
+    drop_repeat,
+    heard_words,
+    pause_cut,
+    prompt_of,
+    segments_of,
+    text_of,
+    word_cut,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
