@@ -2,6 +2,12 @@
 an English tutor), then this turn's context (what is known about the learner, recalled
 memories, emotion, guardrail), then the conversation.
 
+The order is the cache's: what stays the same longest comes first (the rules and
+settings, then the call's plan, what is known about the learner, this call's notes), what
+changes every turn last (recalled memories, emotion, the history, the learner's line). A
+cloud model caches the leading cacheable parts; a local model keeps every token of the
+shared start evaluated and reads only the rest (llm/prefix_cache.py).
+
 Everything the learner said (memories, history) is quoted as data: each item is a JSON
 string inside a tagged block, so a memory reading "ignore all previous instructions"
 stays a quotation, and the rules say so.
@@ -103,8 +109,8 @@ def persona(tutor: TutorSettings) -> str:
 
 def build_prompt(inputs: PromptInputs) -> Prompt:
     stable = persona(inputs.tutor) + "\n\n" + RULES
-    context = [_profile_block(inputs.profile), _recalled_block(inputs.recalled),
-               _notes_block(inputs.session_notes), _earlier_block(inputs.earlier),
+    context = [_profile_block(inputs.profile), _notes_block(inputs.session_notes),
+               _recalled_block(inputs.recalled), _earlier_block(inputs.earlier),
                _emotion_block(inputs.emotion)]
     if inputs.guardrail_instruction:
         context.append("Care instruction for this turn: " + inputs.guardrail_instruction)
@@ -129,10 +135,25 @@ def build_compact_prompt(inputs: PromptInputs, history: bool = True) -> Prompt:
     name = str(inputs.profile.get("name") or "").strip() or next(iter(sorted(learner_names(said))), "")
     if name:
         text += f"\nThe learner's name is {quote(name, 60)}."
+    parts = [(text, True)]  # the same for the whole call: kept evaluated
     if inputs.guardrail_instruction:
-        text += "\n" + inputs.guardrail_instruction
+        parts.append((inputs.guardrail_instruction, False))  # this turn only
     recent = list(inputs.history)[-COMPACT_HISTORY:] if history else []
-    return Prompt([(text, True)], _messages(recent, inputs.user_text))
+    return Prompt(parts, _messages(recent, inputs.user_text))
+
+
+def stable_system(inputs: PromptInputs, compact: bool) -> list[tuple[str, bool]]:
+    """The start every turn's system prompt shares in a call with these settings, this
+    learner and this plan (the leading cacheable parts), for a local model to evaluate
+    when the call starts (`LlamaChatModel.prefill`). Built by the same functions as a
+    turn's prompt, so it is the same text."""
+    prompt = build_compact_prompt(inputs) if compact else build_prompt(inputs)
+    lead: list[tuple[str, bool]] = []
+    for text, cacheable in prompt.system_parts:
+        if not cacheable:
+            break
+        lead.append((text, cacheable))
+    return lead
 
 
 def _profile_block(profile: dict[str, Any]) -> str:
