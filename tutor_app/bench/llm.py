@@ -35,6 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--calls", type=int, default=0, help="scripted calls to extract (0 = all)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the transformers path")
     parser.add_argument("--turns", type=int, default=6, help="learner lines per scripted call (bench/llm_turns.py)")
+    parser.add_argument("--no-prefill", action="store_true",
+                        help="turns: no prefill of the prompt's stable start when a call starts")
     parser.add_argument("--only", choices=PARTS, default=None, help="run one part: " + ", ".join(PARTS))
     parser.add_argument("--json", action="store_true", help="also print one JSON summary line")
 
@@ -59,7 +61,7 @@ def run(args: argparse.Namespace, app) -> int:
     if "turns" in parts:
         from tutor_app.bench.llm_turns import run_turns
 
-        summary["turns"] = run_turns(app, args.turns)
+        summary["turns"] = run_turns(app, args.turns, prefill=not args.no_prefill)
     if "extraction" in parts:
         summary["extraction"] = _extraction(app, gguf, args.calls)
     if args.json:

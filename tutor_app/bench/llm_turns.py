@@ -31,7 +31,7 @@ CALLS = [
 ]
 
 
-def run_turns(app, turns: int) -> dict[str, Any]:
+def run_turns(app, turns: int, prefill: bool = True) -> dict[str, Any]:
     from tutor_app.tutor import extract
 
     with tempfile.TemporaryDirectory(prefix="tutor-bench-turns-") as tmp:
@@ -44,6 +44,8 @@ def run_turns(app, turns: int) -> dict[str, Any]:
             rows: list[dict[str, Any]] = []
             for number, lines in enumerate(CALLS, 1):
                 call = engine.start_call(f"bench-{number}", off_record=True)
+                if prefill:
+                    _prefill(call, model)
                 messages = []
                 for i, text in enumerate(lines[:max(1, turns)]):
                     row = _turn(call, model, text)
@@ -60,6 +62,19 @@ def run_turns(app, turns: int) -> dict[str, Any]:
         finally:
             engine.services.memory.close()
     return _summary(rows)
+
+
+def _prefill(call, model) -> None:
+    """What a call's warm-up can do for a local model before the first turn (the greeting
+    plays meanwhile): evaluate the stable start of this call's prompt."""
+    from tutor_app.tutor.prompts import PromptInputs, stable_system
+
+    inputs = PromptInputs(tutor=call.engine.settings.tutor, user_text="",
+                          profile=call.engine.services.memory.profile_view(), practice_plan=call.practice_plan)
+    began = time.perf_counter()
+    stats = model.prefill(stable_system(inputs, compact=model.compact_prompt))
+    print(f"  prefill at the call's start: {1000 * (time.perf_counter() - began):.0f} ms, "
+          f"{stats.evaluated} of {stats.stable_tokens} tokens evaluated{' (restored)' if stats.restored else ''}")
 
 
 def _engine(app, tmp: str):
