@@ -18,6 +18,7 @@ from tutor_app.registry.manifest import ModelRegistry
 from tutor_app.settings import TutorSettings
 from tutor_app.tutor import extract
 from tutor_app.tutor.prompts import Prompt, PromptInputs, build_compact_prompt, build_prompt, stable_system
+from tutor_app.tutor.reply_stream import reply_request
 
 pytestmark = pytest.mark.slow
 
@@ -64,6 +65,23 @@ def test_a_later_turn_evaluates_only_what_follows_the_stable_start(gguf):
     assert two.evaluated <= two.prompt_tokens - two.stable_tokens  # the persona and rules were not read again
     assert two.evaluated < two.prompt_tokens // 3
     assert reply_two == _fresh_reply(gguf, second)
+
+
+def test_an_odd_turn_reads_only_the_newest_exchange(gguf):
+    """The small model's history window moves two exchanges at a time
+    (prompts.compact_window): an odd turn's prompt begins with the whole prompt before it."""
+    model = _model(gguf)
+    history: list[ChatMessage] = []
+    stats = []
+    for turn, line in enumerate(LINES + ["The movie was very interest.", "After we eat noodles."]):
+        request = reply_request(PromptInputs(tutor=TutorSettings(), user_text=line, history=list(history)),
+                                compact=True, turn_index=turn)
+        reply, used = _reply(model, request.prompt)
+        stats.append(used)
+        history += [ChatMessage("user", line), ChatMessage("assistant", reply.strip() or "Tell me more.")]
+    for odd in (1, 3):
+        assert stats[odd].evaluated <= stats[odd].prompt_tokens - stats[odd - 1].prompt_tokens + 1
+    assert stats[2].evaluated <= stats[2].prompt_tokens - stats[2].stable_tokens  # an even turn: its history only
 
 
 def test_a_second_call_restores_the_start_the_extraction_pushed_out(gguf):

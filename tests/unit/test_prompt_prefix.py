@@ -7,7 +7,8 @@ from tutor_app.core.types import ChatMessage, EmotionScore
 from tutor_app.llm.prefix_cache import common_prefix, probe_chat, stable_text
 from tutor_app.llm.system import system_text
 from tutor_app.settings import TutorSettings
-from tutor_app.tutor.prompts import PromptInputs, RecalledItem, build_compact_prompt, build_prompt, stable_system
+from tutor_app.tutor.prompts import (PromptInputs, RecalledItem, build_compact_prompt, build_prompt, compact_window,
+                                    stable_system)
 
 
 def _inputs(**kw) -> PromptInputs:
@@ -51,3 +52,16 @@ def test_the_probe_chat_ends_where_requests_differ():
     assert whole == [{"role": "system", "content": "rules"}, {"role": "user", "content": "A"}]
     assert probe_chat([("rules", True), ("this turn", False)], "A") == [{"role": "system", "content": "rules\n\nA"}]
     assert common_prefix([1, 2, 3], [1, 2, 4, 5]) == 2 and common_prefix([], [1]) == 0
+
+
+def test_the_small_models_history_window_moves_two_exchanges_at_a_time():
+    said = [ChatMessage("assistant", "Hi! How was your day?")]  # the greeting
+    starts = []
+    for turn in range(8):
+        window = compact_window(said, turn)
+        assert len(window) <= 4 and window == said[-len(window):]  # the newest messages, at most two exchanges
+        starts.append(len(said) - len(window))
+        said += [ChatMessage("user", f"line {turn}"), ChatMessage("assistant", f"reply {turn}")]
+    # An odd turn's window starts where the turn before started: only the newest exchange is new.
+    assert all(starts[t] == starts[t - 1] for t in range(1, 8, 2))
+    assert compact_window(said) == said[-4:]  # without the turn's number: the last two exchanges

@@ -123,10 +123,11 @@ def build_prompt(inputs: PromptInputs) -> Prompt:
     return Prompt(parts, _messages(inputs.history, inputs.user_text))
 
 
-def build_compact_prompt(inputs: PromptInputs, history: bool = True) -> Prompt:
+def build_compact_prompt(inputs: PromptInputs, history: bool = True, turn: int | None = None) -> Prompt:
     """The short prompt for a small local model (`history=False`: the current line only,
     for a second try). The learner's name and a care instruction are kept; memories,
-    plans and emotions are left out: a small model repeats them instead of using them."""
+    plans and emotions are left out: a small model repeats them instead of using them.
+    `turn` (the turns so far) steps the history window, see `compact_window`."""
     accent = ACCENTS.get(inputs.tutor.accent, ACCENTS["us"]).split(" (")[0]
     text = COMPACT.format(accent=accent)
     from tutor_app.tutor.parrot import learner_names
@@ -138,8 +139,21 @@ def build_compact_prompt(inputs: PromptInputs, history: bool = True) -> Prompt:
     parts = [(text, True)]  # the same for the whole call: kept evaluated
     if inputs.guardrail_instruction:
         parts.append((inputs.guardrail_instruction, False))  # this turn only
-    recent = list(inputs.history)[-COMPACT_HISTORY:] if history else []
+    recent = compact_window(inputs.history, turn) if history else []
     return Prompt(parts, _messages(recent, inputs.user_text))
+
+
+def compact_window(history: Sequence[ChatMessage], turn: int | None = None) -> list[ChatMessage]:
+    """The last two exchanges; given the turn's number, a window that moves two exchanges
+    at a time instead: the last one on even turns, the last two on odd ones. A window
+    that slides by one exchange every turn changes the prompt right after the system
+    prompt, and a local model reads the whole history again each turn (~100 tokens, 0.5-1 s
+    on 2 busy cores); stepped, an odd turn's history starts where the turn before started,
+    so only the newest exchange is read, and an even turn reads one exchange."""
+    keep = COMPACT_HISTORY
+    if turn is not None and turn >= 2 and turn % 2 == 0:
+        keep = COMPACT_HISTORY // 2
+    return list(history)[-keep:]
 
 
 def stable_system(inputs: PromptInputs, compact: bool) -> list[tuple[str, bool]]:
