@@ -16,7 +16,8 @@ the context in between (the call-end extraction, a JSON review):
 Correctness never depends on this: llama-cpp-python compares the tokens in the context
 with the prompt itself before reusing any of them, so a wrong guess here only costs time.
 A template that cannot be rendered here (a GGUF without one, run with a named llama.cpp
-chat format) just skips the snapshots. Used under the model's run lock only.
+chat format) just skips the snapshots. Snapshots live in memory only, never on disk (the
+stable start holds the learner's name). Used under the model's run lock only.
 """
 from __future__ import annotations
 
@@ -109,10 +110,6 @@ class PrefixCache:
         self._formatter = _template_formatter(llama)
         self._rendered: list[int] = []  # the last prepared prompt, until `verify`
         self.enabled = self._formatter is not None and _has_internals(llama)
-
-    @property
-    def snapshot_count(self) -> int:
-        return len(self._snapshots)
 
     def clear(self) -> None:
         self._snapshots.clear()
