@@ -3,7 +3,8 @@
 Recorded utterances are played into the virtual microphone (PulseAudio null sink
 `micsrc`, see scripts/virtual-audio.sh); the app's live call hears them, the tutor model
 is the project's fake Anthropic server with a fixed timing (default: first token after
-400 ms, then 40 tokens/s), and Piper speaks into the virtual speaker. Per turn, from the
+400 ms, then 40 tokens/s; `tutor-app --llm local bench call`: the local model instead),
+and Piper speaks into the virtual speaker. Per turn, from the
 end of the learner's speech (ms): STT done, first LLM token, first sentence, first audio
 out. The same run times the naive cascade on the same clips: full STT -> full LLM reply
 -> full TTS -> play. Also: CPU use while idle-listening (process CPU time over a quiet
@@ -17,6 +18,7 @@ the device (the tutor speaks first; target 1.5 s).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -56,15 +58,22 @@ def run(args: argparse.Namespace, app) -> int:
         raise TutorError(f"bench call: {problem}")
     fakes = fake_server_module()
     clips = _clips(args)
+    local = getattr(args, "llm", None) == "local"  # `tutor-app --llm local bench call`: the offline model
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {os.cpu_count()} CPU cores, load average {load:.2f} (other work slows every number)")
-    print(f"fake LLM: first token {args.first_token_ms:.0f} ms, {args.tokens_per_s:.0f} tokens/s, "
-          f"{len(REPLY.split())}-word replies; {args.turns} turns over {len(clips)} clip(s)")
-    with fakes.FakeAnthropicServer(timing=fakes.Timing.realistic(args.first_token_ms, args.tokens_per_s),
-                                   default=fakes.Reply(REPLY)) as server:
-        os.environ["ANTHROPIC_BASE_URL"] = server.url
-        os.environ["ANTHROPIC_API_KEY"] = fakes.FAKE_API_KEY
-        app.settings.llm.backend = "anthropic"
+    if local:
+        print(f"tutor model: the local one (llm.local_model), no fake server; {args.turns} turns over "
+              f"{len(clips)} clip(s)")
+    else:
+        print(f"fake LLM: first token {args.first_token_ms:.0f} ms, {args.tokens_per_s:.0f} tokens/s, "
+              f"{len(REPLY.split())}-word replies; {args.turns} turns over {len(clips)} clip(s)")
+    server_or_none = contextlib.nullcontext() if local else fakes.FakeAnthropicServer(
+        timing=fakes.Timing.realistic(args.first_token_ms, args.tokens_per_s), default=fakes.Reply(REPLY))
+    with server_or_none as server:
+        if server is not None:
+            os.environ["ANTHROPIC_BASE_URL"] = server.url
+            os.environ["ANTHROPIC_API_KEY"] = fakes.FAKE_API_KEY
+            app.settings.llm.backend = "anthropic"
         app.settings.llm.fallback_to_local = False
         app.settings.speech.audio_mode = "headset"  # as measured; null sinks look like speakers
         engine = _engine(app)

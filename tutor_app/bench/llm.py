@@ -3,9 +3,12 @@ against the previous transformers path in the same run (load, first token, token
 first sentence), then call-end extraction on the scripted learner calls in
 bench/data/llm_calls.json: how many stated facts land in the profile (the model alone,
 the rules alone, both merged) and how long a real `end-call` takes (extraction, merge,
-review, report). Prints; never asserts.
+review, report); and the model answering scripted calls through the app's engine: first
+token and first sentence per turn, prompt tokens evaluated and reused (bench/llm_turns.py).
+Prints; never asserts.
 
-Target (2-core CPU): end-call <= 20 s with the bundled model.
+Targets (2-core CPU): end-call <= 20 s with the bundled model; a turn's first sentence
+<= 1.5 s.
 """
 from __future__ import annotations
 
@@ -24,12 +27,17 @@ CALLS_FILE = Path(__file__).parent / "data" / "llm_calls.json"
 SYSTEM = "You are a friendly English tutor. Gently correct mistakes. Answer in one or two short sentences."
 PROMPTS = ["Yesterday I go to the hospital.", "What is my name?", "I like to play tennis in weekend.",
            "Can you help me practise for a job interview?", "My sister she is a teacher in Busan."]
+PARTS = ("runtime", "turns", "extraction")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-tokens", type=int, default=64, help="tokens per reply in the runtime comparison")
     parser.add_argument("--calls", type=int, default=0, help="scripted calls to extract (0 = all)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the transformers path")
+    parser.add_argument("--turns", type=int, default=6, help="learner lines per scripted call (bench/llm_turns.py)")
+    parser.add_argument("--no-prefill", action="store_true",
+                        help="turns: no prefill of the prompt's stable start when a call starts")
+    parser.add_argument("--only", choices=PARTS, default=None, help="run one part: " + ", ".join(PARTS))
     parser.add_argument("--json", action="store_true", help="also print one JSON summary line")
 
 
@@ -40,15 +48,22 @@ def run(args: argparse.Namespace, app) -> int:
     print(machine_line())
     gguf = resolve_gguf(DEFAULT_LOCAL_MODEL, app.registry)
     summary: dict[str, Any] = {"model": gguf.name}
-    model = LlamaChatModel(gguf, LlamaOptions(max_tokens=args.max_tokens))
-    model.load()
-    print(f"llama.cpp: {model.plan.describe() if model.plan else '?'}")
-    rows = {"llama.cpp": _runtime_llama(model, args.max_tokens)}
-    if not args.no_baseline:
-        rows["transformers"] = _runtime_transformers(gguf, args.max_tokens)
-    _print_runtimes(rows)
-    summary["runtime"] = rows
-    summary["extraction"] = _extraction(app, gguf, args.calls)
+    parts = PARTS if args.only is None else (args.only,)
+    if "runtime" in parts:
+        model = LlamaChatModel(gguf, LlamaOptions(max_tokens=args.max_tokens))
+        model.load()
+        print(f"llama.cpp: {model.plan.describe() if model.plan else '?'}")
+        rows = {"llama.cpp": _runtime_llama(model, args.max_tokens)}
+        if not args.no_baseline:
+            rows["transformers"] = _runtime_transformers(gguf, args.max_tokens)
+        _print_runtimes(rows)
+        summary["runtime"] = rows
+    if "turns" in parts:
+        from tutor_app.bench.llm_turns import run_turns
+
+        summary["turns"] = run_turns(app, args.turns, prefill=not args.no_prefill)
+    if "extraction" in parts:
+        summary["extraction"] = _extraction(app, gguf, args.calls)
     if args.json:
         print(json.dumps(summary))
     return 0

@@ -7,6 +7,12 @@ next token, and closing the stream ends generation. JSON answers are constrained
 grammar built from a JSON schema, so even the 135M model returns a parseable object of
 the right shape. One model context serves one request at a time (a lock): the call-end
 extraction waits while a turn is generating, never corrupts it.
+
+The stable start of the tutor prompt stays evaluated across turns and calls
+(llm/prefix_cache.py): a turn evaluates only what changed since the last one, and after
+another prompt used the context (the call-end extraction) the start comes back from a
+saved snapshot; `prefill()` evaluates it ahead, when a call starts. `last_prompt` says
+what the last request on this thread evaluated (llama.cpp's own counters).
 """
 from __future__ import annotations
 
@@ -26,6 +32,7 @@ from tutor_app.llm.errors import LLMBadJSONError, LLMError
 from tutor_app.llm.gguf_info import GGUFInfo, read_gguf_info
 from tutor_app.llm.jsonparse import JSONExtractError, extract_json_object
 from tutor_app.llm.offload import Hardware, OffloadPlan, check_memory, plan_offload
+from tutor_app.llm.prefix_cache import PrefixCache, PromptStats, eval_counter
 from tutor_app.llm.system import SystemPrompt, system_text
 
 log = logging.getLogger(__name__)
@@ -66,6 +73,8 @@ class LlamaChatModel:
         self.load_seconds = 0.0
         self._load_lock = threading.Lock()
         self._run_lock = threading.Lock()
+        self._prefix: PrefixCache | None = None
+        self._last = threading.local()  # per thread: a turn and the call-end extraction run in parallel
 
     # -- loading ----------------------------------------------------------------------
     def inspect(self) -> tuple[GGUFInfo, OffloadPlan]:
@@ -108,13 +117,18 @@ class LlamaChatModel:
             plan = OffloadPlan(0, plan.n_threads, f"the GPU refused the model ({exc}): running on the CPU")
             llama = self._open(llama_cpp, plan, n_ctx)
         self.info, self.plan = info, plan
+        self._prefix = PrefixCache(llama)
         log.info("local LLM %s loaded: %s", self.path.name, plan.describe())
         return llama
 
     def _open(self, llama_cpp: Any, plan: OffloadPlan, n_ctx: int) -> Any:
+        # The prompt is read with as many threads as the reply is written: llama.cpp's
+        # threads wait for each other at every step, so one more thread than the cores
+        # left free by the call's audio, speech recognition and voice read a prompt 4-9x
+        # slower (2 batch threads on 2 busy cores: 11-27 tokens/s; 1 thread: 53-121).
         return llama_cpp.Llama(
             model_path=str(self.path), n_ctx=n_ctx, n_threads=plan.n_threads,
-            n_threads_batch=max(plan.n_threads, _logical_cpus()), n_gpu_layers=plan.n_gpu_layers,
+            n_threads_batch=plan.n_threads, n_gpu_layers=plan.n_gpu_layers,
             seed=self.options.seed, verbose=False, chat_format=self.options.chat_format or None,
         )
 
@@ -126,9 +140,29 @@ class LlamaChatModel:
         """Load the weights now (under a second for the bundled model), e.g. when a call starts."""
         self.load()
 
+    def prefill(self, system: SystemPrompt) -> PromptStats:
+        """Evaluate the stable start of `system` (its leading cacheable parts) now, so the
+        first turn of a call evaluates only its own part: a call's warm-up. Restored from
+        a snapshot when this start was evaluated before."""
+        llama = self.load()
+        with self._run_lock:
+            counted = eval_counter(llama)
+            stats = self._prefix.prefill(system) if self._prefix is not None else PromptStats()
+            stats.evaluated = eval_counter(llama) - counted
+        return stats
+
+    @property
+    def last_prompt(self) -> PromptStats | None:
+        """What this thread's last request evaluated of its prompt (None before any)."""
+        stats: PromptStats | None = getattr(self._last, "prompt", None)
+        return stats
+
     def close(self) -> None:
         with self._run_lock, self._load_lock:
             llama, self._llama = self._llama, None
+            if self._prefix is not None:
+                self._prefix.clear()
+            self._prefix = None
         if llama is not None:
             closer = getattr(llama, "close", None)
             if closer is not None:
@@ -160,9 +194,14 @@ class LlamaChatModel:
         opts = self.options
         with self._run_lock:
             chat = self._fit(llama, system_text(system), messages, opts.max_tokens)
+            counted, stats = self._prepare(llama, system, chat)
             chunks = self._call(llama, chat, opts.max_tokens, stream=True, attempt=attempt)
+            first = True
             try:
                 for chunk in chunks:
+                    if first:  # the prompt is evaluated by now: count what it cost
+                        self._evaluated(llama, counted, stats)
+                        first = False
                     if cancel is not None and cancel.cancelled:
                         return
                     delta = chunk["choices"][0].get("delta", {}).get("content")
@@ -182,7 +221,9 @@ class LlamaChatModel:
         prompt = f"{system_text(system)}\n\n{JSON_INSTRUCTION}".strip()
         with self._run_lock:
             chat = self._fit(llama, prompt, messages, opts.json_max_tokens)
+            counted, stats = self._prepare(llama, prompt, chat)
             result = self._call(llama, chat, opts.json_max_tokens, stream=False, response_format=fmt)
+            self._evaluated(llama, counted, stats)
         raw = result["choices"][0]["message"].get("content") or ""
         try:
             value = json.loads(raw)
@@ -196,6 +237,19 @@ class LlamaChatModel:
         return value
 
     # -- helpers ----------------------------------------------------------------------
+    def _prepare(self, llama: Any, system: SystemPrompt, chat: list[dict[str, str]]) -> tuple[int, PromptStats]:
+        """The stable start of the prompt in the context (llm/prefix_cache.py); llama.cpp's
+        evaluation counter before it."""
+        counted = eval_counter(llama)
+        stats = self._prefix.prepare(system, chat) if self._prefix is not None else PromptStats()
+        return counted, stats
+
+    def _evaluated(self, llama: Any, counted: int, stats: PromptStats) -> None:
+        stats.evaluated = eval_counter(llama) - counted
+        self._last.prompt = stats
+        if self._prefix is not None:
+            self._prefix.verify()
+
     def _call(self, llama: Any, chat: list[dict[str, str]], max_tokens: int, stream: bool,
               response_format: dict[str, Any] | None = None, attempt: int = 0) -> Any:
         opts = self.options
@@ -225,12 +279,6 @@ class LlamaChatModel:
             total -= sizes.pop(0)
             turns.pop(0)
         return head + turns
-
-
-def _logical_cpus() -> int:
-    import os
-
-    return os.cpu_count() or 1
 
 
 _LOG_CALLBACK: Any = None

@@ -6,7 +6,8 @@ belong first: instructions and memories that stay the same for a whole call, the
 per-turn parts (emotion, recalled items). The Anthropic backend puts one prompt-cache
 breakpoint after the leading run of cacheable parts; a cacheable flag after a
 non-cacheable part is ignored because its prefix changes every turn anyway. A plain
-string is sent uncached. Local models simply join the parts.
+string is sent uncached. Local models join the parts and keep the leading cacheable run
+evaluated in llama.cpp's cache (llm/prefix_cache.py).
 """
 from __future__ import annotations
 

@@ -2,6 +2,12 @@
 an English tutor), then this turn's context (what is known about the learner, recalled
 memories, emotion, guardrail), then the conversation.
 
+The order is the cache's: what stays the same longest comes first (the rules and
+settings, then the call's plan, what is known about the learner, this call's notes), what
+changes every turn last (recalled memories, emotion, the history, the learner's line). A
+cloud model caches the leading cacheable parts; a local model keeps every token of the
+shared start evaluated and reads only the rest (llm/prefix_cache.py).
+
 Everything the learner said (memories, history) is quoted as data: each item is a JSON
 string inside a tagged block, so a memory reading "ignore all previous instructions"
 stays a quotation, and the rules say so.
@@ -105,8 +111,8 @@ def persona(tutor: TutorSettings) -> str:
 
 def build_prompt(inputs: PromptInputs) -> Prompt:
     stable = persona(inputs.tutor) + "\n\n" + RULES
-    context = [_profile_block(inputs.profile), _recalled_block(inputs.recalled),
-               _notes_block(inputs.session_notes), _earlier_block(inputs.earlier),
+    context = [_profile_block(inputs.profile), _notes_block(inputs.session_notes),
+               _recalled_block(inputs.recalled), _earlier_block(inputs.earlier),
                _emotion_block(inputs.emotion)]
     if inputs.guardrail_instruction:
         context.append("Care instruction for this turn: " + inputs.guardrail_instruction)
@@ -119,10 +125,11 @@ def build_prompt(inputs: PromptInputs) -> Prompt:
     return Prompt(parts, _messages(inputs.history, inputs.user_text))
 
 
-def build_compact_prompt(inputs: PromptInputs, history: bool = True) -> Prompt:
+def build_compact_prompt(inputs: PromptInputs, history: bool = True, turn: int | None = None) -> Prompt:
     """The short prompt for a small local model (`history=False`: the current line only,
     for a second try). The learner's name and a care instruction are kept; memories,
-    plans and emotions are left out: a small model repeats them instead of using them."""
+    plans and emotions are left out: a small model repeats them instead of using them.
+    `turn` (the turns so far) steps the history window, see `compact_window`."""
     accent = ACCENTS.get(inputs.tutor.accent, ACCENTS["us"]).split(" (")[0]
     text = COMPACT.format(accent=accent)
     from tutor_app.tutor.parrot import learner_names
@@ -131,10 +138,38 @@ def build_compact_prompt(inputs: PromptInputs, history: bool = True) -> Prompt:
     name = str(inputs.profile.get("name") or "").strip() or next(iter(sorted(learner_names(said))), "")
     if name:
         text += f"\nThe learner's name is {quote(name, 60)}."
+    parts = [(text, True)]  # the same for the whole call: kept evaluated
     if inputs.guardrail_instruction:
-        text += "\n" + inputs.guardrail_instruction
-    recent = list(inputs.history)[-COMPACT_HISTORY:] if history else []
-    return Prompt([(text, True)], _messages(recent, inputs.user_text))
+        parts.append((inputs.guardrail_instruction, False))  # this turn only
+    recent = compact_window(inputs.history, turn) if history else []
+    return Prompt(parts, _messages(recent, inputs.user_text))
+
+
+def compact_window(history: Sequence[ChatMessage], turn: int | None = None) -> list[ChatMessage]:
+    """The last two exchanges; given the turn's number, a window that moves two exchanges
+    at a time instead: the last one on even turns, the last two on odd ones. A window
+    that slides by one exchange every turn changes the prompt right after the system
+    prompt, and a local model reads the whole history again each turn (~100 tokens, 0.5-1 s
+    on 2 busy cores); stepped, an odd turn's history starts where the turn before started,
+    so only the newest exchange is read, and an even turn reads one exchange."""
+    keep = COMPACT_HISTORY
+    if turn is not None and turn >= 2 and turn % 2 == 0:
+        keep = COMPACT_HISTORY // 2
+    return list(history)[-keep:]
+
+
+def stable_system(inputs: PromptInputs, compact: bool) -> list[tuple[str, bool]]:
+    """The start every turn's system prompt shares in a call with these settings, this
+    learner and this plan (the leading cacheable parts), for a local model to evaluate
+    when the call starts (`LlamaChatModel.prefill`). Built by the same functions as a
+    turn's prompt, so it is the same text."""
+    prompt = build_compact_prompt(inputs) if compact else build_prompt(inputs)
+    lead: list[tuple[str, bool]] = []
+    for text, cacheable in prompt.system_parts:
+        if not cacheable:
+            break
+        lead.append((text, cacheable))
+    return lead
 
 
 def _profile_block(profile: dict[str, Any]) -> str:

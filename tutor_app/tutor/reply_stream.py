@@ -57,7 +57,7 @@ def reply_request(inputs: PromptInputs, compact: bool, turn_index: int) -> Reply
         tutor=[m.content for m in reversed(history) if m.role == "assistant"] if compact else [],
         names={str(inputs.profile.get("name") or "").strip()},
     )
-    prompt = build_compact_prompt(inputs) if compact else build_prompt(inputs)
+    prompt = build_compact_prompt(inputs, turn=turn_index) if compact else build_prompt(inputs)
     # A small model's second sample (some temperature) is mostly off topic when its first
     # was unusable (bench tutor-quality): the honest fallback serves the learner better.
     request = ReplyRequest(prompt, check, build_compact_prompt(inputs, history=False),
