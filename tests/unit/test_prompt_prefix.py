@@ -7,8 +7,14 @@ from tutor_app.core.types import ChatMessage, EmotionScore
 from tutor_app.llm.prefix_cache import common_prefix, probe_chat, stable_text
 from tutor_app.llm.system import system_text
 from tutor_app.settings import TutorSettings
-from tutor_app.tutor.prompts import (PromptInputs, RecalledItem, build_compact_prompt, build_prompt, compact_window,
-                                    stable_system)
+from tutor_app.tutor.prompts import (
+    PromptInputs,
+    RecalledItem,
+    build_compact_prompt,
+    build_prompt,
+    compact_window,
+    stable_system,
+)
 
 
 def _inputs(**kw) -> PromptInputs:

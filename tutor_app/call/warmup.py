@@ -18,6 +18,7 @@ def warm_up(loop: Any) -> None:
              ("end of turn", lambda: loop.judge),
              ("tutor model", lambda: _chat_model(services)),
              ("memory", lambda: getattr(services, "memory", None)),  # the embedder: seconds
+             ("tutor prompt", lambda: _prefill(loop.session)),  # a local model reads the prompt's start
              ("emotion", lambda: getattr(services, "emotion", None))]
     run_steps([(name, partial(_warm, name, get)) for name, get in steps], traceback=False)
 
@@ -34,3 +35,9 @@ def _chat_model(services: Any) -> Any:
     """The engine's tutor model (its first use imports the SDK and connects: seconds)."""
     factory = getattr(services, "chat_model", None)
     return factory() if callable(factory) else None
+
+
+def _prefill(session: Any) -> None:
+    prefill = getattr(session, "prefill_prompt", None)
+    if callable(prefill):
+        prefill()

@@ -30,7 +30,7 @@ from tutor_app.speech.bias import transcribe_with
 from tutor_app.speech.ports import SpeechToText
 from tutor_app.tutor.heard import not_heard_turn
 from tutor_app.tutor.korean_help import built_in_help
-from tutor_app.tutor.prompts import PromptInputs, RecalledItem
+from tutor_app.tutor.prompts import PromptInputs, RecalledItem, stable_system
 from tutor_app.tutor.reply_stream import (  # noqa: F401 - the apologies, named here by the call loop's tests
     MAX_SENTENCES,
     SORRY_EMPTY,
@@ -147,6 +147,19 @@ class Conversation:
     @property
     def memory_on(self) -> bool:  # what is said now is remembered: settings.memory_on, the one rule
         return memory_rule(self.engine.settings, self.off_record)
+
+    def prefill_prompt(self) -> None:
+        """A local model reads the stable start of this call's prompt (persona, rules,
+        settings, the learner's name, the plan) before the first turn, while the greeting
+        plays (llm/prefix_cache.py); nothing to do for a cloud model."""
+        s = self.engine.services
+        model = s.chat_model()
+        prefill = getattr(model, "prefill", None)
+        if prefill is None:
+            return
+        inputs = PromptInputs(tutor=self.engine.settings.tutor, user_text="", profile=s.memory.profile_view(),
+                              practice_plan=self.practice_plan)
+        prefill(stable_system(inputs, compact=bool(getattr(model, "compact_prompt", False))))
 
     @functools.cached_property
     def practice_plan(self) -> str:
