@@ -141,3 +141,25 @@ def test_a_chat_format_llama_cpp_renders_differently_turns_the_cache_off(gguf):
     again, stats = _reply(model, prompt)
     assert reply == again and reply.strip()
     assert stats.stable_tokens == 0 and not stats.restored  # no snapshot taken of a prompt it cannot render
+
+
+def test_a_call_warm_up_prefills_the_engines_local_model(data_dir):
+    """The live call's warm-up step (call/warmup.py -> Conversation.prefill_prompt) puts the
+    call's own prompt start into the engine's local model: the first turn reads only its part."""
+    from tutor_app.app import App
+    from tutor_app.call.warmup import _prefill
+    from tutor_app.paths import AppPaths
+    from tutor_app.settings import Settings
+
+    app = App(Settings.load(AppPaths.resolve(data_dir), llm_backend="local"))
+    try:
+        call = app.engine.start_call("warm")
+        _prefill(call)
+        model = app.engine.services.chat_model()
+        call.turn(LINES[0])
+        stats = model.last_prompt
+        assert stats is not None and stats.stable_tokens > 50
+        # Without the prefill a first turn reads the whole prompt (evaluated == prompt_tokens).
+        assert stats.evaluated < stats.stable_tokens  # most of the start was already read
+    finally:
+        app.close()
