@@ -17,16 +17,13 @@ import pytest
 from tests.fakes.anthropic_server import Reply
 from tests.memory_fixtures import REPO
 from tests.processes import at_once
+from tests.processes import cloud_cli as cli
 
 pytestmark = pytest.mark.slow
 
 FACTS = {"name": "Dohyun", "occupation": "pharmacist", "interests": ["tennis"],
          "learning_goals": ["pass the IELTS exam"]}
 
-
-def cli(*args: str, input_text: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tutor_app", "--llm", "anthropic", *args], capture_output=True,
-                          text=True, env=dict(os.environ), input=input_text, timeout=300, cwd=REPO)
 
 
 def test_two_starts_recovering_one_killed_call_store_each_fact_once(fake_anthropic, data_dir):
