@@ -55,9 +55,16 @@ class SpeechSettings:
     min_speech_ms: int = 250
     preroll_ms: int = 300
     barge_in: bool = True
+    # A live call's speech recognition (call/transcripts.py): passes while the learner
+    # speaks (LocalAgreement-2, speech/streaming.py) so only the last words are decoded at
+    # the end; and the Whisper encoder's window for the call's decodes, 8-30 s (30: Whisper's
+    # own; less: sized to the speech, at least this long - SttOptions.encoder_window_s).
+    stt_streaming: bool = False
+    stt_call_window_s: float = 15.0
 
     # Bounds of the values above that have them; 0 (= by level) is always allowed.
-    BOUNDS: ClassVar[dict[str, tuple[float, float]]] = {"thinking_ms": (500, 5000), "speaking_rate": (0.6, 1.5)}
+    BOUNDS: ClassVar[dict[str, tuple[float, float]]] = {"thinking_ms": (500, 5000), "speaking_rate": (0.6, 1.5),
+                                                        "stt_call_window_s": (8, 30)}
 
     def __post_init__(self) -> None:
         # A hand-edited file can hold any number: out of bounds falls back like a wrong type.

@@ -161,7 +161,7 @@ def test_a_speculative_korean_turn_shows_the_words_once_it_is_the_learners(korea
 
 def test_english_turns_never_ask_the_multilingual_model(korean_call):
     call = korean_call(korean())
-    call.ctl.loop._stt = FakeStt("hello there")
+    call.ctl.loop.recognition._stt = FakeStt("hello there")
     call.mic.push_frames(0.0, 15)
     call.say()
     call.queued(1000 * 4)

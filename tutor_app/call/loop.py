@@ -29,19 +29,20 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from tutor_app.call import events as ev
 from tutor_app.call import opening
 from tutor_app.call.listen.listener import Listener
 from tutor_app.call.mic import MicrophoneLoop
 from tutor_app.call.options import LoopOptions as LoopOptions  # re-exported: callers import it here
+from tutor_app.call.transcripts import CallStt
 from tutor_app.call.tutor_turn import BARGE_IN, TurnControl, TutorTurn
 from tutor_app.call.warmup import warm_up
 from tutor_app.core.protocols import VoiceActivity
-from tutor_app.core.types import SAMPLE_RATE, AudioClip, EmotionScore, Transcript, top_emotion
+from tutor_app.core.types import SAMPLE_RATE, EmotionScore, Transcript, top_emotion
 from tutor_app.speech.ports import SpeechToText, TurnJudge
 from tutor_app.tutor.heard import NOT_HEARD, heard, not_heard_turn
 from tutor_app.tutor.spoken_korean import hear_korean
@@ -90,7 +91,6 @@ class CallLoop:
         are handed over: `stop()` closes them. `on_abort`: a thread of the call failed
         (CallAborted is out); whoever started the call ends it (not on this thread)."""
         self.session = session
-        self._stt = stt  # a SpeechToText, or a zero-argument factory (loaded on first use)
         self.vad = vad
         self.speaker = speaker
         self.control: TurnControl = speaker.control
@@ -106,10 +106,10 @@ class CallLoop:
         self._jobs: queue.Queue[_Job | None] = queue.Queue()  # None: stop
         self._active: TutorTurn | None = None  # the turns thread's turn
         self._state = ev.LISTENING
-        self._stt_lock = threading.Lock()
         # Made here, before any thread runs: only the audio thread submits; stop() shuts them down.
-        self._pools = {name: ThreadPoolExecutor(1, thread_name_prefix=f"call-{name}") for name in ("stt", "judge")}
-        self.listener = Listener(self.options, vad, self)
+        self.recognition = CallStt(stt, lambda: getattr(self.session, "stt_bias", None), self.options.recognition)
+        self._pools = {"stt": self.recognition.pool, "judge": ThreadPoolExecutor(1, thread_name_prefix="call-judge")}
+        self.listener = Listener(self.options, vad, self, self.recognition.source())
         self.mic = MicrophoneLoop(capture, self.listener, self.options, self._stop, self._emit,
                                   lambda: self._state, reopen_capture) if capture is not None else None
         self.results: list[Any] = []  # TurnResult per finished turn (bench, tests)
@@ -118,17 +118,15 @@ class CallLoop:
 
     @property
     def stt(self) -> SpeechToText:
-        with self._stt_lock:  # the audio and turns threads may both ask first
-            if callable(self._stt) and not hasattr(self._stt, "transcribe"):
-                self._stt = self._stt()
-            return cast(SpeechToText, self._stt)  # a factory was called above
+        """The STT model (a factory given is called on first use: call/transcripts.py)."""
+        return self.recognition.model
 
     @property
     def capture(self) -> Capture | None:
         """The microphone's stream now (the microphone loop owns it)."""
         return self.mic.capture if self.mic is not None else None
 
-    def _pool(self, name: str) -> ThreadPoolExecutor:
+    def _pool(self, name: str) -> Executor:
         """"stt" or "judge" (tests submit a no-op to wait for what is queued before it)."""
         return self._pools[name]
 
@@ -160,14 +158,7 @@ class CallLoop:
     def transcribe_later(self, audio: np.ndarray, expect: BiasList | None = None) -> Future[Transcript]:
         """STT on its own thread (one at a time), so it can start before the turn ends.
         `expect`: the words to expect instead of this call's names (a backchannel)."""
-        return self._pool("stt").submit(lambda: self._transcribe(AudioClip(audio, SAMPLE_RATE), expect))
-
-    def _transcribe(self, clip: AudioClip, expect: BiasList | None = None) -> Transcript:
-        """STT with this call's bias list (the profile's names, read once per call)."""
-        from tutor_app.speech.bias import transcribe_with
-
-        transcript: Transcript = transcribe_with(self.stt, clip, expect or getattr(self.session, "stt_bias", None))
-        return transcript
+        return self.recognition.transcribe_later(audio, expect)
 
     def judge_later(self, audio: np.ndarray, transcript: Future[Transcript]) -> Future[Verdict] | None:
         if self.judge is None:
@@ -243,8 +234,8 @@ class CallLoop:
                 thread.join(timeout=timeout)
                 if thread.is_alive():
                     log.warning("the call's %s thread did not stop in %.0f s", thread.name, timeout)
-        for pool in self._pools.values():
-            pool.shutdown(wait=False, cancel_futures=True)
+        self.recognition.shutdown()
+        self._pools["judge"].shutdown(wait=False, cancel_futures=True)
         player = self.speaker.player
         log.info("call audio: input %s; output underflows %s",
                  stats, getattr(getattr(player, "stats", None), "underflows", None))
@@ -368,7 +359,7 @@ class CallLoop:
         clock = StageClock(start=job.eos)  # stamps count from the learner's last voiced sample
         if job.audio is not None and job.turn is None:
             transcript = job.transcript.result() if job.transcript is not None else \
-                self._transcribe(AudioClip(job.audio, SAMPLE_RATE))
+                self.recognition.transcribe(job.audio)
             job.text = (transcript.text or "").strip()
             job.stt_result = transcript
             clock.mark("stt")

@@ -8,7 +8,9 @@
 - `interruption`: talking over the tutor (ducking it, the words and the voice that stop
   it, backchannels that do not);
 - `echo`: how the tutor's own voice is kept out of the microphone (headset, speaker,
-  gated).
+  gated);
+- `recognition`: how the learner's words are recognised (while they speak, or at the
+  end; Whisper's encoder window).
 
 Beside them, the microphone's device-loss timing. `LoopOptions.from_settings` is the one
 place the settings become these values. The rules' own constants (what a backchannel is:
@@ -85,6 +87,33 @@ class SpeculationOptions:
     # Silence after which a speculative reply is the tutor's for good (committed), unless
     # its first sample played before; voice before that retracts it without a trace.
     commit_ms: int = 700
+    # A `likely` turn (a whole-looking sentence the audio doubts) is answered at once but
+    # held: the reply streams and its first sentence is synthesised during the sentence
+    # wait, and plays only when the wait is over (voice before retracts it). False: the
+    # reply is asked for only when the wait is over.
+    hold_likely: bool = True
+
+
+@dataclass(frozen=True)
+class RecognitionOptions:
+    """The call's speech recognition (call/transcripts.py)."""
+
+    # Passes over the growing utterance while the learner speaks (speech/streaming.py):
+    # at the end only the words not yet agreed on are decoded. Off by default: on this
+    # CPU the end's decode costs about the same (Whisper's encoder window, not the length
+    # of the speech, sets it), and a pass still decoding when the learner stops delays it
+    # (`tutor-app bench stt-stream`).
+    streaming: bool = False
+    # The Whisper encoder's window for the call's decodes (SttOptions.encoder_window_s):
+    # the speech plus 2 s, at least this long; 30 (or 0): Whisper's own fixed window.
+    # 15 s halves the end's decode at the same WER on the shared clips (+0.5 points over
+    # the pause clips too).
+    window_s: float = 15.0
+
+    @property
+    def window(self) -> float | None:
+        """The window to ask for, None for Whisper's own."""
+        return self.window_s if 0 < self.window_s < 30 else None
 
 
 @dataclass(frozen=True)
@@ -127,6 +156,7 @@ class LoopOptions:
     speculation: SpeculationOptions = field(default_factory=SpeculationOptions)
     interruption: InterruptionOptions = field(default_factory=InterruptionOptions)
     echo: EchoOptions = field(default_factory=EchoOptions)
+    recognition: RecognitionOptions = field(default_factory=RecognitionOptions)
     stall_s: float | None = 3.0  # no microphone block this long = the device is gone
     reopen_every_s: float = 1.0  # while paused, try the microphone again this often
     give_up_s: float = 120.0  # then stop trying (typed turns still work)
@@ -148,6 +178,8 @@ class LoopOptions:
                                                   thinking_ms=thinking_ms(settings, engine)),
                    interruption=InterruptionOptions(enabled=bool(speech.barge_in)),
                    echo=EchoOptions(mode=resolve_mode(speech.audio_mode, devices or [], canceller, why_not)[0]),
+                   recognition=RecognitionOptions(streaming=bool(speech.stt_streaming),
+                                                  window_s=float(speech.stt_call_window_s)),
                    **overrides)
 
     def with_judge(self, judge: bool) -> "LoopOptions":

@@ -29,10 +29,11 @@ class PartTranscriber(Protocol):
     (speech/streaming.py): `WhisperStt.transcribe_part`. `audio`: the utterance so far
     (16 kHz mono float32); only the words from sample `start` on are decoded, as following
     the words `prompt`; `bias`: names to favour (hotwords). Word timings, pauses and speech
-    seconds in the Transcript are of the whole `audio`."""
+    seconds in the Transcript are of the whole `audio`; `window_s`: the encoder's window
+    for this decode (`SttOptions.encoder_window_s`; None: the model's own setting)."""
 
     def transcribe_part(self, audio: "np.ndarray", start: int = 0, prompt: str = "",
-                        bias: "BiasList | None" = None) -> Transcript: ...
+                        bias: "BiasList | None" = None, window_s: float | None = None) -> Transcript: ...
 
 
 @runtime_checkable

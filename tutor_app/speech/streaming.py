@@ -70,6 +70,8 @@ class StreamOptions:
     # `settle_s` before the audio does final: a Whisper window is 30 s.
     max_pending_s: float = 20.0
     settle_s: float = 5.0
+    # The encoder's window for every decode (`SttOptions.encoder_window_s`); None: the decoder's own.
+    window_s: float | None = None
 
 
 @dataclass
@@ -150,7 +152,7 @@ class StreamingTranscriber:
                 start, n = self._start(len(samples))
                 final = self._final[:n]
                 self.stats.finish_seconds = round((len(samples) - start) / SAMPLE_RATE, 3)
-            part = self.decoder.transcribe_part(samples, start, prompt_of(final, self.options.prompt_chars), self.bias)
+            part = self._decode(samples, start, final)
         words = final + drop_repeat(final, heard_words(part))
         return Transcript(text_of(words), part.language, part.seconds, segments_of(words), part.pauses,
                           part.speech_seconds)
@@ -170,8 +172,7 @@ class StreamingTranscriber:
                     final = self._final[:n]
                 if len(samples) <= cut:
                     return []
-                part = self.decoder.transcribe_part(samples, start, prompt_of(final, self.options.prompt_chars),
-                                                    self.bias)
+                part = self._decode(samples, start, final)
                 with self._lock:
                     if generation != self._generation:
                         return []
@@ -180,6 +181,11 @@ class StreamingTranscriber:
             with self._lock:
                 if generation == self._generation:
                     self._busy = False
+
+    def _decode(self, samples: NDArray[np.float32], start: int, final: list[Heard]) -> Transcript:
+        window = {} if self.options.window_s is None else {"window_s": self.options.window_s}
+        return self.decoder.transcribe_part(samples, start, prompt_of(final, self.options.prompt_chars), self.bias,
+                                            **window)
 
     def _apply(self, part: Transcript, cut: int, end: int) -> list[str]:
         """LocalAgreement-2: commit what this pass and the one before agree on; cut at the

@@ -106,19 +106,20 @@ class WhisperStt:
         return self._transcribe_samples(self._samples(audio), bias)
 
     def transcribe_part(self, audio: NDArray[np.float32], start: int = 0, prompt: str = "",
-                        bias: BiasList | None = None) -> Transcript:
+                        bias: BiasList | None = None, window_s: float | None = None) -> Transcript:
         """Satisfies `PartTranscriber`: the words of 16 kHz mono `audio` from sample `start`
         on, which follow the words `prompt` (Whisper's previous-text slot, so they join).
         The VAD sees the whole of `audio` (a word right after `start` is judged in its
         context: alone, a soft "ask" after a pause was no speech); times, pauses and speech
-        seconds are the whole audio's. Word timings always; empty audio -> ""."""
+        seconds are the whole audio's. Word timings always; empty audio -> "". `window_s`:
+        this decode's `SttOptions.encoder_window_s` (None: the options')."""
         samples = np.asarray(audio, dtype=np.float32).reshape(-1)
         if samples.size == 0:
             return Transcript("", self.options.language, 0.0)
-        return self._transcribe_samples(samples, bias, prompt.strip(), words=True, start=start)
+        return self._transcribe_samples(samples, bias, prompt.strip(), words=True, start=start, window_s=window_s)
 
     def _transcribe_samples(self, samples: NDArray[np.float32], bias: BiasList | None, prompt: str = "",
-                            words: bool = False, start: int = 0) -> Transcript:
+                            words: bool = False, start: int = 0, window_s: float | None = None) -> Transcript:
         if self.options.bias_mode == "off":
             bias = None
         seconds = len(samples) / SAMPLE_RATE
@@ -131,11 +132,11 @@ class WhisperStt:
             return Transcript("", self.options.language, seconds, [], pauses, voiced)
         speech, offsets = join_spans(samples, spans)
         with self._lock:
-            segments = self._decode_windowed(speech, bias, prompt, words)
+            segments = self._decode_windowed(speech, bias, prompt, words, window_s)
             if bias and echoes_list(" ".join(s.text for s in segments), bias):
                 # The list read back, not speech: decode again without it.
                 log.info("the transcript echoed the bias list; decoded again without it")
-                segments = self._decode_windowed(speech, None, prompt, words)
+                segments = self._decode_windowed(speech, None, prompt, words, window_s)
         segments = [snap_segment(remap_segment(s, offsets), bias) for s in segments]
         text = " ".join(s.text for s in segments if s.text).strip()
         return Transcript(text, self.options.language, seconds, segments, pauses, voiced)
@@ -163,10 +164,11 @@ class WhisperStt:
         return samples
 
     def _decode_windowed(self, speech: NDArray[np.float32], bias: BiasList | None, prompt: str,
-                         words: bool) -> list[Segment]:
-        """`_decode` on the encoder window the options ask for; a short window's decode
-        that looks looped is done again on the full 30 s window."""
-        frames = window_frames(len(speech) / SAMPLE_RATE, self.options)
+                         words: bool, window_s: float | None = None) -> list[Segment]:
+        """`_decode` on the encoder window the options (or `window_s`) ask for; a short
+        window's decode that looks looped is done again on the full 30 s window."""
+        options = self.options if window_s is None else replace(self.options, encoder_window_s=window_s)
+        frames = window_frames(len(speech) / SAMPLE_RATE, options)
         if frames is None:
             return self._decode(speech, bias, prompt, words)
         self._model.window_frames = frames

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tutor_app.call.options import EndpointingOptions, SpeculationOptions, frames
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from concurrent.futures import Future
 
     import numpy as np
@@ -37,10 +38,13 @@ if TYPE_CHECKING:
 
 
 class TranscriptSource(Protocol):
-    """Where the Listener gets the words of frames [start, end) of the utterance. Today each
-    request decodes the span's audio after the fact (`Decoded`); a source that recognises
-    while the learner speaks answers from what it already heard."""
+    """Where the Listener gets the words of frames [start, end) of the utterance: each
+    request decoded after the fact (`Decoded`), or answered from what a source that
+    recognises while the learner speaks already heard (call/transcripts.py `Streamed`):
+    it is told where each utterance starts and when a voiced frame is in."""
 
+    def started(self, start: int, streamable: bool = True) -> None: ...
+    def heard(self, start: int, end: int, words: Callable[[], np.ndarray]) -> None: ...
     def request(self, start: int, end: int, audio: np.ndarray,
                 expect: BiasList | None = None) -> Future[Transcript]: ...
 
@@ -54,6 +58,12 @@ class Decoded:
 
     def __init__(self, port: TranscribePort) -> None:
         self._port = port
+
+    def started(self, start: int, streamable: bool = True) -> None:
+        """Nothing is heard before the end."""
+
+    def heard(self, start: int, end: int, words: Callable[[], np.ndarray]) -> None:
+        """Nothing is heard before the end."""
 
     def request(self, start: int, end: int, audio: np.ndarray,
                 expect: BiasList | None = None) -> Future[Transcript]:

@@ -199,6 +199,7 @@ class Listener:
         self.port.emit(ev.SpeechStarted())
         self._short.reset()
         self._overlapped = self._gate.full_duplex and self.port.tutor_audible()
+        self.transcripts.started(event.start_frame, streamable=not self._overlapped)
         hidden = 0  # over the tutor: voice before the VAD's start that AEC3 hid counts too
         if self._overlapped and self.options.interruption.enabled:
             hidden = self._mic.hidden_before(event.start_frame)
@@ -215,6 +216,8 @@ class Listener:
         if pause is not None:
             self.pauses_ms.append(pause)
         self._ends.voiced()
+        first = self._seg.start
+        self.transcripts.heard(first, index + 1, lambda: self._words(first, index + 1))
         decision = self._over.voice()
         if decision == Over.INTERRUPT:
             log.debug("speech over the tutor: %d voiced frames, an interruption", self._over.voiced or 0)

@@ -1,0 +1,165 @@
+"""A live call's speech recognition: the STT model, its one worker thread, the bias list,
+and where the Listener's transcripts come from (its `TranscriptSource`).
+
+`CallStt` owns the "stt" worker (one thread: decodes run one at a time, in order; made
+before any thread of the call runs, shut down by the call's ordered stop) and decodes
+with this call's bias list - the learner's names as Whisper's hotwords, read once per
+call - on every decode, whole or part. Two sources:
+- `Decoded` (call/listen/endpointing.py): each request decodes its span in full;
+- `Streamed` (`RecognitionOptions.streaming`): a `StreamingTranscriber` hears the
+  utterance while the learner speaks - at speech start it is reset, on voiced frames a
+  pass over the utterance so far is handed to the worker when one is due (never two
+  waiting: a pass is not due while one is queued or decoding) - and a request at the end
+  decodes only the words the passes have not agreed on. A pass that has not started when
+  the end is asked for is skipped; one decoding then cannot be stopped, and the end
+  waits for it. Speech over the tutor (its words judge a short sound) and a span that
+  does not start where the passes started are decoded in full.
+The audio thread only submits; it never waits on a decode here.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, cast
+
+from tutor_app.core.types import FRAME_SAMPLES, SAMPLE_RATE, AudioClip, Transcript
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from tutor_app.call.options import RecognitionOptions
+    from tutor_app.speech.bias import BiasList
+    from tutor_app.speech.ports import SpeechToText
+    from tutor_app.speech.streaming import StreamingTranscriber, StreamOptions
+
+log = logging.getLogger(__name__)
+
+
+class CallStt:
+    """The call's STT: `stt` (a SpeechToText, or a zero-argument factory loaded on first
+    use), `bias` (reads this call's bias list; called once, on the worker), `options`;
+    `pool`: the worker (tests give one they run by hand)."""
+
+    def __init__(self, stt: SpeechToText | Callable[[], SpeechToText], bias: Callable[[], BiasList | None],
+                 options: RecognitionOptions, pool: Executor | None = None) -> None:
+        self._stt = stt
+        self._bias_of = bias
+        self._bias: tuple[BiasList | None] | None = None
+        self.options = options
+        self._lock = threading.Lock()
+        self.pool = pool or ThreadPoolExecutor(1, thread_name_prefix="call-stt")
+
+    @property
+    def model(self) -> SpeechToText:
+        with self._lock:  # the audio, turns and STT threads may all ask first
+            if callable(self._stt) and not hasattr(self._stt, "transcribe"):
+                self._stt = self._stt()
+            return cast("SpeechToText", self._stt)  # a factory was called above
+
+    def loaded(self) -> SpeechToText | None:
+        """The model if it is loaded already (the audio thread never loads it)."""
+        with self._lock:
+            return None if callable(self._stt) and not hasattr(self._stt, "transcribe") else self._stt
+
+    @property
+    def bias(self) -> BiasList | None:
+        if self._bias is None:
+            self._bias = (self._bias_of(),)
+        return self._bias[0]
+
+    def transcribe(self, audio: np.ndarray, expect: BiasList | None = None) -> Transcript:
+        """The whole of `audio` (16 kHz), now, on this thread. `expect`: the words to expect
+        instead of this call's names (a backchannel)."""
+        from tutor_app.speech.bias import transcribe_with
+
+        stt, bias, window = self.model, expect or self.bias, self.options.window
+        if window is not None and hasattr(stt, "transcribe_part"):
+            # The same decode as `transcribe`, on an encoder window sized to the speech.
+            part: Transcript = stt.transcribe_part(audio, 0, "", bias or None, window_s=window)
+            return part
+        transcript: Transcript = transcribe_with(stt, AudioClip(audio, SAMPLE_RATE), bias)
+        return transcript
+
+    def transcribe_part(self, audio: np.ndarray, start: int = 0, prompt: str = "", bias: BiasList | None = None,
+                        window_s: float | None = None) -> Transcript:
+        """A `PartTranscriber` for the streaming transcriber: this call's model and names."""
+        model: Any = self.model
+        part: Transcript = model.transcribe_part(audio, start, prompt, bias or self.bias,
+                                                 **({} if window_s is None else {"window_s": window_s}))
+        return part
+
+    def transcribe_later(self, audio: np.ndarray, expect: BiasList | None = None) -> Future[Transcript]:
+        """`transcribe` on the worker (so it can start before the turn ends)."""
+        return self.pool.submit(self.transcribe, audio, expect)
+
+    def source(self) -> Streamed | None:
+        """The Listener's transcript source: None for `Decoded` (the default)."""
+        return Streamed(self) if self.options.streaming else None
+
+    def shutdown(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+class Streamed:
+    """A `TranscriptSource` that recognises while the learner speaks (see the module)."""
+
+    def __init__(self, stt: CallStt, options: StreamOptions | None = None) -> None:
+        self._stt = stt
+        self._options = options
+        self._streamer: StreamingTranscriber | None = None
+        self._start: int | None = None  # the utterance's first frame the passes hear from; None: not streaming
+        self.passes = 0  # handed to the worker (tests, logs)
+
+    @property
+    def streamer(self) -> StreamingTranscriber | None:
+        return self._streamer
+
+    def started(self, start: int, streamable: bool = True) -> None:
+        """Speech started at frame `start`: the passes of the utterance before are void.
+        `streamable` False (speech over the tutor): this utterance is decoded at the end only."""
+        if self._streamer is not None:
+            self._streamer.reset()
+        self._start = start if streamable and self._ready() else None
+
+    def heard(self, start: int, end: int, words: Callable[[], np.ndarray]) -> None:
+        """Frames [start, end) of the utterance are in, the last one voiced: a pass when
+        one is due. `words()` gives their audio (made only then)."""
+        streamer = self._streamer
+        if streamer is None or start != self._start or not streamer.due((end - start) * FRAME_SAMPLES):
+            return
+        job = streamer.pass_job(words())
+        self.passes += 1
+        self._stt.pool.submit(_quiet(job))
+
+    def request(self, start: int, end: int, audio: np.ndarray,
+                expect: BiasList | None = None) -> Future[Transcript]:
+        """The words of [start, end): the passes' agreed words plus a decode of the rest."""
+        streamer = self._streamer if self._start == start and expect is None else None
+        if streamer is None:
+            return self._stt.transcribe_later(audio, expect)
+        return self._stt.pool.submit(streamer.finish_job(audio))
+
+    def _ready(self) -> bool:
+        """A streaming transcriber, made once the model is loaded (never on the audio
+        thread's account) if it decodes parts of an utterance."""
+        if self._streamer is None:
+            model = self._stt.loaded()
+            if model is None or not hasattr(model, "transcribe_part"):
+                return False
+            from tutor_app.speech.streaming import StreamingTranscriber, StreamOptions
+
+            options = self._options or StreamOptions(window_s=self._stt.options.window)
+            self._streamer = StreamingTranscriber(self._stt, None, options)  # the names: CallStt adds them
+        return True
+
+
+def _quiet(job: Callable[[], Any]) -> Callable[[], None]:
+    """A pass whose failure only costs its words (the end decodes them instead)."""
+    def run() -> None:
+        try:
+            job()
+        except Exception as exc:  # noqa: BLE001 - a failed pass: the end's decode covers its audio
+            log.warning("a streaming pass failed: %s", type(exc).__name__)
+    return run
