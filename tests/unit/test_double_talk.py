@@ -184,7 +184,7 @@ class _Port:
     def judge_later(self, audio, transcript):
         return None
 
-    def utterance(self, audio, eos, transcript, speculative):
+    def utterance(self, audio, eos, transcript, speculative, held=False):
         self.heard.append(audio)
 
     def backchannel(self, text: str) -> None:

@@ -23,7 +23,8 @@ TABLE = [
     (0.10, "Yes, I did.", True, "short answer"),
     (0.20, "Seoul.", True, "one-word"),
     (0.30, "Where are you from?", True, "question"),
-    (0.20, "I went hiking with my friends last weekend.", False, "full sentence"),
+    (0.20, "I went hiking with my friends last weekend", False, "full sentence"),
+    (0.20, "I went hiking with my friends last weekend.", True, "finished clause"),
     (0.20, "I gave up.", False, "may go on"),
     (0.49, None, False, "no words yet"),
     (0.00, "   ", False, "no words yet"),
@@ -61,20 +62,35 @@ def test_threshold_is_an_option():
 
 def test_trusting_full_sentences_ends_them_despite_low_audio():
     trusting = EndOfTurnOptions(trust_sentences=True)
-    assert decide(0.2, "I went hiking with my friends last weekend.", trusting).complete is True
-    assert decide(0.2, "I went hiking with my friends last weekend.").complete is False
+    assert decide(0.2, "I went hiking with my friends last weekend", trusting).complete is True
+    assert decide(0.2, "I went hiking with my friends last weekend").complete is False
     # Still never over unfinished words.
     assert decide(0.2, "I went hiking with my", trusting).complete is False
 
 
 def test_a_full_sentence_the_audio_doubts_is_likely_not_complete():
-    doubted = decide(0.2, "I went hiking with my friends last weekend.")
+    doubted = decide(0.2, "I went hiking with my friends last weekend")
     assert (doubted.complete, doubted.likely) == (False, True)  # a shorter wait ends it
     assert decide(0.2, "I went hiking with my").likely is False  # unfinished words wait the full time
     assert decide(0.2, None).likely is False  # no words: the audio alone is not enough
     assert decide(0.2, "really").likely is False  # unclear words
     assert decide(0.9, "I went hiking.").likely is False  # complete already
     assert decide(0.10, "Yes, I did.", EndOfTurnOptions(min_audio_for_words=0.15)).likely is True
+
+
+def test_a_finished_clause_ends_the_turn_whatever_the_audio_unless_told_otherwise():
+    """A whole-looking sentence Whisper closed with a full stop is finished; "..." or a
+    comma, too few words, or words that cannot end a turn are not."""
+    clause = decide(0.05, "I went hiking with my friends last weekend.")
+    assert clause.complete and "finished clause" in clause.reason
+    assert decide(0.05, "I went hiking with my friends last weekend!").complete
+    assert not decide(0.05, "I went hiking with my friends last weekend...").complete
+    assert not decide(0.05, "I went hiking with my friends last weekend,").complete
+    assert not decide(0.05, "She told me that.").complete  # opens a clause
+    assert not decide(0.05, "I usually go to work, bye!").complete  # a cut-off "by"
+    assert not decide(0.05, "Now it is.").complete  # too short to trust (likely)
+    floor = EndOfTurnOptions(clause_min_audio=0.1)
+    assert decide(0.05, "I went hiking with my friends last weekend.", floor).likely
 
 
 def test_audio_floor_for_finished_words():

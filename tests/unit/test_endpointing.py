@@ -55,7 +55,8 @@ class Script:
 
 
 def _ends(**options) -> Endpointing:
-    speculation = SpeculationOptions(**{k: options.pop(k) for k in ("enabled", "commit_ms") if k in options})
+    speculation = SpeculationOptions(**{k: options.pop(k) for k in ("enabled", "commit_ms", "hold_likely")
+                                        if k in options})
     return Endpointing(EndpointingOptions(**options), speculation)
 
 
@@ -83,8 +84,27 @@ def test_an_unfinished_turn_is_left_to_the_thinking_time():
     assert [do for _, do in script.run(100)] == [Do.TRANSCRIBE, Do.JUDGE, Do.VERDICT]
 
 
-def test_a_likely_turn_is_speculated_at_the_sentence_wait():
+def test_a_likely_turn_is_speculated_held_at_once_and_released_at_the_sentence_wait():
+    """The reply is asked for on the verdict, but may play only after the sentence wait
+    (half the thinking time); committed 500 ms after that, as if speculated then."""
     script = Script(_ends(thinking_ms=2000), verdict=LIKELY)
+    done = script.run(100)
+    assert done == [(EARLY, Do.TRANSCRIBE), (CHECK, Do.JUDGE), (CHECK + 1, Do.VERDICT), (CHECK + 1, Do.SPECULATE),
+                    (frames(1000), Do.RELEASE), (frames(1000) + frames(500), Do.COMMIT)]
+    assert script.ends.how == "sentence"
+
+
+def test_a_held_speculation_is_held_until_released():
+    ends = _ends(thinking_ms=2000)
+    script = Script(ends, verdict=LIKELY)
+    script.run(CHECK + 1)
+    assert ends.holding and ends.speculation is not None and ends.speculation.held
+    script.run(frames(1000), first=CHECK + 2)
+    assert ends.speculation is not None and not ends.speculation.held and not ends.holding
+
+
+def test_without_holding_a_likely_turn_is_speculated_at_the_sentence_wait():
+    script = Script(_ends(thinking_ms=2000, hold_likely=False), verdict=LIKELY)
     done = script.run(100)
     assert [do for _, do in done] == [Do.TRANSCRIBE, Do.JUDGE, Do.VERDICT, Do.SPECULATE, Do.COMMIT]
     assert done[3][0] == frames(1000) and script.ends.how == "sentence"  # half the thinking time

@@ -58,7 +58,7 @@ class _Port:
             verdict.set_exception(exc)
         return verdict
 
-    def utterance(self, audio, eos, transcript, speculative):
+    def utterance(self, audio, eos, transcript, speculative, held=False):
         self.utterances.append((audio, transcript, speculative))
 
     def backchannel(self, text: str) -> None:

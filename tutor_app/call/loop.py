@@ -167,7 +167,9 @@ class CallLoop:
         return self._pool("judge").submit(lambda: judge(audio, (transcript.result().text or "").strip()))
 
     def utterance(self, audio: np.ndarray, eos: float, transcript: Future[Transcript],
-                  speculative: bool) -> TutorTurn | None:
+                  speculative: bool, held: bool = False) -> TutorTurn | None:
+        """An utterance for the turns thread; `speculative`: its turn starts now, before the
+        turn is certain (`held`: it may not play until the listener releases it)."""
         job = _Job(audio=audio, eos=eos, transcript=transcript, seconds=round(len(audio) / SAMPLE_RATE, 2))
         if speculative:
             job.stt_result = transcript.result(timeout=STT_WAIT_S)  # done: the judge had it already
@@ -178,7 +180,7 @@ class CallLoop:
             # Not understood (tutor/heard.py): the fixed line is the speculative answer, and
             # the words are never shown as the learner's.
             job.turn = self.control.begin(speculative=True, on_commit=(lambda _t: self._show_learner(job))
-                                          if verdict.understood else None)
+                                          if verdict.understood else None, held=held)
         self._jobs.put(job)
         return job.turn
 

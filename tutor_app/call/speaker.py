@@ -8,7 +8,8 @@ count as heard as soon as they are shown.
 
 Interruption is the turn's business (call/tutor_turn.py): this thread checks
 `turn.cancelled` between chunks, and a speculative turn is committed here, just before
-its first sample would play - or dropped if the learner went on talking first.
+its first sample would play (a held one waits for its release: its first sentence is
+synthesised by then) - or dropped if the learner went on talking first.
 
 The speaker owns the player for the whole call: the reference never changes. When the
 output device dies, the TTS thread marks it lost under the turns' lock and `player` reads
@@ -199,13 +200,13 @@ class Speaker:
             self._on_problem("device-lost", "The speaker was disconnected: replies are shown as text.")
         if player is None:
             turn.update(index, synthesised=True)
-            if turn.commit():
+            if turn.play():
                 self.started((turn.gen, index), time.perf_counter())
             return
         samples = 0
         try:
             for chunk in self.tts.synthesize(text):
-                if turn.cancelled or not turn.commit():  # a speculative turn commits at its first sample
+                if turn.cancelled or not turn.play():  # a speculative turn commits at its first sample
                     return
                 samples += len(chunk)
                 turn.update(index, samples=len(chunk))

@@ -10,7 +10,7 @@ change - nothing polls.
 
 A turn is *speculative* when the learner may still be talking (turn-taking ended it
 early): it may stream and synthesise, but it is not shown, stored or played until it is
-committed. `commit()` and `cancel()` race by design; whichever comes first wins:
+committed - at its first sample, or for a *held* one not before it is released. `commit()` and `cancel()` race by design; whichever comes first wins:
 
     speculative --commit()--> committed --cancel()--> cancelled (barge-in: keep what was heard)
          +--cancel()--> cancelled (retracted: nothing of it is kept)
@@ -50,6 +50,7 @@ class TutorTurn:
     backchannels: list[str] = field(default_factory=list)  # "mm-hm" heard over this turn
     _committed: bool = False
     _cancelled: bool = False
+    held: bool = False  # speculative and not to play yet (`release`, `commit`); under the lock
     reason: str = ""
     finished: bool = False  # the engine is done with it (played out, or cancelled and unwound)
 
@@ -88,15 +89,28 @@ class TutorTurn:
         log.debug("turn %d cancelled: %s", self.gen, reason)
         return True
 
+    def release(self) -> None:
+        """A held turn may play: its first sample commits it (`play`)."""
+        with self.control.lock:
+            self.held = False
+            self.control.lock.notify_all()
+
+    def play(self) -> bool:
+        """Its next sample is about to play: committed here, once a hold is released (the
+        TTS thread waits; a cancel wakes it). False: cancelled first."""
+        with self.control.lock:
+            self.control.lock.wait_for(lambda: not self.held or self._cancelled or self._committed)
+        return self.commit()
+
     def commit(self) -> bool:
         """Speculative -> committed (runs `on_commit` once, before anything plays). False when
-        it was cancelled first."""
+        it was cancelled first. A hold ends with it."""
         with self.control.lock:
             if self._cancelled:
                 return False
             if self._committed:
                 return True
-            self._committed = True
+            self._committed, self.held = True, False
             hook = self.on_commit
             self.control.lock.notify_all()
         if hook is not None:
@@ -186,13 +200,15 @@ class TurnControl:
         self._current: TutorTurn | None = None
         self._closed = False
 
-    def begin(self, speculative: bool = False,
-              on_commit: Callable[[TutorTurn], None] | None = None) -> TutorTurn:
-        """A new turn; the previous one, if still live, is superseded."""
+    def begin(self, speculative: bool = False, on_commit: Callable[[TutorTurn], None] | None = None,
+              held: bool = False) -> TutorTurn:
+        """A new turn; the previous one, if still live, is superseded. `held`: a speculative
+        turn that may stream and synthesise but not play until released or committed."""
         with self.lock:
             previous = self._current
             self._gen += 1
-            turn = TutorTurn(self._gen, self, speculative=speculative, on_commit=on_commit)
+            turn = TutorTurn(self._gen, self, speculative=speculative, on_commit=on_commit,
+                             held=held and speculative)
             turn._cancelled = self._closed
             if not speculative:
                 turn._committed = True

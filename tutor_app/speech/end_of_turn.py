@@ -7,8 +7,11 @@ silence: the audio model's probability (smart_turn.py) and the words so far
 - Audio at or over the threshold -> complete.
 - Audio under it -> complete only when the words clearly look finished (a short answer,
   a question, a fixed phrase; optionally a full-looking sentence). A full-looking
-  sentence the audio doubts is not complete but `likely`: the live call then ends the
-  turn after a shorter wait than the thinking time (call/listen/turn_taking.py).
+  sentence Whisper closed with a full stop (`finished_clause`: a finished clause with a
+  finished tone) is complete too, unless the audio is under `clause_min_audio`. Any
+  other full-looking sentence the audio doubts is not complete but `likely`: the live
+  call then ends the turn after a shorter wait than the thinking time
+  (call/listen/endpointing.py).
 - A missing signal (model not loaded, no transcript yet) -> the other one decides;
   both missing -> complete: the plain VAD rule, as before the model existed.
 
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tutor_app.speech.turn_words import FINISHED, SENTENCE, WordsVerdict, judge_words
+from tutor_app.speech.turn_words import FINISHED, SENTENCE, WordsVerdict, finished_clause, judge_words
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,10 @@ class EndOfTurnOptions:
     # Under this audio probability even clearly finished words do not end the turn
     # (0 = words always may); for tuning with `tutor-app bench turns`.
     min_audio_for_words: float = 0.0
+    # A finished clause (turn_words.finished_clause) is complete unless the audio is under
+    # this; 1.0: never (it is `likely` then, like any full-looking sentence). None of the
+    # `bench turns` pause clips' first halves is one; their finished sentences mostly are.
+    clause_min_audio: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -72,5 +79,7 @@ def decide(audio_probability: float | None, transcript: str | None,
         return Verdict(True, f"words: {words.reason} (audio {audio:.2f})", audio, words)
     why = "no words yet" if words is None else f"words: {words.reason}"
     likely = words is not None and words.state in (FINISHED, SENTENCE)  # held back by the audio alone
+    if likely and transcript and audio >= options.clause_min_audio and finished_clause(transcript):
+        return Verdict(True, f"words: a finished clause (audio {audio:.2f})", audio, words)
     return Verdict(False, f"audio: incomplete ({audio:.2f} < {options.threshold:.2f}); {why}", audio, words,
                    likely=likely)

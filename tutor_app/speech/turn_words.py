@@ -112,6 +112,20 @@ def judge_words(text: str) -> WordsVerdict:
     return _finished(tail, sentence, last)
 
 
+CLAUSE_MIN_WORDS = 4
+
+
+def finished_clause(text: str) -> bool:
+    """A whole-looking sentence ("sentence" above) that Whisper closed with a full stop or
+    an exclamation mark - its marks for a falling, finished tone (it writes "..." and ","
+    for a voice that trails off or goes on) - of at least CLAUSE_MIN_WORDS words (a short
+    one is too easily a fragment Whisper tidied up)."""
+    tail = (text or "").strip().replace("\u2026", "...")
+    if not tail.endswith((".", "!")) or tail.endswith(".."):
+        return False
+    return judge_words(tail).state == SENTENCE and len(tokens(_SENTENCE_END.split(tail)[-1])) >= CLAUSE_MIN_WORDS
+
+
 def tokens(text: str) -> list[str]:
     return _WORD.findall(text.lower().replace("\u2019", "'"))
 

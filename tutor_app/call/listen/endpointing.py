@@ -7,9 +7,10 @@ One silent frame of an utterance at a time, `step` says what to do next:
   learner goes on. Never while a stale guess is still decoding.
 - JUDGE: at `check_ms` the end-of-turn judge is asked about that span.
 - VERDICT: its verdict is in; `verdict` makes it a decision: complete -> SPECULATE the
-  tutor's turn at once; `likely` (a whole sentence the audio doubts) -> SPECULATE after
-  the sentence wait; not complete -> keep listening (the segmenter's own window, the
-  thinking time, ends the turn).
+  tutor's turn at once; `likely` (a whole sentence the audio doubts) -> SPECULATE a held
+  turn at once (it streams and synthesises, but plays only after) and RELEASE it at the
+  sentence wait - or, without `hold_likely`, SPECULATE only then; not complete -> keep
+  listening (the segmenter's own window, the thinking time, ends the turn).
 - COMMIT: a speculation heard `commit_ms` of silence (unless its first sample played
   before: the Listener sees `turn.committed`); voice before that retracts it.
 - OVER_TUTOR: speech over the tutor not yet decided - its words are in, and the
@@ -77,6 +78,7 @@ class Do(Enum):
     VERDICT = "verdict"
     OVER_TUTOR = "over the tutor"
     SPECULATE = "speculate"
+    RELEASE = "release"
     COMMIT = "commit"
 
 
@@ -101,6 +103,7 @@ class Speculation:
     end: int
     commit_at: int  # silence (frames) at which it is committed
     turn: Any  # its TutorTurn; None when the span had no words (nothing to answer)
+    held: bool = False  # a `likely` turn, not to play before the sentence wait (RELEASE)
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,7 @@ class Ready:
 class Endpointing:
     def __init__(self, options: EndpointingOptions, speculation: SpeculationOptions) -> None:
         self._speculate = speculation.enabled
+        self._hold = speculation.hold_likely
         self._early = frames(options.early_stt_ms or options.check_ms)
         self._check_at = frames(options.check_ms)
         self._sentence_at = frames(options.sentence_wait_ms)
@@ -136,6 +140,10 @@ class Endpointing:
         if check is None:
             return Do.TRANSCRIBE if silence >= self._early and not ready.stt_busy else None
         if check.decided:
+            spec = self.speculation
+            if spec is not None and spec.held and silence >= self._sentence_at:
+                spec.held = check.likely = False
+                return Do.RELEASE
             if check.likely and self.speculation is None and silence >= self._sentence_at:
                 check.likely = False
                 self.how = "sentence"
@@ -169,16 +177,26 @@ class Endpointing:
             return None  # keep listening: the segmenter's silence window ends it otherwise
         if not getattr(verdict, "complete", True):
             check.likely = bool(getattr(verdict, "likely", False))  # `step` ends it at the sentence wait
+            if check.likely and self._hold:
+                self.how = "sentence"
+                return Do.SPECULATE  # held: `step` releases it at the sentence wait
             return None
         self.how = "judge"
         return Do.SPECULATE
 
+    @property
+    def holding(self) -> bool:
+        """The turn to speculate on now is to be held (a `likely` one)."""
+        return self.check is not None and self.check.likely
+
     def speculated(self, turn: Any, silence: int) -> None:
         """SPECULATE was done on the check's span: committed `commit_ms - check_ms` of
-        silence later (at least `commit_ms` into it), unless its first sample plays first."""
+        silence later (at least `commit_ms` into it), unless its first sample plays first;
+        a held one counts from the sentence wait, as if speculated then."""
         assert self.check is not None  # SPECULATE is only asked for with a check
-        commit_at = max(self._commit, silence + self._commit_after_check)
-        self.speculation = Speculation(self.check.start, self.check.end, commit_at, turn)
+        held = self.check.likely
+        commit_at = max(self._commit, (self._sentence_at if held else silence) + self._commit_after_check)
+        self.speculation = Speculation(self.check.start, self.check.end, commit_at, turn, held)
 
     def take_speculation(self) -> Speculation | None:
         """The learner went on: the speculation is retracted (if it still can be)."""

@@ -61,7 +61,7 @@ class ListenerPort(Protocol):
     def duck(self, on: bool) -> None: ...
     def transcribe_later(self, audio: Any, expect: Any = None) -> Any: ...
     def judge_later(self, audio: Any, transcript: Any) -> Any | None: ...
-    def utterance(self, audio: Any, eos: float, transcript: Any, speculative: bool) -> Any: ...
+    def utterance(self, audio: Any, eos: float, transcript: Any, speculative: bool, held: bool = False) -> Any: ...
     def backchannel(self, text: str) -> None: ...
     def tutor_words(self) -> str: ...
 
@@ -262,6 +262,10 @@ class Listener:
                     log.debug("turn judged complete (%s): speculating", getattr(verdict, "reason", ""))
             elif do == Do.SPECULATE:
                 self._speculate(check, silence)
+            elif do == Do.RELEASE:
+                spec = self._ends.speculation
+                if spec is not None and spec.turn is not None:
+                    spec.turn.release()  # the sentence wait is over: the reply may play
             elif do == Do.COMMIT:
                 self._commit()
                 return
@@ -281,7 +285,8 @@ class Listener:
     def _speculate(self, check: Check, silence: int) -> None:
         """Start the tutor's turn on the check's span, before the turn is certain."""
         eos = end_of_speech_time(time.perf_counter(), silence, FRAME_MS)
-        turn = self.port.utterance(self._words(check.start, check.end), eos, check.transcript, True)
+        turn = self.port.utterance(self._words(check.start, check.end), eos, check.transcript, True,
+                                   held=self._ends.holding)
         self._ends.speculated(turn, silence)
         self._count(self._ends.how)
 
