@@ -188,3 +188,40 @@ def test_commit_and_retract_race_has_exactly_one_winner():
         assert results["commit"] != results["retract"]
         assert len(commits) == (1 if results["commit"] else 0)
         assert turn.retracted == results["retract"]
+
+
+def test_a_held_speculative_turn_is_synthesised_but_plays_only_once_released(rig):
+    """A `likely` turn's reply (call/listen/endpointing.py RELEASE): its first sentence is
+    ready during the sentence wait; nothing plays, nothing is shown before the release."""
+    tts = HeldTts()
+    r = rig(tts=tts)
+    shown: list[int] = []
+    turn = r.control.begin(speculative=True, on_commit=lambda t: shown.append(t.gen), held=True)
+    r.speaker.say(turn, REPLY[0])
+    assert tts.entered.wait(10)
+    tts.release.set()  # synthesised: the TTS thread now waits on the hold (or is about to)
+    assert not turn.committed and shown == [] and r.player.queued_samples() == 0
+    turn.release()
+    assert turn.wait_committed() and shown == [turn.gen]
+    r.synthesised(turn, 1)
+    assert r.player.queued_samples() > 0
+
+
+def test_a_held_turn_the_learner_talks_on_through_is_retracted_unheard(rig):
+    tts = HeldTts()
+    r = rig(tts=tts)
+    turn = r.control.begin(speculative=True, held=True)
+    r.speaker.say(turn, REPLY[0])
+    assert tts.entered.wait(10)
+    tts.release.set()
+    assert turn.cancel(RESUMED)  # wakes the waiting TTS thread: nothing of it plays
+    assert turn.play() is False and turn.retracted
+    r.speaker.wait_done(turn)
+    assert r.started == [] and r.player.queued_samples() == 0
+
+
+def test_a_commit_ends_a_hold():
+    control = TurnControl()
+    turn = control.begin(speculative=True, held=True)
+    assert turn.held and turn.commit() and not turn.held and turn.play()
+    assert not control.begin(held=True).held  # only a speculative turn is ever held
