@@ -76,13 +76,7 @@ def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
         return {}
     decisions: list[float] = []
     if judge:
-        timed = judge
-
-        def judge(audio, text, _inner=timed):  # noqa: ANN001 - the judge's own signature
-            t0 = time.perf_counter()
-            verdict = _inner(audio, text)
-            decisions.append((time.perf_counter() - t0) * 1000)
-            return verdict
+        judge = _Timed(judge, decisions)
 
     log = EventLog()
     controller = CallController(app, judge=judge)
@@ -130,3 +124,26 @@ def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
     print(f"{'':6s} p50 of finished sentences {row['finished_v2v_p50_ms']} ms ({row['finished_turns']} turns), "
           f"of paused ones {row['pause_v2v_p50_ms']} ms ({row['pause_turns']} turns)")
     return row
+
+
+class _Timed:
+    """The judge, its decisions timed: the audio model's time plus the words' rule (the call
+    hears the audio while Whisper decodes, as with the app's own judge)."""
+
+    def __init__(self, judge, decisions: list[float]) -> None:
+        self.judge, self.decisions = judge, decisions
+
+    def __call__(self, audio, text):
+        return self.decide(self.hear(audio), text)
+
+    def hear(self, audio):
+        t0 = time.perf_counter()
+        probability = self.judge.hear(audio)
+        self._last = (time.perf_counter() - t0) * 1000
+        return probability
+
+    def decide(self, probability, text):
+        t0 = time.perf_counter()
+        verdict = self.judge.decide(probability, text)
+        self.decisions.append(getattr(self, "_last", 0.0) + (time.perf_counter() - t0) * 1000)
+        return verdict

@@ -161,10 +161,9 @@ class CallLoop:
         return self.recognition.transcribe_later(audio, expect)
 
     def judge_later(self, audio: np.ndarray, transcript: Future[Transcript]) -> Future[Verdict] | None:
-        if self.judge is None:
-            return None
-        judge = self.judge
-        return self._pool("judge").submit(lambda: judge(audio, (transcript.result().text or "").strip()))
+        from tutor_app.call.listen.judge import judge_later
+
+        return None if self.judge is None else judge_later(self.judge, self._pool("judge"), audio, transcript)
 
     def utterance(self, audio: np.ndarray, eos: float, transcript: Future[Transcript],
                   speculative: bool, held: bool = False) -> TutorTurn | None:

@@ -1,5 +1,6 @@
 """The end-of-turn judge a live call asks at a short pause (call/listen/listener.py): Smart
-Turn on the audio so far plus the words so far, combined by speech/end_of_turn.py.
+Turn on the audio so far plus the words so far, combined by speech/end_of_turn.py. The
+audio is heard while the words are still being decoded (`judge_later`).
 
 Loaded once per app. When the Smart Turn model cannot load, the app has no judge at all
 and the live call keeps the plain VAD rule (a fixed silence ends the turn), as the issue
@@ -8,6 +9,8 @@ asks; a model that fails on one turn counts as a missing signal for that turn on
 from __future__ import annotations
 
 import logging
+import threading
+from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any
 
 from tutor_app.speech.end_of_turn import EndOfTurnOptions, Verdict, decide
@@ -29,11 +32,18 @@ class EndOfTurnJudge:
         self.options = options or EndOfTurnOptions()
 
     def __call__(self, audio: np.ndarray, transcript: str) -> Verdict:
+        return self.decide(self.hear(audio), transcript)
+
+    def hear(self, audio: np.ndarray) -> float | None:
+        """The audio half: Smart Turn's probability, None when the model failed."""
         try:
-            probability = float(self.model.predict(audio))
+            return float(self.model.predict(audio))
         except Exception as exc:  # noqa: BLE001 - one failed decision: the words decide
             log.warning("end-of-turn model failed on a turn (%s): the words decide", type(exc).__name__)
-            probability = None
+            return None
+
+    def decide(self, probability: float | None, transcript: str) -> Verdict:
+        """The two halves together (pure, cheap)."""
         return decide(probability, transcript, self.options)
 
     def warm_up(self) -> None:
@@ -49,3 +59,30 @@ def load_judge(registry: Any) -> EndOfTurnJudge | None:
     except Exception as exc:  # noqa: BLE001 - missing, corrupt, onnxruntime trouble: same fallback
         log.warning("end-of-turn model unavailable (%s): a fixed silence ends each turn", exc)
         return None
+
+
+def judge_later(judge: Any, pool: Executor, audio: np.ndarray, transcript: Future[Any]) -> Future[Verdict]:
+    """The verdict on `audio` and its words, as a Future: a judge that hears the audio on
+    its own (`EndOfTurnJudge.hear`) does so on `pool` while the words are still being
+    decoded, and decides the moment both are in (on whichever thread finishes last); any
+    other judge(audio, words) runs on `pool` once the words are in. The words' failure is
+    the verdict's."""
+    hear, decide_now = getattr(judge, "hear", None), getattr(judge, "decide", None)
+    if hear is None or decide_now is None:
+        return pool.submit(lambda: judge(audio, (transcript.result().text or "").strip()))
+    probability = pool.submit(hear, audio)
+    verdict: Future[Verdict] = Future()
+    lock = threading.Lock()
+
+    def done(_: Future[Any]) -> None:
+        with lock:
+            if not (probability.done() and transcript.done()) or verdict.done():
+                return
+            try:
+                verdict.set_result(decide_now(probability.result(), (transcript.result().text or "").strip()))
+            except Exception as exc:  # noqa: BLE001 - passed on: the listener reads it as a failed judge or STT
+                verdict.set_exception(exc)
+
+    probability.add_done_callback(done)
+    transcript.add_done_callback(done)
+    return verdict
