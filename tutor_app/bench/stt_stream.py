@@ -60,6 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--word-cut", type=float, default=o.word_cut_s,
                         help=f"StreamOptions.word_cut_s: cut between words after this long without a pause "
                              f"({o.word_cut_s:g}; 0: off)")
+    parser.add_argument("--beam", type=int, default=0, help="Whisper's beam size (0: the app's own)")
     parser.add_argument("--early-ms", type=float, default=64.0,
                         help="silence before the end's decode starts, ms (the listener's early STT: 64)")
     parser.add_argument("--repeat", type=int, default=1,
@@ -144,6 +145,8 @@ def _stts(app, args) -> dict:
     speech = app.settings.speech
     choice = select_compute(speech.stt_device, speech.stt_compute_type)
     base = SttOptions.from_settings(speech)
+    if args.beam > 0:
+        base = replace(base, beam_size=args.beam)
     path = app.registry.path(speech.stt_model)
     out = {"full": WhisperStt(path, app.vad, choice.device, choice.compute_type, replace(base, encoder_window_s=30.0)),
            "short": WhisperStt(path, app.vad, choice.device, choice.compute_type,
