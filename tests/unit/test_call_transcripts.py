@@ -185,3 +185,16 @@ def test_no_streaming_before_the_model_is_loaded():
     source.heard(0, 100, lambda: np.zeros(100 * FRAME_SAMPLES, np.float32))
     assert not loaded and not pool.jobs and source.passes == 0
     assert _seconds(100) > 1  # long enough for a pass, had the model been there
+
+
+def test_the_call_options_carry_the_recognition_settings():
+    from tutor_app.settings import SpeechSettings
+
+    def options(**speech):
+        settings = SimpleNamespace(speech=SpeechSettings(audio_mode="headset", **speech),
+                                   tutor=SimpleNamespace(level="beginner"))
+        return LoopOptions.from_settings(settings).recognition
+
+    assert options() == RecognitionOptions(streaming=False, window_s=15.0) and options().window == 15.0
+    assert options(stt_streaming=True, stt_call_window_s=30).streaming and options(stt_call_window_s=30).window is None
+    assert options(stt_call_window_s=3).window is None  # out of bounds: Whisper's own window
