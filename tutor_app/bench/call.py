@@ -47,6 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--idle-seconds", type=float, default=5.0, help="quiet period for the idle CPU figure")
     parser.add_argument("--early-stt-ms", type=int, default=None,
                         help="start STT this far into the closing silence (default: the app's, 64; 0 = off)")
+    parser.add_argument("--stt-streaming", action="store_true",
+                        help="recognise while the learner speaks (speech.stt_streaming; default: the settings')")
     parser.add_argument("--json", action="store_true", help="also print one JSON summary line")
 
 
@@ -76,6 +78,8 @@ def run(args: argparse.Namespace, app) -> int:
             app.settings.llm.backend = "anthropic"
         app.settings.llm.fallback_to_local = False
         app.settings.speech.audio_mode = "headset"  # as measured; null sinks look like speakers
+        if args.stt_streaming:
+            app.settings.speech.stt_streaming = True
         engine = _engine(app)
         live, idle_cpu, greeting_ms = _live(app, engine, clips, args)
         naive, out_latency, naive_stages = _naive(app, engine, clips, args)
