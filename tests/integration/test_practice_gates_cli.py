@@ -3,7 +3,8 @@ review of any model (the bundled offline SmolLM2-135M, or Claude answering junk)
 files the learner's own wrong line, self-introduction or name as a new word, nor a
 "correction" that keeps the error or quotes the tutor; saying the error again is no
 success; the next call's plan holds none of it; and a practice file written before the
-gates loses its junk the first time it is opened."""
+gates loses its junk the first time it is opened. The chats and call ends are real
+processes; the practice lists are read in this process, from disk (tests/in_process.py)."""
 from __future__ import annotations
 
 import json
@@ -14,6 +15,7 @@ import sys
 import pytest
 
 from tests.fakes.anthropic_server import Reply
+from tests.in_process import run_in_process
 from tutor_app.practice.items import words
 
 pytestmark = pytest.mark.slow
@@ -34,7 +36,7 @@ def cli(data_dir, *args: str, llm: str = "anthropic") -> subprocess.CompletedPro
 
 
 def practice_items(data_dir, llm: str = "anthropic") -> list[dict]:
-    out = cli(data_dir, "practice", "list", "--json", llm=llm)
+    out = run_in_process("--data-dir", str(data_dir), "practice", "list", "--json", llm=llm)
     assert out.returncode == 0, out.stderr
     return [json.loads(line) for line in out.stdout.splitlines()]
 
