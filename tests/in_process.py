@@ -6,7 +6,8 @@ whose process is the point (a kill, a race, the start that recovers, a whole run
 and log file, a process-wide setting) stays a real process.
 
 Each run gets a fresh App (state comes from disk), and what `main` changes in the process
-(environment, umask, the root logger's handlers and level) is put back afterwards."""
+(environment, umask, the root logger's handlers, the levels of the loggers there were) is
+put back afterwards."""
 from __future__ import annotations
 
 import contextlib
@@ -29,25 +30,34 @@ def run_in_process(*args: str, input_text: str | None = None, llm: str | None = 
     environ, umask = dict(os.environ), os.umask(0o077)
     os.umask(umask)
     root = logging.getLogger()
-    level = root.level
+    levels = {name: logger.level for name, logger in _loggers()}
+    levels[""] = root.level
     saved_stdin, sys.stdin = sys.stdin, stdin
     try:
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
             try:
                 code = main(argv)
-            except SystemExit as exc:  # argparse's usage errors, as a process would exit
-                code = exc.code if isinstance(exc.code, int) else 2
+            except SystemExit as exc:  # argparse's usage errors: the code a process would exit with
+                code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     finally:
         sys.stdin = saved_stdin
         for handler in [h for h in root.handlers if getattr(h, "_tutor_app", False)]:  # log file, console
             root.removeHandler(handler)
             handler.close()
-        root.setLevel(level)
+        root.setLevel(levels[""])
+        for name, logger in _loggers():
+            if name in levels:
+                logger.setLevel(levels[name])
         os.umask(umask)
         os.environ.clear()
         os.environ.update(environ)
     out, err = (_text(stream) for stream in (stdout, stderr))
     return subprocess.CompletedProcess(["tutor-app", *argv], code, out, err)
+
+
+def _loggers() -> list[tuple[str, logging.Logger]]:
+    return [(name, logger) for name, logger in list(logging.Logger.manager.loggerDict.items())
+            if isinstance(logger, logging.Logger)]
 
 
 def _text(stream: io.TextIOWrapper) -> str:
