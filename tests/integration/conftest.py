@@ -39,6 +39,21 @@ def stt(speech_settings, registry, vad):
 
 
 @pytest.fixture(scope="session")
+def plain_transcript(stt):
+    """plain_transcript(path) -> Whisper's transcript of a shared clip without a names list,
+    decoded once a session: the WER bounds, the "not English" gate and the names list's
+    no-worse check read the same decode of the same clip (greedy, so it does not vary)."""
+    made = {}
+
+    def transcript(path):
+        if str(path) not in made:
+            made[str(path)] = stt.transcribe(str(path))
+        return made[str(path)]
+
+    return transcript
+
+
+@pytest.fixture(scope="session")
 def tts(speech_settings, registry):
     from tutor_app.speech.tts import TtsOptions, load_tts
 

@@ -3,7 +3,8 @@ failed reply, not an empty one - warned, logged (no learner text), the bundled m
 answers and both lines are in the transcript; a reply cut off mid-stream keeps both
 lines, the reply as far as it went. And the HTTP client's own loggers, by the names the
 installed client really uses, never put a URL or headers in the log. Real processes, a
-stand-in server on 127.0.0.1, the real bundled GGUF, the real anthropic SDK."""
+stand-in server on 127.0.0.1, the real bundled GGUF, the real anthropic SDK; the stored
+transcript is read back in this process, from disk (tests/in_process.py)."""
 from __future__ import annotations
 
 import json
@@ -15,6 +16,7 @@ import pytest
 
 from tests.fakes.anthropic_server import Reply
 from tests.fakes.openai_sse_server import GARBAGE, Script, SseStandIn, cut_after, delta
+from tests.in_process import run_in_process
 from tests.memory_fixtures import REPO
 from tutor_app.core.types import ChatMessage
 from tutor_app.llm.errors import LLMStreamCutError, LLMUnavailableError
@@ -38,7 +40,7 @@ def _use_server(data_dir, url: str) -> None:
 
 
 def _transcript(session: str) -> list[tuple[str, str]]:
-    out = cli("memory", "export")
+    out = run_in_process("memory", "export", llm="local")
     assert out.returncode == 0, out.stderr
     return [(m["role"], m["text"]) for m in json.loads(out.stdout)["messages"] if m["session_id"] == session]
 

@@ -1,8 +1,9 @@
 """Two starts recovering one killed call (issue #33): after an `end-call` killed with -9
 during its extraction, two `chat` processes started at the same time both find the call
 unfinished; one call end runs at a time per data folder and the second finds it done, so
-nothing learned is stored twice. Real processes, two rounds, the real anthropic SDK
-against the fake server."""
+nothing learned is stored twice. Real processes for the kill and the race, two rounds (the
+second with the first's facts already stored), the real anthropic SDK against the fake
+server; each round's call is seeded in this process (the processes read it from disk)."""
 from __future__ import annotations
 
 import json
@@ -15,9 +16,9 @@ import lancedb
 import pytest
 
 from tests.fakes.anthropic_server import Reply
+from tests.in_process import run_in_process
 from tests.memory_fixtures import REPO
 from tests.processes import at_once
-from tests.processes import cloud_cli as cli
 
 pytestmark = pytest.mark.slow
 
@@ -31,7 +32,8 @@ def test_two_starts_recovering_one_killed_call_store_each_fact_once(fake_anthrop
         session = f"k{round_}"
         fake_anthropic.default = Reply("Nice to hear that!")
         turns = f"Hi, I'm Dohyun and I work as a pharmacist.\nThis is call number {round_ + 1} this week.\n"
-        assert cli("chat", "--session", session, input_text=turns).returncode == 0
+        seeded = run_in_process("chat", "--session", session, input_text=turns)
+        assert seeded.returncode == 0, seeded.stderr
         fake_anthropic.push(Reply("{}", headers_delay=120))  # the extraction hangs; end-call dies waiting
         sent = len(fake_anthropic.requests)
         proc = subprocess.Popen([sys.executable, "-m", "tutor_app", "--llm", "anthropic", "end-call", "--session",

@@ -1,7 +1,8 @@
 """Small files validated by their schema (issue #33): a pending-deletion journal or a
 settings file with values of the wrong type is treated like a torn one - named once in
 one line with what to do, set aside (renamed, never overwritten), recovered - and the
-rest of the app works in the same run. Real processes on a real data dir."""
+rest of the app works in the same run. Real processes on a real data dir; the journal
+tests' first memory is added, and the last list read, in this process (tests/in_process.py)."""
 from __future__ import annotations
 
 import json
@@ -12,6 +13,7 @@ import tomllib
 
 import pytest
 
+from tests.in_process import run_in_process
 from tests.memory_fixtures import REPO
 
 pytestmark = pytest.mark.slow
@@ -22,8 +24,8 @@ def cli(*args: str) -> subprocess.CompletedProcess:
                           text=True, env=dict(os.environ), timeout=300, cwd=REPO)
 
 
-def _ok(*args: str) -> subprocess.CompletedProcess:
-    out = cli(*args)
+def _ok(*args: str, run=cli) -> subprocess.CompletedProcess:
+    out = run(*args)
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr and "unexpected error" not in out.stderr, out.stderr
     return out
@@ -40,7 +42,7 @@ def _warnings(out: subprocess.CompletedProcess) -> list[str]:
     {"jobs": [{"profile": 7, "kind": "clear", "memory_ids": [], "message_ids": [], "id": "j2"}]},
 ])
 def test_an_ill_typed_deletion_journal_is_set_aside_and_every_command_goes_on(data_dir, journal):
-    first = _ok("memory", "add", "I work as a nurse in Busan.")
+    first = _ok("memory", "add", "I work as a nurse in Busan.", run=_in_process)  # before the damage
     mem_id = first.stdout.strip()
     db = data_dir / "memory.lancedb"
     (db / "pending-purges.json").write_text(json.dumps(journal), encoding="utf-8")
@@ -57,7 +59,11 @@ def test_an_ill_typed_deletion_journal_is_set_aside_and_every_command_goes_on(da
 
     again = _ok("memory", "delete", mem_id)  # the rest of the app works, and says nothing more
     assert _warnings(again) == []
-    assert mem_id not in _ok("memory", "list").stdout
+    assert mem_id not in _ok("memory", "list", run=_in_process).stdout
+
+
+def _in_process(*args: str) -> subprocess.CompletedProcess:
+    return run_in_process(*args, llm="local")
 
 
 def test_a_damaged_journal_is_set_aside_before_a_deletion_writes_its_own(tmp_path):

@@ -12,7 +12,8 @@ import wave
 import pytest
 
 from tests.conftest import missing_prerequisite
-from tutor_app.bench.language_clips import ENGLISH, KOREAN, espeak, espeak_available, padded, shared_clips
+from tests.in_process import run_in_process
+from tutor_app.bench.language_clips import ENGLISH, KOREAN, espeak, espeak_available, padded
 from tutor_app.tutor.heard import NOT_HEARD, heard
 
 pytestmark = pytest.mark.slow
@@ -41,7 +42,7 @@ def test_spoken_korean_is_answered_but_never_passed_on_or_stored(fake_anthropic,
     assert fake_anthropic.requests == []  # the tutor model never got Whisper's guess
     with wave.open(str(output)) as w:
         assert w.getnframes() > w.getframerate()  # the line was spoken
-    memories = cli("memory", "list", "--json")
+    memories = run_in_process("memory", "list", "--json")  # read back from disk
     assert memories.returncode == 0, memories.stderr
     assert memories.stdout.strip() == ""
 
@@ -56,10 +57,10 @@ def test_korean_speech_is_turned_away(stt, voices):
     assert not verdict.understood, verdict
 
 
-def test_recorded_english_passes(stt, shared_data):
-    for clip in shared_clips(shared_data):
-        verdict = heard(stt.transcribe(clip.clip))
-        assert verdict.understood, (clip.name, verdict)
+def test_recorded_english_passes(plain_transcript, speech_clips):
+    for row in speech_clips:  # the shared recordings (speech/manifest.tsv)
+        verdict = heard(plain_transcript(row["path"]))
+        assert verdict.understood, (row["file"], verdict)
 
 
 def test_english_in_a_korean_voice_passes(stt, voices):

@@ -1,6 +1,8 @@
 """The learning loop through the command line, as a learner lives it: a mistake in one
 call is kept and due; the next call's tutor gets it as a quiet plan (the recorded request
-of the fake Claude); using the better form then counts as a successful review."""
+of the fake Claude); using the better form then counts as a successful review. The
+commands under test are real processes; the call the deletions work on is made, and what a
+test only reads back (the lists, the export) is read, in this process (tests/in_process.py)."""
 from __future__ import annotations
 
 import json
@@ -11,6 +13,7 @@ import sys
 import pytest
 
 from tests.fakes.anthropic_server import Reply
+from tests.in_process import run_in_process
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +27,7 @@ def cli(*args: str, input_text: str | None = None) -> subprocess.CompletedProces
 
 
 def practice_items() -> list[dict]:
-    out = cli("practice", "list", "--json")
+    out = run_in_process("practice", "list", "--json")
     assert out.returncode == 0, out.stderr
     return [json.loads(line) for line in out.stdout.splitlines()]
 
@@ -63,14 +66,14 @@ def test_a_mistake_comes_back_in_the_next_call_and_a_correct_use_counts(fake_ant
     assert not items["mistake"]["due_now"]  # it comes back later now
     assert items["word"]["reviews"] == [] and items["word"]["due_now"]  # not used yet: still due
 
-    exported = json.loads(cli("memory", "export").stdout)["practice"]
+    exported = json.loads(run_in_process("memory", "export").stdout)["practice"]
     assert sorted(i["kind"] for i in exported) == ["mistake", "word"]  # the export holds them too
 
     # Deleting an item is for real, and one bad id is one clear line.
     gone = cli("practice", "delete", items["mistake"]["id"])
     assert gone.returncode == 0, gone.stderr
     assert [i["kind"] for i in practice_items()] == ["word"]
-    missing = cli("practice", "delete", "nope")
+    missing = run_in_process("practice", "delete", "nope")  # nothing changes: the same parser and handler
     assert missing.returncode == 1 and "no practice item with id 'nope'" in missing.stderr
 
 
@@ -79,14 +82,15 @@ def test_deleting_a_memory_takes_the_practice_items_that_quote_it(fake_anthropic
     the practice file either; other items stay; `memory clear` takes them all."""
     said = "Please remember that my doctor name is Dr. Kwon."
     fake_anthropic.push(Reply("I will remember."), Reply("Nice!"), Reply("Good."))
-    out = cli("chat", "--session", "d1", input_text=f"{said}\nI like jazz.\nI play the piano.\n")
+    # The call the deletions work on: made in this process (the first test runs it for real).
+    out = run_in_process("chat", "--session", "d1", input_text=f"{said}\nI like jazz.\nI play the piano.\n")
     assert out.returncode == 0, out.stderr
     review = {"corrections": [{"original": "my doctor name is Dr. Kwon", "better": "my doctor's name is Dr. Kwon",
                                "why": "possessive", "type": "other"}], "new_words": ["pianist"]}
     fake_anthropic.push(Reply(json.dumps({"name": ""})), Reply(json.dumps(review)))
-    assert cli("end-call", "--session", "d1").returncode == 0
-    assert "Kwon" in cli("practice", "list").stdout
-    memories = [json.loads(x) for x in cli("memory", "list", "--json").stdout.splitlines()]
+    assert run_in_process("end-call", "--session", "d1").returncode == 0
+    assert "Kwon" in run_in_process("practice", "list").stdout
+    memories = [json.loads(x) for x in run_in_process("memory", "list", "--json").stdout.splitlines()]
     for memory in memories:
         if "Kwon" in memory["text"]:
             assert cli("memory", "delete", memory["id"]).returncode == 0

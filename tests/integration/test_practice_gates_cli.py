@@ -3,7 +3,9 @@ review of any model (the bundled offline SmolLM2-135M, or Claude answering junk)
 files the learner's own wrong line, self-introduction or name as a new word, nor a
 "correction" that keeps the error or quotes the tutor; saying the error again is no
 success; the next call's plan holds none of it; and a practice file written before the
-gates loses its junk the first time it is opened."""
+gates loses its junk the first time it is opened. The call ends and the next call are real
+processes; the call under review is made, and the practice lists are read, in this process
+(tests/in_process.py)."""
 from __future__ import annotations
 
 import json
@@ -14,6 +16,7 @@ import sys
 import pytest
 
 from tests.fakes.anthropic_server import Reply
+from tests.in_process import run_in_process
 from tutor_app.practice.items import words
 
 pytestmark = pytest.mark.slow
@@ -34,7 +37,7 @@ def cli(data_dir, *args: str, llm: str = "anthropic") -> subprocess.CompletedPro
 
 
 def practice_items(data_dir, llm: str = "anthropic") -> list[dict]:
-    out = cli(data_dir, "practice", "list", "--json", llm=llm)
+    out = run_in_process("--data-dir", str(data_dir), "practice", "list", "--json", llm=llm)
     assert out.returncode == 0, out.stderr
     return [json.loads(line) for line in out.stdout.splitlines()]
 
@@ -52,7 +55,8 @@ def is_learners_wrong_line(item: dict) -> bool:
 def test_offline_end_call_files_no_item_made_of_the_learners_own_line(data_dir):
     """The Done-when line of the offline call end: a fresh data dir, the bundled model."""
     data = data_dir
-    chat = cli(data, "chat", "--session", "s", "--text", FIRST, "--text", SECOND, llm="local")
+    chat = run_in_process("--data-dir", str(data), "chat", "--session", "s", "--text", FIRST, "--text", SECOND,
+                          llm="local")  # the call under review, made in this process
     assert chat.returncode == 0, chat.stderr
     end = cli(data, "end-call", "--session", "s", "--json", llm="local")
     assert end.returncode == 0, end.stderr
@@ -74,7 +78,8 @@ def system_text(request) -> str:
 
 def test_claudes_junk_review_reaches_no_item_no_tick_and_no_plan(fake_anthropic, data_dir):
     fake_anthropic.push(Reply(TUTOR_SAYS), Reply("Oh, where did you go?"))
-    first = cli(data_dir, "chat", "--session", "p1", "--text", FIRST, "--text", SECOND)
+    first = run_in_process("--data-dir", str(data_dir), "chat", "--session", "p1", "--text", FIRST, "--text",
+                           SECOND)  # the call under review, made in this process
     assert first.returncode == 0, first.stderr
     junk = {"corrections": [GOOD, KEEPS_ERROR, TUTORS_LINE],
             "new_words": [ERROR, "My name is Minji", "Minji", "commute"]}

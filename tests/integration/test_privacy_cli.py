@@ -2,7 +2,9 @@
 tutor repeated is gone from every file of the data dir after `memory delete` / `memory
 clear` and is not sent to the API again; logs never hold what was said, also with
 --debug; a `memory delete` killed with -9 is finished by the next command.
-Real processes, real LanceDB files, the real anthropic SDK against the fake server."""
+Real processes, real LanceDB files, the real anthropic SDK against the fake server. A call
+that only sets up what the commands under test work on is made, and what a test only reads
+back (a list, the export) is read, in this process (tests/in_process.py): the same files."""
 from __future__ import annotations
 
 import json
@@ -15,6 +17,7 @@ import numpy as np
 import pytest
 
 from tests.fakes.anthropic_server import Reply
+from tests.in_process import run_in_process
 from tests.memory_fixtures import REPO, DimOnlyEmbedder, files_containing, secret_pattern
 
 pytestmark = pytest.mark.slow
@@ -42,25 +45,28 @@ def cli(*args: str, input_text: str | None = None, env: dict | None = None) -> s
                           text=True, env=dict(os.environ, **(env or {})), input=input_text, timeout=300, cwd=REPO)
 
 
-def _chat_with_pin(fake, *extra: str, env: dict | None = None) -> None:
+def _chat_with_pin(fake, *extra: str, env: dict | None = None, in_process: bool = False) -> None:
     fake.push(*[Reply(r) for r in REPLIES])
-    out = cli(*extra, "chat", "--session", "p1", "--json", input_text="\n".join(TURNS) + "\n", env=env)
+    args, said = (*extra, "chat", "--session", "p1", "--json"), "\n".join(TURNS) + "\n"
+    out = run_in_process(*args, input_text=said) if in_process else cli(*args, input_text=said, env=env)
     assert out.returncode == 0, out.stderr
     assert [json.loads(x)["reply"] for x in out.stdout.splitlines()] == REPLIES
 
 
-def _end_call(fake, *extra: str, extraction: str, env: dict | None = None) -> None:
+def _end_call(fake, *extra: str, extraction: str, env: dict | None = None, in_process: bool = False) -> None:
     review = {"corrections": [{"original": "My bank PIN is 4921", "better": "My bank's PIN is 4921",
                                "why": "a possessive"}], "new_words": ["musician"]}
     fake.push(*([Reply(extraction)] * 2), Reply(json.dumps(review)))
-    out = cli(*extra, "end-call", "--session", "p1", "--json", env=env)
+    args = (*extra, "end-call", "--session", "p1", "--json")
+    out = run_in_process(*args) if in_process else cli(*args, env=env)
     assert out.returncode == 0, out.stderr
 
 
 def test_the_pin_is_gone_everywhere_after_delete_and_clear(fake_anthropic, data_dir):
-    _chat_with_pin(fake_anthropic)
-    _end_call(fake_anthropic, extraction=json.dumps({"name": "Minji", "mentioned_facts": ["bank PIN is 4921"]}))
-    listed = [json.loads(x) for x in cli("memory", "list", "--json").stdout.splitlines()]
+    _chat_with_pin(fake_anthropic, in_process=True)
+    _end_call(fake_anthropic, extraction=json.dumps({"name": "Minji", "mentioned_facts": ["bank PIN is 4921"]}),
+              in_process=True)
+    listed = [json.loads(x) for x in run_in_process("memory", "list", "--json").stdout.splitlines()]
     pins = [m["id"] for m in listed if "4921" in m["text"]]
     assert pins, listed  # the trigger stored the line; extraction stored it again
     assert pin_files(data_dir)
@@ -69,7 +75,7 @@ def test_the_pin_is_gone_everywhere_after_delete_and_clear(fake_anthropic, data_
         assert out.returncode == 0 and out.stdout.strip() == f"deleted {mem_id}", out.stderr
 
     assert pin_files(data_dir) == []  # lance fragments, old versions, logs, journal
-    export = cli("memory", "export")
+    export = run_in_process("memory", "export")
     assert export.returncode == 0 and not has_pin(export.stdout)
     messages = [m["text"] for m in json.loads(export.stdout)["messages"]]
     assert messages == [TURNS[0], REPLIES[0], TURNS[1], REPLIES[1], TURNS[3], REPLIES[3]]
@@ -85,7 +91,7 @@ def test_the_pin_is_gone_everywhere_after_delete_and_clear(fake_anthropic, data_
     assert pin_files(data_dir) == []
     for needle in ("Minji", "jazz", "Jazz", "favourite band", "musician"):
         assert files_containing(data_dir, needle) == [], needle
-    assert json.loads(cli("memory", "export").stdout)["calls"] == []
+    assert json.loads(run_in_process("memory", "export").stdout)["calls"] == []
 
 
 def test_logs_never_hold_what_was_said_even_with_debug(fake_anthropic, data_dir):
@@ -103,7 +109,7 @@ def test_logs_never_hold_what_was_said_even_with_debug(fake_anthropic, data_dir)
 
 
 def test_content_in_the_log_only_on_opt_in(fake_anthropic, data_dir):
-    _chat_with_pin(fake_anthropic)
+    _chat_with_pin(fake_anthropic, in_process=True)  # the opt-in is the call end's
     _end_call(fake_anthropic, extraction="Sure! The learner's bank PIN is 4921.",
               env={"TUTOR_APP_LOG_CONTENT": "1"})
     assert files_containing(data_dir / "logs", "bank PIN is 4921")
@@ -152,4 +158,4 @@ def test_kill_9_during_memory_delete_is_finished_by_the_next_command(data_dir, s
         listed = cli("memory", "list")
         assert listed.returncode == 0 and not has_pin(listed.stdout)
     assert pin_files(data_dir) == []
-    assert len(cli("memory", "list", "--json").stdout.splitlines()) == 5000
+    assert len(run_in_process("memory", "list", "--json").stdout.splitlines()) == 5000

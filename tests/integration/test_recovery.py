@@ -1,6 +1,8 @@
 """One recovery path at every start: calls whose end-of-call work never completed (a
 failed extraction, `end-call` killed half-way, a live call whose process died) are
-finished in the background by the next `chat`, `call`, `end-call` or GUI start."""
+finished in the background by the next `chat`, `call`, `end-call` or GUI start. The starts,
+kills and lease holders are real processes (or the real window); the calls they find are
+seeded, and the stored calls read back, in this process (tests/in_process.py)."""
 from __future__ import annotations
 
 import json
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.anthropic_server import Reply
+from tests.in_process import run_in_process
 
 pytestmark = pytest.mark.slow
 
@@ -38,8 +41,15 @@ def _hold_lease(live_dir: Path, session_id: str) -> subprocess.Popen:
     return proc
 
 
+def _seed(*args: str, input_text: str | None = None) -> subprocess.CompletedProcess:
+    """A command that only sets up what the real start below it finds (from disk)."""
+    out = run_in_process(*args, input_text=input_text)
+    assert out.returncode == 0, out.stderr
+    return out
+
+
 def _calls(session: str | None = None) -> list[dict]:
-    out = cli("memory", "export")
+    out = run_in_process("memory", "export")
     assert out.returncode == 0, out.stderr
     calls = json.loads(out.stdout)["calls"]
     return [c for c in calls if session is None or c["session_id"] == session]
@@ -68,7 +78,7 @@ def test_a_lease_is_abandoned_only_when_its_process_is_gone(tmp_path):
 def test_end_call_killed_during_extraction_is_finished_by_the_next_start(fake_anthropic):
     turns = "Hi, I'm Dohyun.\nI work as a pharmacist.\nI like tennis.\n"
     fake_anthropic.push(Reply("Hi Dohyun!"), Reply("Nice."), Reply("Fun!"))
-    assert cli("chat", "--session", "k1", input_text=turns).returncode == 0
+    _seed("chat", "--session", "k1", input_text=turns)
     # The extraction request hangs (no response headers); end-call is killed while it waits.
     fake_anthropic.push(Reply("{}", headers_delay=120))
     sent = len(fake_anthropic.requests)
@@ -95,7 +105,7 @@ def test_a_dead_live_call_is_finished_and_a_running_one_is_left_alone(fake_anthr
     turns = "Hi, I'm Seoyeon.\nI work as a designer.\nI like baking bread.\n"
     for session in ("dead", "alive"):
         fake_anthropic.push(Reply("Hi!"), Reply("Nice."), Reply("Yum!"))
-        assert cli("chat", "--session", session, input_text=turns).returncode == 0
+        _seed("chat", "--session", session, input_text=turns)
     live = data_dir / "live"
     dead, alive = _hold_lease(live, "dead"), _hold_lease(live, "alive")
     dead.kill()
@@ -116,8 +126,7 @@ def test_a_dead_live_call_is_finished_and_a_running_one_is_left_alone(fake_anthr
 
 def test_a_report_rebuilt_in_a_new_process_keeps_the_emotion_scores(fake_anthropic):
     fake_anthropic.push(Reply("Oh no!"), Reply("That's great!"))
-    out = cli("chat", "--session", "e1", input_text="I am so sad and lonely today.\nI am so happy, I passed my exam!\n")
-    assert out.returncode == 0, out.stderr
+    _seed("chat", "--session", "e1", input_text="I am so sad and lonely today.\nI am so happy, I passed my exam!\n")
     fake_anthropic.default = Reply('{"corrections": [], "new_words": []}')
     end = cli("end-call", "--session", "e1", "--json")
     assert end.returncode == 0, end.stderr
@@ -135,12 +144,11 @@ def test_the_desktop_app_finishes_an_unextracted_call_when_it_starts(qtbot, fake
     from tutor_app.ui.services import UiServices
 
     fake_anthropic.push(Reply("Hi!"), Reply("Nice."), Reply("Fun!"))
-    out = cli("chat", "--session", "g1", input_text="Hi, I'm Jiwoo.\nI work as a chef.\nI like cycling.\n")
-    assert out.returncode == 0, out.stderr
+    _seed("chat", "--session", "g1", input_text="Hi, I'm Jiwoo.\nI work as a chef.\nI like cycling.\n")
     # Malformed twice: the extraction fails (the rules keep the plain facts) and waits for a retry.
     fake_anthropic.push(Reply("not json"), Reply("still not json"), Reply('{"corrections": [], "new_words": []}'))
-    failed = cli("end-call", "--session", "g1", "--json")
-    assert failed.returncode == 0 and json.loads(failed.stdout)["extraction"] == "rules", failed.stdout
+    failed = _seed("end-call", "--session", "g1", "--json")
+    assert json.loads(failed.stdout)["extraction"] == "rules", failed.stdout
     [call] = _calls("g1")
     assert call["ended_at"] and not call["extracted"]
 
@@ -172,8 +180,7 @@ def test_the_desktop_app_tells_of_a_call_a_crash_cut_off(qtbot, fake_anthropic, 
     from tutor_app.ui.services import UiServices
 
     fake_anthropic.push(Reply("Hi!"), Reply("Nice."), Reply("Fun!"))
-    out = cli("chat", "--session", "crashed", input_text="Hi, I'm Hana.\nI work as a baker.\nI like hiking.\n")
-    assert out.returncode == 0, out.stderr
+    _seed("chat", "--session", "crashed", input_text="Hi, I'm Hana.\nI work as a baker.\nI like hiking.\n")
     lease = _hold_lease(data_dir / "live", "crashed")
     lease.kill()  # SIGKILL: the call's process dies with its call open
     lease.wait()

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 import pytest
 
 from tests.fakes.anthropic_server import Reply
+from tests.in_process import run_in_process
 from tests.memory_fixtures import REPO, real_embedder
 
 pytestmark = pytest.mark.slow
@@ -23,12 +24,14 @@ def cli(*args: str, input_text: str | None = None) -> subprocess.CompletedProces
                           text=True, env=dict(os.environ), input=input_text, timeout=300, cwd=REPO)
 
 
-@pytest.mark.parametrize("args", [("chat", "--session", LONG, "--text", "Hi."),
-                                  ("chat", "--session", "../../outside", "--text", "Hi."),
-                                  ("call", "--session", "a\nb", "--input", "x.wav"),
-                                  ("--profile", "p" * 5000, "memory", "list")])
-def test_a_bad_session_or_profile_name_gets_one_usage_line(data_dir, args):
-    out = cli(*args)
+# One case as a real process (its exit code and whole stderr); the others through the same
+# parser and check in this process (tests/in_process.py), which spares a start each.
+@pytest.mark.parametrize("in_process, args", [(False, ("chat", "--session", LONG, "--text", "Hi.")),
+                                              (True, ("chat", "--session", "../../outside", "--text", "Hi.")),
+                                              (True, ("call", "--session", "a\nb", "--input", "x.wav")),
+                                              (True, ("--profile", "p" * 5000, "memory", "list"))])
+def test_a_bad_session_or_profile_name_gets_one_usage_line(data_dir, in_process, args):
+    out = run_in_process(*args) if in_process else cli(*args)
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("tutor-app: --"), out.stderr

@@ -31,9 +31,9 @@ def test_every_manifest_clip_has_a_bound(speech_clips):
 
 
 @pytest.mark.parametrize("name", sorted(WER_BOUNDS))
-def test_clip_wer_within_bound(stt, speech_clips, name):
+def test_clip_wer_within_bound(plain_transcript, speech_clips, name):
     row = next(r for r in speech_clips if r["file"] == name)
-    transcript = stt.transcribe(row["path"])
+    transcript = plain_transcript(row["path"])
     assert transcript.language == "en"
     assert transcript.seconds == pytest.approx(float(row["duration_s"]), abs=0.05)
     assert wer(row["transcript"], transcript.text) <= WER_BOUNDS[name], transcript.text

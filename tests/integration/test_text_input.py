@@ -1,5 +1,7 @@
 """Invalid UTF-8 in a line or an argument costs that byte, never the command: the bad
-bytes are replaced (and reported on stderr) and every other line is still answered."""
+bytes are replaced (and reported on stderr) and every other line is still answered. The
+commands under test are real processes; a test's own setup and read-back run in this
+process (tests/in_process.py)."""
 from __future__ import annotations
 
 import json
@@ -10,6 +12,7 @@ import sys
 import pytest
 
 from tests.fakes.anthropic_server import Reply
+from tests.in_process import run_in_process
 
 pytestmark = pytest.mark.slow
 
@@ -37,13 +40,13 @@ def test_a_bad_byte_in_a_chat_turn_still_stores_the_turn(fake_anthropic):
     turn = json.loads(out.stdout)
     assert turn["user_text"] == "I like tea\ufffd" and turn["reply"] == "Tea is lovely."
     assert b"invalid UTF-8" in out.stderr
-    export = cli("memory", "export")
+    export = run_in_process("memory", "export")
     texts = [m["text"] for m in json.loads(export.stdout)["messages"]]
     assert "I like tea\ufffd" in texts
 
 
 def test_memory_search_from_stdin_with_a_bad_line(data_dir):
-    assert cli("memory", "add", "I have a dog named Kongi.").returncode == 0
+    assert run_in_process("memory", "add", "I have a dog named Kongi.").returncode == 0
     out = cli("memory", "search", "--json", stdin=b"my dog\n" + BAD + b"\n")
     assert out.returncode == 0, out.stderr
     assert b"Kongi" in out.stdout and b"line 2: invalid UTF-8" in out.stderr
