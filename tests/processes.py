@@ -10,12 +10,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def cloud_cli(*args: str, input_text: str | None = None) -> subprocess.CompletedProcess:
-    """One `tutor-app --llm anthropic ...` run, to its end (the cloud stand-in answers it)."""
-    return subprocess.run([sys.executable, "-m", "tutor_app", "--llm", "anthropic", *args], capture_output=True,
-                          text=True, env=dict(os.environ), input=input_text, timeout=300, cwd=REPO)
-
-
 def at_once(*args: str, copies: int = 2) -> list[subprocess.CompletedProcess]:
     procs = [subprocess.Popen([sys.executable, "-m", "tutor_app", *args], cwd=REPO, env=dict(os.environ),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
