@@ -1,36 +1,70 @@
-"""The interruption strategy (call/listen/interruption.py) on scripted voice and words:
-speech confirmed over the tutor ducks it, its voice and its words decide."""
+"""The interruption strategy (call/listen/interruption.py) on scripted voice, sounds and
+words: speech confirmed over the tutor ducks it, its sound pauses it (floor.py), the
+learner talking on or its words end the tutor's turn, or its words let the tutor go on."""
 from __future__ import annotations
 
+from tutor_app.call.listen.floor import FrameSound
 from tutor_app.call.listen.interruption import Interruption, Over
 from tutor_app.call.listen.turn_taking import BACKCHANNEL, INTERRUPTION, NOTHING
 from tutor_app.call.options import InterruptionOptions, frames
 
 CONFIRM = frames(250)  # the voice that confirmed the speech (the segmenter's min_speech_ms)
 SAID = "Interviews can be stressful, so well done for going."
+OPEN = FrameSound(low=0.25, flatness=0.05)  # open speech: vowels and consonants, harmonics
+HUM = FrameSound(low=0.7, flatness=0.05)  # a nasal "mm": its energy under 350 Hz
+NOISE = FrameSound(low=0.2, flatness=0.6)  # a cough: a flat spectrum
 
 
-def _voice(over: Interruption, n: int) -> list[tuple[int, Over]]:
-    """`n` more voiced frames: (voiced frames so far, decision) where there was one."""
+def _voice(over: Interruption, n: int, sound: FrameSound = OPEN, share: float | None = 0.9) -> list[tuple[int, Over]]:
+    """`n` more voiced frames of `sound` (`share`: the echo check's learner share): (voiced
+    frames so far, decision) where there was one."""
     out = []
     for _ in range(n):
-        decision = over.voice()
+        decision = over.voice(sound, lambda: share)
         if decision is not None:
             out.append((over.voiced, decision))
     return out
 
 
-def test_speech_over_the_tutor_ducks_it_asks_its_words_then_takes_the_floor_by_its_voice():
+def _started(hidden: int = 0, sounds: list[FrameSound] | None = None) -> Interruption:
     over = Interruption(InterruptionOptions(), CONFIRM)
-    assert over.started(over_tutor=True, hidden=0) and over.undecided
-    # its words so far at 320 ms of voice (10 frames), the floor at 900 ms (29) whatever they are
-    assert _voice(over, 21) == [(10, Over.ASK_WORDS), (29, Over.INTERRUPT)]
+    assert over.started(over_tutor=True, hidden=hidden, sounds=[OPEN] * CONFIRM if sounds is None else sounds)
+    return over
+
+
+def test_open_speech_over_the_tutor_pauses_it_then_talking_on_ends_its_turn():
+    over = _started()
+    # paused at 352 ms of open voice (11 frames), words so far asked at 320 ms (10), the
+    # tutor's turn ends once the learner talked on 320 ms (10 frames) over the quiet
+    assert _voice(over, 13) == [(10, Over.ASK_WORDS), (11, Over.PAUSE), (21, Over.INTERRUPT)]
+    assert over.paused and over.undecided
+
+
+def test_a_hum_a_cough_or_the_tutors_echo_do_not_pause_it_until_no_backchannel_is_that_long():
+    for sound, share, why in ((HUM, 0.9, "hum"), (NOISE, 0.9, "noise"), (OPEN, 0.1, "echo")):
+        over = _started(sounds=[sound] * CONFIRM)
+        # 480 ms of voice: a looped-back "Mm-hmm." - no pause, its words decide at its end
+        assert _voice(over, 7, sound, share) == [(10, Over.ASK_WORDS)], why
+        assert not over.paused and over.why == why
+        # ... but 900 ms of voice (29 frames) is never a backchannel: paused whatever it sounds like
+        assert _voice(over, 14, sound, share) == [(29, Over.PAUSE)], why
+
+
+def test_a_short_yeah_does_not_pause_it():
+    over = _started()
+    assert _voice(over, 2) == [(10, Over.ASK_WORDS)]  # "Yeah." / "Right.": 250-350 ms of voice
+    assert not over.paused and over.why == "short"
+
+
+def test_without_a_canceller_the_sound_alone_decides():
+    over = _started()
+    assert _voice(over, 3, OPEN, share=None) == [(10, Over.ASK_WORDS), (11, Over.PAUSE)]
 
 
 def test_the_start_aec3_hid_counts_as_voice():
-    over = Interruption(InterruptionOptions(), CONFIRM)
-    over.started(True, hidden=20)  # the learner had been talking 640 ms when the VAD heard them
-    assert _voice(over, 1) == [(29, Over.INTERRUPT)]
+    over = _started(hidden=20)  # the learner had been talking 640 ms when the VAD heard them
+    assert _voice(over, 1) == [(29, Over.PAUSE)]
+    assert _voice(over, 1) == [(30, Over.ASK_WORDS)]
 
 
 def test_no_tutor_or_no_interruptions_nothing_to_decide():
@@ -43,8 +77,7 @@ def test_no_tutor_or_no_interruptions_nothing_to_decide():
 
 
 def test_its_words_so_far_interrupt_only_when_they_ask_for_the_floor():
-    over = Interruption(InterruptionOptions(), CONFIRM)
-    over.started(True, 0)
+    over = _started()
     assert over.words_so_far("Wait,", SAID)
     assert not over.words_so_far("Mm-hmm.", SAID)
     assert not over.words_so_far("Can I ask you something?", SAID)  # at 320 ms more than a word or two is echo
@@ -53,10 +86,17 @@ def test_its_words_so_far_interrupt_only_when_they_ask_for_the_floor():
 
 
 def test_its_words_at_its_end_say_what_it_was():
-    over = Interruption(InterruptionOptions(), CONFIRM)
-    over.started(True, 0)
-    _voice(over, 7)  # 15 frames: 480 ms of voice
+    over = _started()
+    _voice(over, 7, HUM)  # 15 frames: 480 ms of voice
     assert over.ended("Mm-hmm.", SAID) == (BACKCHANNEL, "Mm-hmm")
     assert over.ended("I really think we should go", SAID) == (INTERRUPTION, "")
     assert over.ended("so well done for gold", SAID) == (NOTHING, "")  # the tutor's own words leaking back
     assert over.stop() and not over.stop()  # ducked once, un-ducked once
+
+
+def test_a_paused_tutor_is_no_longer_paused_once_decided():
+    over = _started()
+    _voice(over, 3)
+    assert over.paused
+    assert over.ended("Okay.", SAID) == (BACKCHANNEL, "Okay")  # the Listener resumes it
+    assert over.stop() and not over.paused

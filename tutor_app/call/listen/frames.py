@@ -14,7 +14,7 @@ import numpy as np
 
 from tutor_app.call.listen.overlap import LinearCopy, Ref, linear_copy
 from tutor_app.core.types import FRAME_SAMPLES
-from tutor_app.speech.double_talk import speech_onset
+from tutor_app.speech.double_talk import block_rms, second_voice, speech_onset
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -88,6 +88,24 @@ class MicFrames:
             return 0
         copy, at = found
         return (at - speech_onset(copy.raw, copy.cleaned, copy.far, at, copy.raw.size)) // FRAME_SAMPLES
+
+    def learner_share(self, start: int, end: int, below_db: float = 18.0) -> float | None:
+        """Of frames [start, end)'s loud blocks (within `below_db` of their loudest) in the
+        linear echo-removed copy, the share that holds a second voice besides the tutor's
+        echo (double_talk.second_voice): the learner's energy against the echo estimate.
+        None without a canceller's input."""
+        found = self.linear(start, self.end)
+        if found is None:
+            return None
+        copy, at = found
+        a, b = self._span(start, end)
+        first, last = at // FRAME_SAMPLES, at // FRAME_SAMPLES + (b - a)
+        voice = second_voice(copy.raw, copy.cleaned, copy.far)[first:last]
+        level = 20 * np.log10(block_rms(copy.cleaned)[first:last] + 1e-9)
+        if not level.size:
+            return None
+        loud = level >= float(np.max(level)) - below_db
+        return float(np.mean(voice[loud]))
 
     def words(self, start: int, end: int, over_tutor: bool, floor: bool = True) -> NDArray[np.float32]:
         """Frames [start, end) for STT, the judge and the emotion model: as heard, or for
