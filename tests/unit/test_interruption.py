@@ -15,12 +15,12 @@ HUM = FrameSound(low=0.7, flatness=0.05)  # a nasal "mm": its energy under 350 H
 NOISE = FrameSound(low=0.2, flatness=0.6)  # a cough: a flat spectrum
 
 
-def _voice(over: Interruption, n: int, sound: FrameSound = OPEN, share: float | None = 0.9) -> list[tuple[int, Over]]:
-    """`n` more voiced frames of `sound` (`share`: the echo check's learner share): (voiced
+def _voice(over: Interruption, n: int, sound: FrameSound = OPEN, removed: float | None = 1.0) -> list[tuple[int, Over]]:
+    """`n` more voiced frames of `sound` (`removed`: the dB the echo check's linear removal takes off): (voiced
     frames so far, decision) where there was one."""
     out = []
     for _ in range(n):
-        decision = over.voice(sound, lambda: share)
+        decision = over.voice(sound, lambda: removed)
         if decision is not None:
             out.append((over.voiced, decision))
     return out
@@ -41,13 +41,14 @@ def test_open_speech_over_the_tutor_pauses_it_then_talking_on_ends_its_turn():
 
 
 def test_a_hum_a_cough_or_the_tutors_echo_do_not_pause_it_until_no_backchannel_is_that_long():
-    for sound, share, why in ((HUM, 0.9, "hum"), (NOISE, 0.9, "noise"), (OPEN, 0.1, "echo")):
+    # (the echo: the linear removal takes 15 dB off it, as off the tutor's voice alone)
+    for sound, removed, why in ((HUM, 1.0, "hum"), (NOISE, 1.0, "noise"), (OPEN, 15.0, "echo")):
         over = _started(sounds=[sound] * CONFIRM)
         # 480 ms of voice: a looped-back "Mm-hmm." - no pause, its words decide at its end
-        assert _voice(over, 7, sound, share) == [(10, Over.ASK_WORDS)], why
+        assert _voice(over, 7, sound, removed) == [(10, Over.ASK_WORDS)], why
         assert not over.paused and over.why == why
         # ... but 900 ms of voice (29 frames) is never a backchannel: paused whatever it sounds like
-        assert _voice(over, 14, sound, share) == [(29, Over.PAUSE)], why
+        assert _voice(over, 14, sound, removed) == [(29, Over.PAUSE)], why
 
 
 def test_a_short_yeah_does_not_pause_it():
@@ -58,13 +59,17 @@ def test_a_short_yeah_does_not_pause_it():
 
 def test_without_a_canceller_the_sound_alone_decides():
     over = _started()
-    assert _voice(over, 3, OPEN, share=None) == [(10, Over.ASK_WORDS), (11, Over.PAUSE)]
+    assert _voice(over, 3, OPEN, removed=None) == [(10, Over.ASK_WORDS), (11, Over.PAUSE)]
 
 
-def test_the_start_aec3_hid_counts_as_voice():
+def test_the_start_aec3_hid_counts_as_voice_for_its_sound_not_for_its_length():
     over = _started(hidden=20)  # the learner had been talking 640 ms when the VAD heard them
-    assert _voice(over, 1) == [(29, Over.PAUSE)]
+    assert _voice(over, 1) == [(29, Over.PAUSE)]  # open speech: the floor at once
     assert _voice(over, 1) == [(30, Over.ASK_WORDS)]
+    # A hum with a start AEC3 "hid" (an estimate the tutor's own voice can lengthen as a
+    # reply begins): only the voice the VAD heard makes it too long for a backchannel.
+    over = _started(hidden=20, sounds=[HUM] * CONFIRM)
+    assert _voice(over, 21, HUM) == [(29, Over.ASK_WORDS), (49, Over.PAUSE)]  # 8 + 21 = 29 frames heard
 
 
 def test_no_tutor_or_no_interruptions_nothing_to_decide():

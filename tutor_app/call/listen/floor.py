@@ -9,10 +9,10 @@ It says "takes the floor" when, all at once:
   350 Hz (HUM_SHARE; open vowels and consonants about 1/4-1/3);
 - it is voice, not noise: a cough or a breath is a flat spectrum (NOISE_FLATNESS; voiced
   speech has harmonics, far from flat);
-- it is the learner and not the tutor's own echo: over the utterance's loud blocks, the
-  linear echo removal leaves most of them as a second voice (speech/double_talk.py's
-  double-talk test; `learner_share`). A canceller that lost the echo (a stall under load)
-  lengthens the voice the VAD hears, but not this.
+- it is the learner and not the tutor's own echo: over its last RECENT_FRAMES, the linear
+  echo removal (speech/double_talk.py) takes at most MAX_REMOVED_DB off the microphone -
+  a second voice is not removed, the echo alone is (12-20 dB): the learner's energy
+  against the echo estimate. Residual echo the VAD takes for voice does not pass.
 It decides nothing by itself: the Interruption pauses the tutor on it, and the words decide
 whether the pause becomes the end of the tutor's turn or the tutor resumes.
 """
@@ -27,7 +27,8 @@ from tutor_app.core.types import FRAME_MS, SAMPLE_RATE
 
 HUM_SHARE = 0.5  # mean share of a voiced frame's energy under 350 Hz: more is a hum
 NOISE_FLATNESS = 0.3  # mean spectral flatness (geometric / arithmetic mean power): more is noise
-LEARNER_SHARE = 0.5  # of the utterance's loud blocks, at least this share a second voice
+MAX_REMOVED_DB = 6.0  # the linear echo removal takes at most this off the learner's voice
+RECENT_FRAMES = 8  # ... over the last this many frames (256 ms)
 RECHECK_FRAMES = 4  # a failed echo check is asked again this many voiced frames later (a fit each time)
 
 _BINS = np.fft.rfftfreq(512, 1 / SAMPLE_RATE)
@@ -77,9 +78,9 @@ class FloorDecision:
     def noise(self) -> bool:
         return bool(self.sounds) and float(np.mean([s.flatness for s in self.sounds])) >= NOISE_FLATNESS
 
-    def frame(self, sound: FrameSound, learner_share: Callable[[], float | None]) -> bool:
-        """One more voiced frame: True when the learner takes the floor. `learner_share()`:
-        the share of the speech's loud blocks that hold a second voice (None: no canceller's
+    def frame(self, sound: FrameSound, echo_removed_db: Callable[[], float | None]) -> bool:
+        """One more voiced frame: True when the learner takes the floor. `echo_removed_db()`:
+        what the linear echo removal takes off the last RECENT_FRAMES (None: no canceller's
         input to tell by), asked only when everything else says so."""
         self.voiced += 1
         self.sounds.append(sound)
@@ -91,8 +92,8 @@ class FloorDecision:
         elif self.noise:
             self.why = "noise"
         elif self._next_check <= 0:
-            share = learner_share()
-            if share is None or share >= LEARNER_SHARE:
+            removed = echo_removed_db()
+            if removed is None or removed <= MAX_REMOVED_DB:
                 return True
             self.why, self._next_check = "echo", RECHECK_FRAMES
         return False

@@ -14,7 +14,7 @@ import numpy as np
 
 from tutor_app.call.listen.overlap import LinearCopy, Ref, linear_copy
 from tutor_app.core.types import FRAME_SAMPLES
-from tutor_app.speech.double_talk import block_rms, second_voice, speech_onset
+from tutor_app.speech.double_talk import speech_onset
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -89,23 +89,22 @@ class MicFrames:
         copy, at = found
         return (at - speech_onset(copy.raw, copy.cleaned, copy.far, at, copy.raw.size)) // FRAME_SAMPLES
 
-    def learner_share(self, start: int, end: int, below_db: float = 18.0) -> float | None:
-        """Of frames [start, end)'s loud blocks (within `below_db` of their loudest) in the
-        linear echo-removed copy, the share that holds a second voice besides the tutor's
-        echo (double_talk.second_voice): the learner's energy against the echo estimate.
-        None without a canceller's input."""
+    def echo_removed_db(self, start: int, end: int) -> float | None:
+        """How much the linear echo removal (fitted on frames [start, end) and the seconds
+        before) takes off the microphone over frames [start, end), in dB: the learner's
+        energy against the echo estimate. A voice of the learner's is not removed (0-3 dB),
+        the tutor's echo alone is (12-20 dB on the looped-back sound card). None without a
+        canceller's input."""
         found = self.linear(start, self.end)
         if found is None:
             return None
         copy, at = found
         a, b = self._span(start, end)
-        first, last = at // FRAME_SAMPLES, at // FRAME_SAMPLES + (b - a)
-        voice = second_voice(copy.raw, copy.cleaned, copy.far)[first:last]
-        level = 20 * np.log10(block_rms(copy.cleaned)[first:last] + 1e-9)
-        if not level.size:
+        stop = at + (b - a) * FRAME_SAMPLES
+        raw, left = copy.raw[at:stop].astype(np.float64), copy.cleaned[at:stop].astype(np.float64)
+        if not raw.size:
             return None
-        loud = level >= float(np.max(level)) - below_db
-        return float(np.mean(voice[loud]))
+        return float(10 * np.log10((np.mean(raw * raw) + 1e-18) / (np.mean(left * left) + 1e-18)))
 
     def words(self, start: int, end: int, over_tutor: bool, floor: bool = True) -> NDArray[np.float32]:
         """Frames [start, end) for STT, the judge and the emotion model: as heard, or for

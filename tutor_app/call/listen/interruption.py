@@ -44,6 +44,7 @@ class Interruption:
         self.voiced: int | None = None  # voiced frames of undecided speech over the tutor (None: none)
         self.asked = False  # its words so far were asked for
         self.paused = False  # the acoustic decision paused the tutor
+        self.heard = 0  # voiced frames the VAD heard (`voiced` without the start AEC3 hid)
         self.after = 0  # voiced frames since the pause
 
     @property
@@ -56,7 +57,8 @@ class Interruption:
 
     @property
     def why(self) -> str:
-        """Why the audio has not (yet) taken the floor (floor.py: short, hum, noise, echo)."""
+        """Why the audio has not (yet) taken the floor (floor.py: short, hum, noise, echo),
+        or "the floor by its sound" once it did."""
         return self._floor.why if self._floor is not None else ""
 
     def started(self, over_tutor: bool, hidden: int, sounds: list[FrameSound] | None = None) -> bool:
@@ -66,22 +68,23 @@ class Interruption:
         self.asked, self.paused, self.after = False, False, 0
         if not (self._options.enabled and over_tutor):
             return False
-        self.voiced = self._confirm + hidden
+        self.voiced, self.heard = self._confirm + hidden, self._confirm
         self._floor = FloorDecision(self._options.floor_ms, self.voiced, sounds or [])
         return True
 
     def voice(self, sound: FrameSound | None = None,
-              learner_share: Callable[[], float | None] = lambda: None) -> Over | None:
-        """One more voiced frame of the speech (`sound`: what it sounded like; `learner_share`:
-        floor.py's echo check, asked only when the rest says "the floor")."""
+              echo_removed_db: Callable[[], float | None] = lambda: None) -> Over | None:
+        """One more voiced frame of the speech (`sound`: what it sounded like;
+        `echo_removed_db`: floor.py's echo check, asked only when the rest says "the floor")."""
         if self.voiced is None:
             return None
         self.voiced += 1
+        self.heard += 1
         if self.paused:
             self.after += 1
             if self.after >= frames(self._options.talk_on_ms):
                 return Over.INTERRUPT
-        elif self._takes_floor(sound, learner_share):
+        elif self._takes_floor(sound, echo_removed_db):
             self.paused = True
             return Over.PAUSE
         if self.voiced_ms >= self._options.words_at_ms and not self.asked:
@@ -89,12 +92,16 @@ class Interruption:
             return Over.ASK_WORDS
         return None
 
-    def _takes_floor(self, sound: FrameSound | None, learner_share: Callable[[], float | None]) -> bool:
+    def _takes_floor(self, sound: FrameSound | None, echo_removed_db: Callable[[], float | None]) -> bool:
         """The acoustic decision (floor.py); speech this long over the tutor is never a
-        backchannel, whatever it sounds like."""
-        if self._floor is not None and sound is not None and self._floor.frame(sound, learner_share):
+        backchannel, whatever it sounds like - counted as the VAD heard it: the start
+        `hidden` before it is an estimate, which the tutor's own voice can lengthen right
+        as a reply begins (its echo path barely fitted yet), and a pause it caused would
+        only be undone by the words."""
+        if self._floor is not None and sound is not None and self._floor.frame(sound, echo_removed_db):
+            self._floor.why = "the floor by its sound"
             return True
-        return self.voiced_ms >= self._options.backchannel_max_ms
+        return self.heard * FRAME_MS >= self._options.backchannel_max_ms
 
     def words_so_far(self, text: str, tutor_said: str) -> bool:
         """Its words at `words_at_ms` of voice are in: True when they ask for the floor."""

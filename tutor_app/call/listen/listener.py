@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tutor_app.call import events as ev
 from tutor_app.call.listen.echo_gate import EchoGate, Gate
 from tutor_app.call.listen.endpointing import Check, Decoded, Do, Endpointing, Ready, TranscriptSource
-from tutor_app.call.listen.floor import FrameSound, frame_sound
+from tutor_app.call.listen.floor import RECENT_FRAMES, FrameSound, frame_sound
 from tutor_app.call.listen.frames import MicFrames
 from tutor_app.call.listen.interruption import Interruption, Over
 from tutor_app.call.listen.overlap import EXPECT, Ref, ShortSpeech
@@ -224,16 +224,16 @@ class Listener:
         self._ends.voiced()
         decision = None
         if self._over.undecided:  # its sound and the echo check: floor.py
-            start = self._seg.start
+            recent = max(self._seg.start, index + 1 - RECENT_FRAMES)
             decision = self._over.voice(frame_sound(self._mic.cut(index, index + 1)),
-                                        lambda: self._mic.learner_share(start, index + 1))
+                                        lambda: self._mic.echo_removed_db(recent, index + 1))
         if decision == Over.INTERRUPT:
             log.debug("speech over the tutor: %d voiced frames, %d since the pause: an interruption",
                       self._over.voiced or 0, self._over.after)
             self._interrupt(index)
         elif decision == Over.PAUSE:
-            log.debug("speech over the tutor: %d voiced frames, the floor by its sound: the tutor pauses",
-                      self._over.voiced or 0)
+            log.debug("speech over the tutor: %d voiced frames (%s): the tutor pauses",
+                      self._over.voiced or 0, self._over.why)
             self.port.pause()
             self._seg.hold(index)  # the echo was hiding the voice: no pause so far
         elif decision == Over.ASK_WORDS:
