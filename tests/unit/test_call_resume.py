@@ -34,7 +34,7 @@ def calls():
 
 def _talk_over_the_tutor(call: Call, frames: int) -> None:
     """The reply's first sentence and a third of its second played, then `frames` of
-    open speech over it: paused at 11 voiced frames (352 ms)."""
+    open speech over it: paused at 9 voiced frames (288 ms)."""
     call.say()
     call.queued(9000)
     call.out.pull(3000)  # all of sentence 1

@@ -34,9 +34,9 @@ def _started(hidden: int = 0, sounds: list[FrameSound] | None = None) -> Interru
 
 def test_open_speech_over_the_tutor_pauses_it_then_talking_on_ends_its_turn():
     over = _started()
-    # paused at 352 ms of open voice (11 frames), words so far asked at 320 ms (10), the
+    # paused at 288 ms of open voice (9 frames), words so far asked at 320 ms (10), the
     # tutor's turn ends once the learner talked on 320 ms (10 frames) over the quiet
-    assert _voice(over, 13) == [(10, Over.ASK_WORDS), (11, Over.PAUSE), (21, Over.INTERRUPT)]
+    assert _voice(over, 11) == [(9, Over.PAUSE), (10, Over.ASK_WORDS), (19, Over.INTERRUPT)]
     assert over.paused and over.undecided
 
 
@@ -53,13 +53,16 @@ def test_a_hum_a_cough_or_the_tutors_echo_do_not_pause_it_until_no_backchannel_i
 
 def test_a_short_yeah_does_not_pause_it():
     over = _started()
-    assert _voice(over, 2) == [(10, Over.ASK_WORDS)]  # "Yeah." / "Right.": 250-350 ms of voice
+    # "Yeah." / "Right." over the tutor: AEC3 leaves them 100-260 ms of voice, often too little
+    # to confirm (overlap.py's); confirmed, one more frame is still short of the floor
+    assert _voice(over, 0) == [] and not over.paused
+    over.voice(OPEN, lambda: 1.0)
     assert not over.paused and over.why == "short"
 
 
 def test_without_a_canceller_the_sound_alone_decides():
     over = _started()
-    assert _voice(over, 3, OPEN, removed=None) == [(10, Over.ASK_WORDS), (11, Over.PAUSE)]
+    assert _voice(over, 2, OPEN, removed=None) == [(9, Over.PAUSE), (10, Over.ASK_WORDS)]
 
 
 def test_the_start_aec3_hid_counts_as_voice_for_its_sound_not_for_its_length():

@@ -98,8 +98,10 @@ class InterruptionOptions:
     words_at_ms: int = 320
     # Open speech over the tutor this long (not a hum, not noise, not its echo:
     # call/listen/floor.py) pauses it: the learner takes the floor, the words confirm.
-    # Piper's "Yeah." / "Right." have 250-350 ms of voice, "Sorry," 380 ms.
-    floor_ms: int = 352
+    # Over the tutor AEC3 leaves Piper's "Yeah." / "Okay." / "Right." 30-320 ms of voice,
+    # mostly too little to confirm at all; the "Sorry," that opens an interruption gets
+    # here before its comma (352 ms waited past it: bench echo stopped 665 vs 324 ms p50).
+    floor_ms: int = 288
     # Longer than this is never a backchannel: the tutor pauses whatever it sounds like (a
     # looped-back "Mm-hmm." has ~480 ms of voice).
     backchannel_max_ms: int = 900
