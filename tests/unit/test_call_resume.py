@@ -78,6 +78,7 @@ def test_a_learner_who_took_the_floor_ends_the_paused_turn_at_what_was_heard(cal
     assert done.interrupted and done.reply == "One two three. Four"  # what was heard before the pause
     assert call.session.turns[0].reply == "One two three. Four"
     assert not call.player.paused  # the cut turn's queue was dropped; the next reply plays
+    call.mic.push_frames(0.0, SILENCE_FRAMES)  # the learner's turn ends (its silence counts from the interruption)
     call.rec.wait_kind(ev.UserUtterance, 2)
     assert call.session.texts[-1] == "I think that is not right" or call.rec.wait_for(
         lambda r: call.session.texts[-1] == "I think that is not right")
