@@ -35,8 +35,9 @@ def _started(hidden: int = 0, sounds: list[FrameSound] | None = None) -> Interru
 def test_open_speech_over_the_tutor_pauses_it_then_talking_on_ends_its_turn():
     over = _started()
     # paused at 288 ms of open voice (9 frames), words so far asked at 320 ms (10), the
-    # tutor's turn ends once the learner talked on 320 ms (10 frames) over the quiet
-    assert _voice(over, 11) == [(9, Over.PAUSE), (10, Over.ASK_WORDS), (19, Over.INTERRUPT)]
+    # tutor's turn ends once the learner talked on 480 ms (15 frames) over the quiet, after
+    # the 3 frames its echo rings on
+    assert _voice(over, 19) == [(9, Over.PAUSE), (10, Over.ASK_WORDS), (27, Over.INTERRUPT)]
     assert over.paused and over.undecided
 
 

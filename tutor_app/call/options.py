@@ -105,8 +105,10 @@ class InterruptionOptions:
     # Longer than this is never a backchannel: the tutor pauses whatever it sounds like (a
     # looped-back "Mm-hmm." has ~480 ms of voice).
     backchannel_max_ms: int = 900
-    # Paused, the learner talks on this long over the quiet: their turn, the tutor's ends.
-    talk_on_ms: int = 320
+    # Paused, the learner talks on this long over the quiet (after the echo's tail, ~100 ms:
+    # call/listen/interruption.py): their turn, the tutor's ends. Not shorter: an "mm-hmm"
+    # the echo lengthened must end first, and its words resume the tutor.
+    talk_on_ms: int = 480
     # A resumed tutor backs up to the quietest 32 ms (a gap between words) in this much of
     # what it played before the pause (speech/audio_io.py Player.resume).
     resume_back_ms: int = 600

@@ -11,8 +11,9 @@ The audio decides first, the words confirm:
   it is: a pause, not the end of its turn);
 - at `words_at_ms` of voice: ASK_WORDS, its words so far (Whisper told to expect a
   backchannel); they INTERRUPT when they ask for the floor (`words_so_far`);
-- paused, the learner talks on over the quiet (`talk_on_ms` of voice since the pause, with
-  no echo to lengthen it any more): INTERRUPT - the tutor's turn ends (BARGE_IN);
+- paused, the learner talks on over the quiet (`talk_on_ms` of voice since the pause and
+  its echo's tail, with no echo to lengthen it any more): INTERRUPT - the tutor's turn
+  ends (BARGE_IN);
 - when it ends, its words decide (`ended`): an interruption (INTERRUPT), or a backchannel
   (kept) or nothing (the tutor's words leaking back, a hum Whisper made words of, a cough):
   the tutor goes on - at full volume, or RESUMES where it paused.
@@ -28,6 +29,8 @@ from tutor_app.call.listen.floor import FloorDecision, FrameSound
 from tutor_app.call.listen.turn_taking import BACKCHANNEL, INTERRUPTION, backchannel_heard, over_the_tutor
 from tutor_app.call.options import InterruptionOptions, frames
 from tutor_app.core.types import FRAME_MS
+
+ECHO_TAIL_FRAMES = 3  # after a pause the tutor's voice still rings this long (output latency, the room)
 
 
 class Over(Enum):
@@ -45,7 +48,7 @@ class Interruption:
         self.asked = False  # its words so far were asked for
         self.paused = False  # the acoustic decision paused the tutor
         self.heard = 0  # voiced frames the VAD heard (`voiced` without the start AEC3 hid)
-        self.after = 0  # voiced frames since the pause
+        self.after = -ECHO_TAIL_FRAMES  # voiced frames since the pause, past the echo's tail
 
     @property
     def undecided(self) -> bool:
@@ -65,7 +68,7 @@ class Interruption:
         """Speech was confirmed; `over_tutor`: the tutor is audible (full duplex); `hidden`:
         voiced frames before the VAD's start that AEC3 hid; `sounds`: what its voiced
         frames so far sounded like. True: duck the tutor."""
-        self.asked, self.paused, self.after = False, False, 0
+        self.asked, self.paused, self.after = False, False, -ECHO_TAIL_FRAMES
         if not (self._options.enabled and over_tutor):
             return False
         self.voiced, self.heard = self._confirm + hidden, self._confirm
@@ -85,7 +88,7 @@ class Interruption:
             if self.after >= frames(self._options.talk_on_ms):
                 return Over.INTERRUPT
         elif self._takes_floor(sound, echo_removed_db):
-            self.paused = True
+            self.paused, self.after = True, -ECHO_TAIL_FRAMES
             return Over.PAUSE
         if self.voiced_ms >= self._options.words_at_ms and not self.asked:
             self.asked = True
