@@ -22,7 +22,7 @@ class _Port:
     def __init__(self, stt: str = "fail", judge: bool = False, speaking: bool = False) -> None:
         self.stt, self.judge, self.speaking = stt, judge, speaking
         self.events: list = []
-        self.interrupts = 0
+        self.interrupts = self.pauses = self.resumes = 0
         self.ducks: list[bool] = []
         self.utterances: list[tuple[np.ndarray, Future, bool]] = []
         self.kept: list[str] = []
@@ -35,6 +35,12 @@ class _Port:
 
     def interrupt(self) -> None:
         self.interrupts += 1
+
+    def pause(self) -> None:
+        self.pauses += 1
+
+    def resume(self) -> None:
+        self.resumes += 1
 
     def duck(self, on: bool) -> None:
         self.ducks.append(on)
