@@ -188,3 +188,18 @@ def test_commit_and_retract_race_has_exactly_one_winner():
         assert results["commit"] != results["retract"]
         assert len(commits) == (1 if results["commit"] else 0)
         assert turn.retracted == results["retract"]
+
+
+def test_a_paused_turn_stays_live_and_either_resumes_or_is_cut():
+    from tutor_app.call.tutor_turn import BARGE_IN, TurnControl
+
+    control = TurnControl()
+    assert control.begin(speculative=True) and control.pause() is None  # nothing of it plays yet
+    turn = control.begin()
+    assert control.pause() is turn and turn.paused
+    assert not turn.cancelled and not turn.interrupted  # a pause is not an interruption
+    assert control.resume() is turn and not turn.paused and turn.resumes == 1
+    assert control.resume() is None  # resumed once: nothing more to resume
+    control.pause()
+    assert control.interrupt(BARGE_IN) is turn and turn.interrupted and not turn.paused
+    assert control.pause() is None  # cut: nothing left to pause
