@@ -191,8 +191,6 @@ def test_commit_and_retract_race_has_exactly_one_winner():
 
 
 def test_a_paused_turn_stays_live_and_either_resumes_or_is_cut():
-    from tutor_app.call.tutor_turn import BARGE_IN, TurnControl
-
     control = TurnControl()
     assert control.begin(speculative=True) and control.pause() is None  # nothing of it plays yet
     turn = control.begin()
