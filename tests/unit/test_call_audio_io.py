@@ -79,6 +79,30 @@ def test_player_counts_played_samples_per_tag_and_clear_drops_the_rest():
     assert started == ["a", "b"]
 
 
+def test_a_paused_player_holds_its_queue_silent_and_resumes_from_the_gap_between_words():
+    sd = FakeSd()
+    player = Player(sd, None, 16000)
+    player.start()
+    out = sd.outputs[0]
+    word, gap = np.full(4000, 0.3, np.float32), np.zeros(800, np.float32)
+    player.play(np.concatenate([word, gap, word]), "sentence")  # "word <gap> word"
+    out.pull(6000)  # into the second word
+    player.pause()
+    assert not out.pull(2000).any() and player.busy  # silent, the rest held
+    assert player.played("sentence") == 6000
+    player.resume(back_s=0.15)  # the quietest 32 ms within 150 ms back: the gap
+    assert 4000 <= player.played("sentence") <= 4800 and not player.paused
+    rest = out.pull(8800 - player.played("sentence") + 10)
+    assert rest[-11] == np.float32(0.3) and not rest[-10:].any()  # the second word again, whole
+    assert player.played("sentence") == 8800 and not player.busy
+    player.play(np.full(100, 0.1), "next")
+    player.pause()
+    player.clear()  # a barge-in ends the pause too: what comes next plays
+    player.play(np.full(100, 0.2), "after")
+    assert np.allclose(out.pull(100), 0.2)
+    player.close()
+
+
 def test_player_underflow_goes_idle():
     sd = FakeSd()
     player = Player(sd, None, 16000)

@@ -172,6 +172,12 @@ class _Port:
     def interrupt(self) -> None:
         self.speaking = False
 
+    def pause(self) -> None:
+        pass
+
+    def resume(self) -> None:
+        pass
+
     def duck(self, on: bool) -> None:
         pass
 
@@ -380,10 +386,14 @@ class _CountingPort(_Port):
     def __init__(self) -> None:
         super().__init__()
         self.interruptions = 0
+        self.pauses = 0
 
     def interrupt(self) -> None:
         self.interruptions += 1
         super().interrupt()
+
+    def pause(self) -> None:
+        self.pauses += 1
 
 
 def _feed(listener: Listener, cleaned: float, raw: float, blocks: int) -> None:

@@ -1,36 +1,78 @@
-"""The interruption strategy (call/listen/interruption.py) on scripted voice and words:
-speech confirmed over the tutor ducks it, its voice and its words decide."""
+"""The interruption strategy (call/listen/interruption.py) on scripted voice, sounds and
+words: speech confirmed over the tutor ducks it, its sound pauses it (floor.py), the
+learner talking on or its words end the tutor's turn, or its words let the tutor go on."""
 from __future__ import annotations
 
+from tutor_app.call.listen.floor import FrameSound
 from tutor_app.call.listen.interruption import Interruption, Over
 from tutor_app.call.listen.turn_taking import BACKCHANNEL, INTERRUPTION, NOTHING
 from tutor_app.call.options import InterruptionOptions, frames
 
 CONFIRM = frames(250)  # the voice that confirmed the speech (the segmenter's min_speech_ms)
 SAID = "Interviews can be stressful, so well done for going."
+OPEN = FrameSound(low=0.25, flatness=0.05)  # open speech: vowels and consonants, harmonics
+HUM = FrameSound(low=0.7, flatness=0.05)  # a nasal "mm": its energy under 350 Hz
+NOISE = FrameSound(low=0.2, flatness=0.6)  # a cough: a flat spectrum
 
 
-def _voice(over: Interruption, n: int) -> list[tuple[int, Over]]:
-    """`n` more voiced frames: (voiced frames so far, decision) where there was one."""
+def _voice(over: Interruption, n: int, sound: FrameSound = OPEN, removed: float | None = 1.0) -> list[tuple[int, Over]]:
+    """`n` more voiced frames of `sound` (`removed`: the dB the echo check's linear removal takes off): (voiced
+    frames so far, decision) where there was one."""
     out = []
     for _ in range(n):
-        decision = over.voice()
+        decision = over.voice(sound, lambda: removed)
         if decision is not None:
             out.append((over.voiced, decision))
     return out
 
 
-def test_speech_over_the_tutor_ducks_it_asks_its_words_then_takes_the_floor_by_its_voice():
+def _started(hidden: int = 0, sounds: list[FrameSound] | None = None) -> Interruption:
     over = Interruption(InterruptionOptions(), CONFIRM)
-    assert over.started(over_tutor=True, hidden=0) and over.undecided
-    # its words so far at 320 ms of voice (10 frames), the floor at 900 ms (29) whatever they are
-    assert _voice(over, 21) == [(10, Over.ASK_WORDS), (29, Over.INTERRUPT)]
+    assert over.started(over_tutor=True, hidden=hidden, sounds=[OPEN] * CONFIRM if sounds is None else sounds)
+    return over
 
 
-def test_the_start_aec3_hid_counts_as_voice():
-    over = Interruption(InterruptionOptions(), CONFIRM)
-    over.started(True, hidden=20)  # the learner had been talking 640 ms when the VAD heard them
-    assert _voice(over, 1) == [(29, Over.INTERRUPT)]
+def test_open_speech_over_the_tutor_pauses_it_then_talking_on_ends_its_turn():
+    over = _started()
+    # paused at 288 ms of open voice (9 frames), words so far asked at 320 ms (10), the
+    # tutor's turn ends once the learner talked on 480 ms (15 frames) over the quiet, after
+    # the 3 frames its echo rings on
+    assert _voice(over, 19) == [(9, Over.PAUSE), (10, Over.ASK_WORDS), (27, Over.INTERRUPT)]
+    assert over.paused and over.undecided
+
+
+def test_a_hum_a_cough_or_the_tutors_echo_do_not_pause_it_until_no_backchannel_is_that_long():
+    # (the echo: the linear removal takes 15 dB off it, as off the tutor's voice alone)
+    for sound, removed, why in ((HUM, 1.0, "hum"), (NOISE, 1.0, "noise"), (OPEN, 15.0, "echo")):
+        over = _started(sounds=[sound] * CONFIRM)
+        # 480 ms of voice: a looped-back "Mm-hmm." - no pause, its words decide at its end
+        assert _voice(over, 7, sound, removed) == [(10, Over.ASK_WORDS)], why
+        assert not over.paused and over.why == why
+        # ... but 900 ms of voice (29 frames) is never a backchannel: paused whatever it sounds like
+        assert _voice(over, 14, sound, removed) == [(29, Over.PAUSE)], why
+
+
+def test_a_yeah_that_ends_as_it_is_confirmed_does_not_pause_it():
+    # "Yeah." / "Right." over the tutor: AEC3 leaves them 30-320 ms of voice, mostly too
+    # little to confirm (overlap.py's); one confirmed ends short of the floor, and its words decide
+    over = _started()
+    assert not over.paused
+    assert over.ended("Yeah.", SAID) == (BACKCHANNEL, "Yeah")
+
+
+def test_without_a_canceller_the_sound_alone_decides():
+    over = _started()
+    assert _voice(over, 2, OPEN, removed=None) == [(9, Over.PAUSE), (10, Over.ASK_WORDS)]
+
+
+def test_the_start_aec3_hid_counts_as_voice_for_its_sound_not_for_its_length():
+    over = _started(hidden=20)  # the learner had been talking 640 ms when the VAD heard them
+    assert _voice(over, 1) == [(29, Over.PAUSE)]  # open speech: the floor at once
+    assert _voice(over, 1) == [(30, Over.ASK_WORDS)]
+    # A hum with a start AEC3 "hid" (an estimate the tutor's own voice can lengthen as a
+    # reply begins): only the voice the VAD heard makes it too long for a backchannel.
+    over = _started(hidden=20, sounds=[HUM] * CONFIRM)
+    assert _voice(over, 21, HUM) == [(29, Over.ASK_WORDS), (49, Over.PAUSE)]  # 8 + 21 = 29 frames heard
 
 
 def test_no_tutor_or_no_interruptions_nothing_to_decide():
@@ -43,8 +85,7 @@ def test_no_tutor_or_no_interruptions_nothing_to_decide():
 
 
 def test_its_words_so_far_interrupt_only_when_they_ask_for_the_floor():
-    over = Interruption(InterruptionOptions(), CONFIRM)
-    over.started(True, 0)
+    over = _started()
     assert over.words_so_far("Wait,", SAID)
     assert not over.words_so_far("Mm-hmm.", SAID)
     assert not over.words_so_far("Can I ask you something?", SAID)  # at 320 ms more than a word or two is echo
@@ -53,10 +94,17 @@ def test_its_words_so_far_interrupt_only_when_they_ask_for_the_floor():
 
 
 def test_its_words_at_its_end_say_what_it_was():
-    over = Interruption(InterruptionOptions(), CONFIRM)
-    over.started(True, 0)
-    _voice(over, 7)  # 15 frames: 480 ms of voice
+    over = _started()
+    _voice(over, 7, HUM)  # 15 frames: 480 ms of voice
     assert over.ended("Mm-hmm.", SAID) == (BACKCHANNEL, "Mm-hmm")
     assert over.ended("I really think we should go", SAID) == (INTERRUPTION, "")
     assert over.ended("so well done for gold", SAID) == (NOTHING, "")  # the tutor's own words leaking back
     assert over.stop() and not over.stop()  # ducked once, un-ducked once
+
+
+def test_a_paused_tutor_is_no_longer_paused_once_decided():
+    over = _started()
+    _voice(over, 3)
+    assert over.paused
+    assert over.ended("Okay.", SAID) == (BACKCHANNEL, "Okay")  # the Listener resumes it
+    assert over.stop() and not over.paused

@@ -22,7 +22,7 @@ class _Port:
     def __init__(self, stt: str = "fail", judge: bool = False, speaking: bool = False) -> None:
         self.stt, self.judge, self.speaking = stt, judge, speaking
         self.events: list = []
-        self.interrupts = 0
+        self.interrupts = self.pauses = self.resumes = 0
         self.ducks: list[bool] = []
         self.utterances: list[tuple[np.ndarray, Future, bool]] = []
         self.kept: list[str] = []
@@ -35,6 +35,12 @@ class _Port:
 
     def interrupt(self) -> None:
         self.interrupts += 1
+
+    def pause(self) -> None:
+        self.pauses += 1
+
+    def resume(self) -> None:
+        self.resumes += 1
 
     def duck(self, on: bool) -> None:
         self.ducks.append(on)
@@ -126,3 +132,39 @@ def test_speech_over_the_tutor_read_as_a_backchannel_or_nothing_lets_it_go_on(wo
     _feed(listener, 0.0, 30)
     assert port.kept == kept and listener.ends == ends
     assert port.interrupts == 0 and not port.problems() and port.ducks == [True, False]
+
+
+T = np.arange(FRAME_SAMPLES) / 16000
+# Scripted frames by what they sound like (call/listen/floor.py): open speech (a vowel's
+# harmonics), a nasal hum (its energy under 350 Hz) and a cough (noise: a flat spectrum).
+SOUNDS = {
+    "speech": 0.05 * sum(a * np.sin(2 * np.pi * 120 * (k + 1) * T)
+                         for k, a in enumerate([0.3, 0.4, 0.5, 0.8, 0.9, 0.7, 0.5, 0.4, 0.5, 0.6, 0.4, 0.3])),
+    "hum": 0.2 * sum(a * np.sin(2 * np.pi * 120 * (k + 1) * T) for k, a in enumerate([1.0, 0.6, 0.1, 0.02])),
+    "cough": 0.1 * np.random.default_rng(3).standard_normal(FRAME_SAMPLES),
+}
+
+
+@pytest.mark.parametrize(("sound", "words", "pauses", "kept", "ends"), [
+    ("speech", "Okay.", 1, ["Okay"], {"backchannel": 1}),  # paused by its sound, resumed by its words
+    ("hum", "Mm-hmm.", 0, ["Mm-hmm"], {"backchannel": 1}),  # a hum never pauses it
+    ("cough", "", 0, [], {"nothing": 1}),  # nor does a cough
+])
+def test_its_sound_pauses_the_tutor_and_its_words_resume_it(sound, words, pauses, kept, ends):
+    port = _Port(stt=words, speaking=True)
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")), FakeVad(), port)
+    frame = SOUNDS[sound].astype(np.float32)
+    for _ in range(14):  # 450 ms of it over the tutor: confirmed at 250 ms, the floor's length at 288 ms
+        listener.feed(frame)
+    assert port.pauses == pauses and port.interrupts == 0
+    _feed(listener, 0.0, 30)
+    assert port.resumes == pauses and port.interrupts == 0  # a paused tutor plays on, not interrupted
+    assert port.kept == kept and listener.ends == ends and port.ducks == [True, False]
+
+
+def test_a_learner_who_talks_on_after_the_pause_ends_the_tutors_turn():
+    port = _Port(stt="never", speaking=True)  # no words needed
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")), FakeVad(), port)
+    for _ in range(8 + 1 + 3 + 15):  # confirmed, paused, the echo's tail, 480 ms talking on
+        listener.feed(SOUNDS["speech"].astype(np.float32))
+    assert (port.pauses, port.interrupts, port.resumes) == (1, 1, 0)

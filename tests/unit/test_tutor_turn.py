@@ -225,3 +225,16 @@ def test_a_commit_ends_a_hold():
     turn = control.begin(speculative=True, held=True)
     assert turn.held and turn.commit() and not turn.held and turn.play()
     assert not control.begin(held=True).held  # only a speculative turn is ever held
+
+
+def test_a_paused_turn_stays_live_and_either_resumes_or_is_cut():
+    control = TurnControl()
+    assert control.begin(speculative=True) and control.pause() is None  # nothing of it plays yet
+    turn = control.begin()
+    assert control.pause() is turn and turn.paused
+    assert not turn.cancelled and not turn.interrupted  # a pause is not an interruption
+    assert control.resume() is turn and not turn.paused and turn.resumes == 1
+    assert control.resume() is None  # resumed once: nothing more to resume
+    control.pause()
+    assert control.interrupt(BARGE_IN) is turn and turn.interrupted and not turn.paused
+    assert control.pause() is None  # cut: nothing left to pause

@@ -11,10 +11,17 @@ looped back into the virtual microphone (bench/loopback.py) at 0 / -10 dB and 30
    over N replies (with `--stall-ms`: the sound server stopped that long about a second
    into each reply - the fault behind a playback underrun), and barge-in times: from the
    learner's first voiced sample (estimated as the confirmed speech start minus the 250 ms
-   of voice it takes to confirm) to the tutor's volume ducked and to playback stopped (the
-   player cleared; PortAudio's output latency comes on top), and how well the words of
-   each interruption were heard: WER against the text, next to the same clip transcribed
-   straight from its file. Prints numbers next to the goals; asserts nothing.
+   of voice it takes to confirm) to the tutor's volume ducked, to playback stopped (the
+   first of the pause message - the player holds, silent - and the interruption message -
+   the player cleared; PortAudio's output latency comes on top) and to the tutor's turn
+   ended (the interruption message), and how well the words of each interruption were
+   heard: WER against the text, next to the same clip transcribed straight from its file.
+3. Backchannels over the tutor (same call): Piper's "Mm-hmm.", "Yeah.", "Okay.", "Right."
+   and a synthesised cough, each played ~1 s into a reply, `--backchannels` rounds: false
+   stops (the tutor's playback paused or stopped while that clip's reply played), of which
+   resumed (paused, then playing on), replies cut (interrupted), and the stop times of the
+   false stops (from the same estimated first voiced sample).
+Prints numbers next to the goals; asserts nothing.
 """
 from __future__ import annotations
 
@@ -27,14 +34,18 @@ import time
 from tutor_app.bench.common import TYPICAL_REPLY, EventLog, fake_server_module
 
 CONFIGS = ((30, 0.0), (120, 0.0), (30, -10.0), (120, -10.0))
-GOALS = {"erle_db": ">= 25", "false_turns_per_100": "0", "barge_in_stop_ms_p50": "<= 250", "cpu_pct": "<= 5"}
+GOALS = {"erle_db": ">= 25", "false_turns_per_100": "0", "barge_in_stop_ms_p50": "<= 400",
+         "backchannel_false_stops": "<= 1 in 10", "cpu_pct": "<= 5"}
 LEARNER = "Last weekend I went hiking in the mountains near Seoul."
 BARGE = "Sorry, can I ask you something about the interview questions?"
+BACKCHANNELS = ("Mm-hmm.", "Yeah.", "Okay.", "Right.", "cough")  # "cough": a noise burst, synthesised
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replies", type=int, default=10, help="tutor replies for the false-turn count")
     parser.add_argument("--barge-ins", type=int, default=5, help="interruptions timed")
+    parser.add_argument("--backchannels", type=int, default=2,
+                        help=f"rounds of backchannel clips over the tutor ({len(BACKCHANNELS)} clips a round)")
     parser.add_argument("--stall-ms", type=int, default=0,
                         help="stop the virtual sound card's server this long ~1 s into each counted reply "
                              "(an audio-system stall: underruns, a shifted echo)")
@@ -64,10 +75,18 @@ def run(args: argparse.Namespace, app) -> int:
           f"({summary['false_turns_per_100']:.1f} per 100; goal 0)")
     if args.barge_ins > 0:
         print(f"barge-in, ms from the learner's first voiced sample: ducked p50 {summary['barge_in_duck_ms_p50']:.0f}, "
-              f"playback stopped p50 {summary['barge_in_stop_ms_p50']:.0f} / max {summary['barge_in_stop_ms_max']:.0f} "
+              f"playback stopped p50 {summary['barge_in_stop_ms_p50']:.0f} / max {summary['barge_in_stop_ms_max']:.0f}, "
+              f"turn ended p50 {summary['barge_in_end_ms_p50']:.0f} "
               f"({summary['barge_ins']} interruptions, {summary['barge_ins_missed']} missed)")
         print(f"barge-in words heard: WER p50 {summary['barge_in_wer_p50']:.3f} / max {summary['barge_in_wer_max']:.3f} "
               f"(the clip from its file: {summary['barge_in_wer_clean']:.3f})")
+    if args.backchannels > 0:
+        per = ", ".join(f"{k} {v}" for k, v in summary["backchannel_stops_by_clip"].items())
+        print(f"backchannels over the tutor: {summary['backchannel_false_stops']} false stops in "
+              f"{summary['backchannel_clips']} clips ({per}; {summary['backchannel_lost']} not played: no reply), "
+              f"{summary['backchannel_resumes']} resumed, "
+              f"{summary['backchannel_cut']} replies cut, {summary['backchannel_kept']} kept as backchannels; "
+              f"stop ms p50 {summary['backchannel_stop_ms_p50']:.0f}")
     print("goals: " + ", ".join(f"{k} {v}" for k, v in GOALS.items()))
     if args.json:
         print(json.dumps(summary))
@@ -136,7 +155,7 @@ def _calls(app, args) -> dict:
     app.settings.llm.fallback_to_local = False
     from tutor_app.speech.wer import wer
 
-    false_turns, duck_ms, stop_ms, missed, wers = 0, [], [], 0, []
+    false_turns, duck_ms, stop_ms, end_ms, missed, wers = 0, [], [], [], 0, []
     stall = _Stall(args.stall_ms) if args.stall_ms > 0 else None
     with fakes.FakeAnthropicServer(timing=fakes.Timing.realistic(400, 40), default=fakes.Reply(TYPICAL_REPLY)) as server:
         os.environ["ANTHROPIC_BASE_URL"] = server.url
@@ -162,14 +181,21 @@ def _calls(app, args) -> dict:
                     _play(learner)
                     events.wait_kind(ev.TutorSentence, len(events.of(ev.TutorSentence)) + 1, timeout=120)
                     _play(barge)
-                    events.wait_kind(ev.TutorTurnDone, count + 2, timeout=120)
+                    try:
+                        events.wait_kind(ev.TutorTurnDone, count + 2, timeout=60)
+                    except TimeoutError:  # not heard (an audio stall gated the microphone): missed
+                        missed += 1
+                        continue
                     wers.append(wer(BARGE, [u.text for u in events.of(ev.UserUtterance) if u.text][-1]))
                     if "interrupt" in stamps and "started" in stamps:
                         first_voice = stamps["started"] - 0.25
-                        stop_ms.append((stamps["interrupt"] - first_voice) * 1000)
-                        duck_ms.append((stamps.get("duck", stamps["interrupt"]) - first_voice) * 1000)
+                        stopped = min(stamps["interrupt"], stamps.get("pause", stamps["interrupt"]))
+                        stop_ms.append((stopped - first_voice) * 1000)
+                        end_ms.append((stamps["interrupt"] - first_voice) * 1000)
+                        duck_ms.append((stamps.get("duck", stopped) - first_voice) * 1000)
                     else:
                         missed += 1
+                backchannels = _backchannels(app, args.backchannels, controller, events, stamps, learner)
             finally:
                 controller.end_call()
     replies = max(1, args.replies)
@@ -179,9 +205,72 @@ def _calls(app, args) -> dict:
             "barge_in_duck_ms_p50": statistics.median(duck_ms) if duck_ms else float("nan"),
             "barge_in_stop_ms_p50": statistics.median(stop_ms) if stop_ms else float("nan"),
             "barge_in_stop_ms_max": max(stop_ms) if stop_ms else float("nan"),
+            "barge_in_end_ms_p50": statistics.median(end_ms) if end_ms else float("nan"),
             "barge_in_wer_p50": statistics.median(wers) if wers else float("nan"),
             "barge_in_wer_max": max(wers) if wers else float("nan"),
-            "barge_in_wer_clean": wer(BARGE, app.stt.transcribe(barge).text)}
+            "barge_in_wer_clean": wer(BARGE, app.stt.transcribe(barge).text), **backchannels}
+
+
+def _backchannels(app, rounds: int, controller, events, stamps, learner) -> dict:
+    """Each backchannel clip ~1 s into a reply, `rounds` times: was the tutor stopped
+    (paused or cut), did it resume, was its reply cut, was the clip kept."""
+    from tutor_app.call import events as ev
+
+    clips = {name: _cough(app) if name == "cough" else _wav(app, name, name.strip(".").lower())
+             for name in BACKCHANNELS}
+    by_clip = {name: 0 for name in BACKCHANNELS}
+    stops, resumes, cut, kept, lost, stop_ms = 0, 0, 0, 0, 0, []
+    for _ in range(rounds):
+        for name, clip in clips.items():
+            count = len(events.of(ev.TutorTurnDone))
+            _play(learner)
+            try:
+                events.wait_kind(ev.TutorSentence, len(events.of(ev.TutorSentence)) + 1, timeout=30)
+            except TimeoutError:  # the learner's turn was not heard (an audio stall under load): no reply to test
+                lost += 1
+                controller.loop.wait_frames(controller.loop.frames_seen + 94, timeout=30)
+                continue
+            controller.loop.wait_frames(controller.loop.frames_seen + 31, timeout=30)  # ~1 s into the reply
+            stamps.clear()
+            _play(clip)
+            events.wait_kind(ev.TutorTurnDone, count + 1, timeout=120)
+            controller.loop.wait_frames(controller.loop.frames_seen + 47, timeout=30)  # 1.5 s of room
+            done = events.of(ev.TutorTurnDone)[-1]
+            stopped = [stamps[k] for k in ("pause", "interrupt") if k in stamps]
+            if stopped:
+                stops += 1
+                by_clip[name] += 1
+                if "started" in stamps:
+                    stop_ms.append((min(stopped) - stamps["started"] + 0.25) * 1000)
+            resumes += int(stamps.get("resumes", 0))
+            cut += int(done.interrupted)
+            kept += len(done.backchannels)
+    return {"backchannel_clips": rounds * len(clips) - lost, "backchannel_lost": lost, "backchannel_false_stops": stops,
+            "backchannel_stops_by_clip": by_clip, "backchannel_resumes": resumes, "backchannel_cut": cut,
+            "backchannel_kept": kept, "backchannel_stop_ms_p50": statistics.median(stop_ms) if stop_ms else float("nan")}
+
+
+def _cough(app):
+    """A cough-like sound: two bursts of band-limited noise, a sharp onset, a fast decay
+    (about as loud as Piper's speech), at the TTS rate, in a WAV."""
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    from tutor_app.speech.tts import write_wav
+
+    rate = app.tts.sample_rate
+    rng = np.random.default_rng(7)
+    parts = []
+    for seconds, gap in ((0.16, 0.08), (0.22, 0.2)):
+        n = int(seconds * rate)
+        noise = np.convolve(rng.standard_normal(n), np.ones(6) / 6, mode="same")  # duller than white
+        envelope = np.minimum(1.0, np.arange(n) / (0.01 * rate)) * np.exp(-np.arange(n) / (0.07 * rate))
+        parts += [0.35 * noise / np.max(np.abs(noise)) * envelope, np.zeros(int(gap * rate))]
+    path = Path(tempfile.mkdtemp(prefix="tutor-bench-")) / "cough.wav"
+    write_wav(path, np.concatenate([np.zeros(int(0.1 * rate)), *parts]).astype(np.float32), rate)
+    return path
 
 
 class _Stall:
@@ -232,12 +321,23 @@ def _start(app):
         stamps.setdefault("interrupt", time.perf_counter())
         interrupt()
 
+    pause, resume = loop.pause, loop.resume
+
+    def timed_pause() -> None:
+        stamps.setdefault("pause", time.perf_counter())
+        pause()
+
+    def timed_resume() -> None:
+        stamps["resumes"] = stamps.get("resumes", 0) + 1
+        resume()
+
     def timed_duck(on: bool) -> None:
         if on:
             stamps.setdefault("duck", time.perf_counter())
         duck(on)
 
     loop.interrupt, loop.duck = timed_interrupt, timed_duck  # type: ignore[method-assign]
+    loop.pause, loop.resume = timed_pause, timed_resume  # type: ignore[method-assign]
     loop.ready.wait(60)
     loop.wait_frames(loop.frames_seen + 10, timeout=10)
     return controller, events, stamps

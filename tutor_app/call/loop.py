@@ -5,8 +5,9 @@ Threads (the table in docs/DESIGN-NOTES.md, "Live call"):
 - PortAudio callbacks (speech/audio_io.py) only copy samples and count.
 - audio thread (`call-audio`, call/mic.py): microphone blocks -> Listener
   (call/listen/listener.py); it announces SpeechStarted, hands ended (or speculatively
-  ended) utterances to the turns thread, and sends the one interruption message,
-  `interrupt()`, when the learner talks over the tutor.
+  ended) utterances to the turns thread, and sends the interruption messages when the
+  learner talks over the tutor: `pause()` (their voice says they take the floor),
+  then `resume()` (their words say it was a backchannel or nothing) or `interrupt()`.
 - turns thread (`call-turns`): one job at a time: STT result -> Conversation.turn (streams sentences into
   the speaker) -> waits until the reply was played or cut -> TutorTurnDone.
 - TTS/playback thread (call/speaker.py) and the player's notifier thread.
@@ -151,6 +152,18 @@ class CallLoop:
         self.speaker.stop_audio()
         if turn is not None:
             log.info("barge-in: the learner spoke over turn %d", turn.gen)
+
+    def pause(self) -> None:
+        """The learner's voice says they take the floor: the turn's playback holds where it
+        is until `resume()` (a backchannel, nothing: it plays on) or `interrupt()`."""
+        if (turn := self.control.pause()) is not None:
+            log.info("pause: the learner spoke over turn %d", turn.gen)
+        self.speaker.pause_audio()
+
+    def resume(self) -> None:
+        if (turn := self.control.resume()) is not None:
+            log.info("resume: turn %d plays on", turn.gen)
+        self.speaker.resume_audio(self.options.interruption.resume_back_ms / 1000)
 
     def duck(self, on: bool) -> None:
         self.speaker.set_gain(self.options.interruption.duck_gain if on else 1.0)

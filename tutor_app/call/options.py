@@ -125,9 +125,22 @@ class InterruptionOptions:
     # Voice over the tutor after which its words so far decide: an interruption when they
     # ask for the floor (Whisper told to expect a backchannel).
     words_at_ms: int = 320
-    # Longer than this is never a backchannel: an interruption whatever the words (a
+    # Open speech over the tutor this long (not a hum, not noise, not its echo:
+    # call/listen/floor.py) pauses it: the learner takes the floor, the words confirm.
+    # Over the tutor AEC3 leaves Piper's "Yeah." / "Okay." / "Right." 30-320 ms of voice,
+    # mostly too little to confirm at all; the "Sorry," that opens an interruption gets
+    # here before its comma (352 ms waited past it: bench echo stopped 665 vs 324 ms p50).
+    floor_ms: int = 288
+    # Longer than this is never a backchannel: the tutor pauses whatever it sounds like (a
     # looped-back "Mm-hmm." has ~480 ms of voice).
     backchannel_max_ms: int = 900
+    # Paused, the learner talks on this long over the quiet (after the echo's tail, ~100 ms:
+    # call/listen/interruption.py): their turn, the tutor's ends. Not shorter: an "mm-hmm"
+    # the echo lengthened must end first, and its words resume the tutor.
+    talk_on_ms: int = 480
+    # A resumed tutor backs up to the quietest 32 ms (a gap between words) in this much of
+    # what it played before the pause (speech/audio_io.py Player.resume).
+    resume_back_ms: int = 600
     # A stretch too short to confirm as speech over the tutor is still a backchannel
     # candidate from this much voice on, when the linear echo removal takes
     # `double_talk_db` less off it than off the tutor alone (a second voice).

@@ -7,9 +7,10 @@ synthesis fails is skipped; the rest go on. Without a player (no speaker) senten
 count as heard as soon as they are shown.
 
 Interruption is the turn's business (call/tutor_turn.py): this thread checks
-`turn.cancelled` between chunks, and a speculative turn is committed here, just before
-its first sample would play (a held one waits for its release: its first sentence is
-synthesised by then) - or dropped if the learner went on talking first.
+`turn.cancelled` between chunks (a pause only holds the player: synthesis goes on), and
+a speculative turn is committed here, just before its first sample would play (a held one
+waits for its release: its first sentence is synthesised by then) - or dropped if the
+learner went on talking first.
 
 The speaker owns the player for the whole call: the reference never changes. When the
 output device dies, the TTS thread marks it lost under the turns' lock and `player` reads
@@ -110,6 +111,20 @@ class Speaker:
         player = self.player
         if player is not None:
             player.clear()
+        self.control.notify()
+
+    def pause_audio(self) -> None:
+        """The turn paused (the audio thread): the player holds what it has, silent."""
+        player = self.player
+        if player is not None:
+            player.pause()
+
+    def resume_audio(self, back_s: float = 0.0) -> None:
+        """The turn resumed: the player plays on from a word gap within `back_s` before
+        where it paused (speech/audio_io.py Player.resume)."""
+        player = self.player
+        if player is not None:
+            player.resume(back_s)
         self.control.notify()
 
     def set_gain(self, gain: float) -> None:

@@ -14,6 +14,11 @@ committed - at its first sample, or for a *held* one not before it is released. 
 
     speculative --commit()--> committed --cancel()--> cancelled (barge-in: keep what was heard)
          +--cancel()--> cancelled (retracted: nothing of it is kept)
+
+A committed turn may also be *paused* (`TurnControl.pause`: the learner's voice says they
+take the floor, their words are not in yet) and then resumed (`resume`: it was a
+backchannel, a cough, the tutor's own echo) or cancelled (`interrupt`: it was the floor).
+A paused turn is live: it is neither cancelled nor interrupted until its words say so.
 """
 from __future__ import annotations
 
@@ -48,6 +53,8 @@ class TutorTurn:
     sentences: list[Sentence] = field(default_factory=list)
     first_audio: float | None = None  # perf_counter of the first sample handed out
     backchannels: list[str] = field(default_factory=list)  # "mm-hm" heard over this turn
+    paused: bool = False  # its playback holds: the learner may be taking the floor (TurnControl.pause)
+    resumes: int = 0  # pauses it resumed from (the learner only said "mm-hm", or nothing)
     _committed: bool = False
     _cancelled: bool = False
     held: bool = False  # speculative and not to play yet (`release`, `commit`); under the lock
@@ -225,12 +232,40 @@ class TurnControl:
             return self._current
 
     def interrupt(self, reason: str = BARGE_IN) -> TutorTurn | None:
-        """The interruption message: cancel the current turn if it is live. Returns it when
-        this call stopped it."""
+        """The interruption message: cancel the current turn if it is live (a pause ends
+        with it). Returns it when this call stopped it."""
         turn = self.current
         if turn is not None and turn.cancel(reason):
+            with self.lock:
+                turn.paused = False
             return turn
         return None
+
+    def pause(self) -> TutorTurn | None:
+        """The pause message: the current turn's playback holds (the learner seems to take
+        the floor; their words decide). It stays live: `resume()` or `interrupt()` ends the
+        pause. Returns the turn it paused."""
+        with self.lock:
+            turn = self._current
+            if turn is None or turn._cancelled or turn.finished or not turn._committed:
+                return None
+            turn.paused = True
+            self.lock.notify_all()
+        log.debug("turn %d paused", turn.gen)
+        return turn
+
+    def resume(self) -> TutorTurn | None:
+        """The resume message: the paused turn plays on (it was only a backchannel, or
+        nothing), never marked interrupted. Returns the turn it resumed."""
+        with self.lock:
+            turn = self._current
+            if turn is None or not turn.paused:
+                return None
+            turn.paused = False
+            turn.resumes += 1
+            self.lock.notify_all()
+        log.debug("turn %d resumed", turn.gen)
+        return turn
 
     def finish(self, turn: TutorTurn) -> None:
         with self.lock:

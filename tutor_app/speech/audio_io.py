@@ -202,6 +202,20 @@ def _latency(stream: Any) -> float:  # a sounddevice stream, or a test's fake
 
 
 # -- playback --------------------------------------------------------------------------
+def word_gap(samples: NDArray[np.float32], end: int, back: int, window: int) -> int:
+    """Where a paused sentence picks up: the middle of the quietest `window` samples in
+    samples[end - back:end] (a gap between words), or the sentence's start within reach."""
+    import numpy as np
+
+    a = max(0, end - back)
+    if end - a <= window:
+        return a
+    power = np.concatenate([[0.0], np.cumsum(np.asarray(samples[a:end], dtype=np.float64) ** 2)])
+    starts = np.arange(0, end - a - window + 1, max(1, window // 4))
+    quietest = int(starts[int(np.argmin(power[starts + window] - power[starts]))])
+    return a + (0 if quietest == 0 and a == 0 else quietest + window // 2)
+
+
 @dataclass
 class _Segment:
     tag: Any  # whatever the caller tags a sentence with
@@ -239,6 +253,7 @@ class Player:
         self._idle_pending = False
         self._last_tag: Any = object()
         self._busy = False
+        self._paused = False  # hold the queue, play silence (the learner may be taking the floor)
         self._stream: Any = None  # a sounddevice.OutputStream
         self._closed = False
         self._on_start = on_start
@@ -295,9 +310,36 @@ class Player:
             self._segments.append(_Segment(tag, samples))
             self._busy = True
 
-    def clear(self) -> None:
-        """Drop everything not yet handed to PortAudio (barge-in)."""
+    def pause(self) -> None:
+        """Hold what is queued and play silence from the next block on (a learner who may
+        be taking the floor: `resume` or `clear` ends it)."""
         with self._cond:
+            self._paused = True
+
+    @property
+    def paused(self) -> bool:
+        with self._cond:
+            return self._paused
+
+    def resume(self, back_s: float = 0.0) -> None:
+        """Play on from where it paused, backed up to the quietest 32 ms (a gap between
+        words) in the last `back_s` seconds played of the sentence it paused in, so no word
+        resumes cut in half; what counts as played is backed up with it."""
+        with self._cond:
+            if not self._paused:
+                return
+            self._paused = False
+            if self._segments and back_s > 0:
+                seg = self._segments[0]
+                at = word_gap(seg.samples, seg.offset, int(back_s * self.device_rate),
+                              max(1, int(0.032 * self.device_rate)))
+                self.stats.played[seg.tag] = max(0, self.stats.played.get(seg.tag, 0) - (seg.offset - at))
+                seg.offset = at
+
+    def clear(self) -> None:
+        """Drop everything not yet handed to PortAudio (barge-in); a pause ends with it."""
+        with self._cond:
+            self._paused = False
             self._segments.clear()
             if self._busy:
                 self._busy = False
@@ -328,7 +370,7 @@ class Player:
         out = outdata[:, 0] if outdata.ndim == 2 else outdata
         filled = 0
         with self._cond:
-            while filled < frames and self._segments:
+            while filled < frames and self._segments and not self._paused:
                 seg = self._segments[0]
                 n = min(frames - filled, len(seg.samples) - seg.offset)
                 out[filled:filled + n] = seg.samples[seg.offset:seg.offset + n]
@@ -342,7 +384,7 @@ class Player:
                     self._segments.popleft()
             if filled < frames:
                 out[filled:] = 0
-                if self._busy and not self._segments:
+                if self._busy and not self._segments and not self._paused:
                     self._busy = False
                     self._idle_pending = True
             if self._started or self._idle_pending:

@@ -89,6 +89,23 @@ class MicFrames:
         copy, at = found
         return (at - speech_onset(copy.raw, copy.cleaned, copy.far, at, copy.raw.size)) // FRAME_SAMPLES
 
+    def echo_removed_db(self, start: int, end: int) -> float | None:
+        """How much the linear echo removal (fitted on frames [start, end) and the seconds
+        before) takes off the microphone over frames [start, end), in dB: the learner's
+        energy against the echo estimate. A voice of the learner's is not removed (0-3 dB),
+        the tutor's echo alone is (12-20 dB on the looped-back sound card). None without a
+        canceller's input."""
+        found = self.linear(start, self.end)
+        if found is None:
+            return None
+        copy, at = found
+        a, b = self._span(start, end)
+        stop = at + (b - a) * FRAME_SAMPLES
+        raw, left = copy.raw[at:stop].astype(np.float64), copy.cleaned[at:stop].astype(np.float64)
+        if not raw.size:
+            return None
+        return float(10 * np.log10((np.mean(raw * raw) + 1e-18) / (np.mean(left * left) + 1e-18)))
+
     def words(self, start: int, end: int, over_tutor: bool, floor: bool = True) -> NDArray[np.float32]:
         """Frames [start, end) for STT, the judge and the emotion model: as heard, or for
         speech that began over the tutor the linear copy (its echo path fitted on every frame

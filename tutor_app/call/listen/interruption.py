@@ -1,32 +1,41 @@
 """Interruption: speech confirmed over the tutor (full duplex) - is the learner taking the
 floor? A strategy of the Listener (call/listen/listener.py): it decides, the Listener acts
-(ducks and stops the tutor, asks for the words).
+(ducks, pauses, resumes or stops the tutor, asks for the words).
 
-It decides from what the audio says and confirms with the words:
+The audio decides first, the words confirm:
 - the speech is confirmed (`min_speech_ms` of voice, plus the start AEC3 hid from the VAD):
   DUCK the tutor at once;
+- the audio says the learner takes the floor (call/listen/floor.py: `floor_ms` of open
+  speech, not a hum, not noise, not the tutor's echo), or the voice reaches
+  `backchannel_max_ms` whatever it sounds like: PAUSE the tutor (its playback holds where
+  it is: a pause, not the end of its turn);
 - at `words_at_ms` of voice: ASK_WORDS, its words so far (Whisper told to expect a
-  backchannel); they interrupt only when they ask for the floor (`words_so_far`);
-- at `backchannel_max_ms` of voice: INTERRUPT, whatever the words (`takes_floor`: the
-  acoustic decision; today the voice's length alone);
-- when it ends short, its words decide (`ended`): a backchannel (kept), nothing (the
-  tutor's words leaking back, a hum Whisper made words of) or an interruption.
-The acoustic decision is `takes_floor`, asked on every voiced frame: a sooner one (from
-energy over the echo, pitch, the VAD's features) replaces it there, and `ended` is where
-the words confirm it. Sounds too short to confirm are call/listen/overlap.py's; the rules
-on words are call/listen/turn_taking.py's.
+  backchannel); they INTERRUPT when they ask for the floor (`words_so_far`);
+- paused, the learner talks on over the quiet (`talk_on_ms` of voice since the pause and
+  its echo's tail, with no echo to lengthen it any more): INTERRUPT - the tutor's turn
+  ends (BARGE_IN);
+- when it ends, its words decide (`ended`): an interruption (INTERRUPT), or a backchannel
+  (kept) or nothing (the tutor's words leaking back, a hum Whisper made words of, a cough):
+  the tutor goes on - at full volume, or RESUMES where it paused.
+Sounds too short to confirm are call/listen/overlap.py's; the rules on words are
+call/listen/turn_taking.py's.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 
+from tutor_app.call.listen.floor import FloorDecision, FrameSound
 from tutor_app.call.listen.turn_taking import BACKCHANNEL, INTERRUPTION, backchannel_heard, over_the_tutor
-from tutor_app.call.options import InterruptionOptions
+from tutor_app.call.options import InterruptionOptions, frames
 from tutor_app.core.types import FRAME_MS
+
+ECHO_TAIL_FRAMES = 3  # after a pause the tutor's voice still rings this long (output latency, the room)
 
 
 class Over(Enum):
     ASK_WORDS = "ask words"  # transcribe the words so far
+    PAUSE = "pause"  # the audio says the learner takes the floor: the tutor pauses, the words decide
     INTERRUPT = "interrupt"  # stop the tutor: the learner has the floor
 
 
@@ -34,8 +43,12 @@ class Interruption:
     def __init__(self, options: InterruptionOptions, confirm_frames: int) -> None:
         self._options = options
         self._confirm = confirm_frames  # the voice that confirmed the speech (the segmenter's)
+        self._floor: FloorDecision | None = None  # the acoustic decision while the speech is undecided
         self.voiced: int | None = None  # voiced frames of undecided speech over the tutor (None: none)
         self.asked = False  # its words so far were asked for
+        self.paused = False  # the acoustic decision paused the tutor
+        self.heard = 0  # voiced frames the VAD heard (`voiced` without the start AEC3 hid)
+        self.after = -ECHO_TAIL_FRAMES  # voiced frames since the pause, past the echo's tail
 
     @property
     def undecided(self) -> bool:
@@ -45,30 +58,53 @@ class Interruption:
     def voiced_ms(self) -> float:
         return (self.voiced or 0) * FRAME_MS
 
-    def started(self, over_tutor: bool, hidden: int) -> bool:
+    @property
+    def why(self) -> str:
+        """Why the audio has not (yet) taken the floor (floor.py: short, hum, noise, echo),
+        or "the floor by its sound" once it did."""
+        return self._floor.why if self._floor is not None else ""
+
+    def started(self, over_tutor: bool, hidden: int, sounds: list[FrameSound] | None = None) -> bool:
         """Speech was confirmed; `over_tutor`: the tutor is audible (full duplex); `hidden`:
-        voiced frames before the VAD's start that AEC3 hid. True: duck the tutor."""
-        self.asked = False
+        voiced frames before the VAD's start that AEC3 hid; `sounds`: what its voiced
+        frames so far sounded like. True: duck the tutor."""
+        self.asked, self.paused, self.after = False, False, -ECHO_TAIL_FRAMES
         if not (self._options.enabled and over_tutor):
             return False
-        self.voiced = self._confirm + hidden
+        self.voiced, self.heard = self._confirm + hidden, self._confirm
+        self._floor = FloorDecision(self._options.floor_ms, self.voiced, sounds or [])
         return True
 
-    def voice(self) -> Over | None:
-        """One more voiced frame of the speech."""
+    def voice(self, sound: FrameSound | None = None,
+              echo_removed_db: Callable[[], float | None] = lambda: None) -> Over | None:
+        """One more voiced frame of the speech (`sound`: what it sounded like;
+        `echo_removed_db`: floor.py's echo check, asked only when the rest says "the floor")."""
         if self.voiced is None:
             return None
         self.voiced += 1
-        if self.takes_floor():
-            return Over.INTERRUPT
+        self.heard += 1
+        if self.paused:
+            self.after += 1
+            if self.after >= frames(self._options.talk_on_ms):
+                return Over.INTERRUPT
+        elif self._takes_floor(sound, echo_removed_db):
+            self.paused, self.after = True, -ECHO_TAIL_FRAMES
+            return Over.PAUSE
         if self.voiced_ms >= self._options.words_at_ms and not self.asked:
             self.asked = True
             return Over.ASK_WORDS
         return None
 
-    def takes_floor(self) -> bool:
-        """The acoustic decision: speech this long over the tutor is never a backchannel."""
-        return self.voiced_ms >= self._options.backchannel_max_ms
+    def _takes_floor(self, sound: FrameSound | None, echo_removed_db: Callable[[], float | None]) -> bool:
+        """The acoustic decision (floor.py); speech this long over the tutor is never a
+        backchannel, whatever it sounds like - counted as the VAD heard it: the start
+        `hidden` before it is an estimate, which the tutor's own voice can lengthen right
+        as a reply begins (its echo path barely fitted yet), and a pause it caused would
+        only be undone by the words."""
+        if self._floor is not None and sound is not None and self._floor.frame(sound, echo_removed_db):
+            self._floor.why = "the floor by its sound"
+            return True
+        return self.heard * FRAME_MS >= self._options.backchannel_max_ms
 
     def words_so_far(self, text: str, tutor_said: str) -> bool:
         """Its words at `words_at_ms` of voice are in: True when they ask for the floor."""
@@ -76,14 +112,15 @@ class Interruption:
                                                  so_far=True) == INTERRUPTION
 
     def ended(self, text: str, tutor_said: str) -> tuple[str, str]:
-        """The speech ended short of `backchannel_max_ms`: (what it was, the backchannel
-        words to keep) - INTERRUPTION, BACKCHANNEL or NOTHING (turn_taking.over_the_tutor)."""
+        """The speech ended undecided: (what it was, the backchannel words to keep) -
+        INTERRUPTION, BACKCHANNEL or NOTHING (turn_taking.over_the_tutor)."""
         voiced_ms = self.voiced_ms
         what = over_the_tutor(text, tutor_said, voiced_ms)
         return what, backchannel_heard(text, voiced_ms) if what == BACKCHANNEL else ""
 
     def stop(self) -> bool:
-        """Decided (or forgotten): True when it was undecided (the tutor was ducked)."""
+        """Decided (or forgotten): True when it was undecided (the tutor was ducked, and
+        paused when `paused` was)."""
         was = self.voiced is not None
-        self.voiced = None
+        self.voiced, self._floor, self.paused = None, None, False
         return was

@@ -9,8 +9,9 @@ each a module of its own that decides from what it is given and does nothing its
 - segmenting (segmenting.py): utterances from VAD probabilities, the pauses inside them;
 - endpointing (endpointing.py): early STT, the end-of-turn judge, speculate / commit /
   retract the tutor's turn;
-- interruption (interruption.py): speech over the tutor - duck, its words so far,
-  barge-in or backchannel; sounds too short to confirm are overlap.py's `ShortSpeech`.
+- interruption (interruption.py): speech over the tutor - duck, pause by its sound
+  (floor.py), its words so far, barge-in, or backchannel / nothing (a paused tutor
+  resumes); sounds too short to confirm are overlap.py's `ShortSpeech`.
 
 Per 512-sample frame: level meter -> Silero probability -> echo gate -> segmenting ->
 endpointing while the learner is silent, interruption while they talk over the tutor.
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tutor_app.call import events as ev
 from tutor_app.call.listen.echo_gate import EchoGate, Gate
 from tutor_app.call.listen.endpointing import Check, Decoded, Do, Endpointing, Ready, TranscriptSource
+from tutor_app.call.listen.floor import RECENT_FRAMES, FrameSound, frame_sound
 from tutor_app.call.listen.frames import MicFrames
 from tutor_app.call.listen.interruption import Interruption, Over
 from tutor_app.call.listen.overlap import EXPECT, Ref, ShortSpeech
@@ -58,6 +60,8 @@ class ListenerPort(Protocol):
     def emit(self, event: ev.CallEvent) -> None: ...
     def tutor_audible(self) -> bool: ...
     def interrupt(self) -> None: ...
+    def pause(self) -> None: ...
+    def resume(self) -> None: ...
     def duck(self, on: bool) -> None: ...
     def transcribe_later(self, audio: Any, expect: Any = None) -> Any: ...
     def judge_later(self, audio: Any, transcript: Any) -> Any | None: ...
@@ -201,9 +205,12 @@ class Listener:
         self._overlapped = self._gate.full_duplex and self.port.tutor_audible()
         self.transcripts.started(event.start_frame, streamable=not self._overlapped)
         hidden = 0  # over the tutor: voice before the VAD's start that AEC3 hid counts too
+        sounds: list[FrameSound] = []  # what its voice so far sounded like (floor.py)
         if self._overlapped and self.options.interruption.enabled:
             hidden = self._mic.hidden_before(event.start_frame)
-        if self._over.started(self._overlapped, hidden):
+            threshold = self.options.endpointing.threshold
+            sounds = [frame_sound(f) for f, p, _ in self._recent if p >= threshold]
+        if self._over.started(self._overlapped, hidden, sounds):
             self.port.duck(True)
 
     # -- inside an utterance ---------------------------------------------------------------
@@ -218,10 +225,20 @@ class Listener:
         self._ends.voiced()
         first = self._seg.start
         self.transcripts.heard(first, index + 1, lambda: self._words(first, index + 1))
-        decision = self._over.voice()
+        decision = None
+        if self._over.undecided:  # its sound and the echo check: floor.py
+            recent = max(self._seg.start, index + 1 - RECENT_FRAMES)
+            decision = self._over.voice(frame_sound(self._mic.cut(index, index + 1)),
+                                        lambda: self._mic.echo_removed_db(recent, index + 1))
         if decision == Over.INTERRUPT:
-            log.debug("speech over the tutor: %d voiced frames, an interruption", self._over.voiced or 0)
+            log.debug("speech over the tutor: %d voiced frames, %d since the pause: an interruption",
+                      self._over.voiced or 0, self._over.after)
             self._interrupt(index)
+        elif decision == Over.PAUSE:
+            log.debug("speech over the tutor: %d voiced frames (%s): the tutor pauses",
+                      self._over.voiced or 0, self._over.why)
+            self.port.pause()
+            self._seg.hold(index)  # the echo was hiding the voice: no pause so far
         elif decision == Over.ASK_WORDS:
             start = self._seg.start
             self._words_so_far = self.transcripts.request(start, index + 1, self._words(start, index + 1), EXPECT)
@@ -325,8 +342,8 @@ class Listener:
         self._seg.hold(index)
 
     def _overlap_ended(self, text: str | None) -> bool:
-        """Short speech over the tutor ended (`_voiced` interrupts at `backchannel_max_ms` of
-        voice): True when it was an interruption and is a turn, False when it is over.
+        """Speech over the tutor ended undecided (paused or not): True when it was an
+        interruption and is a turn, False when it is over (a paused tutor resumes).
         `text` None: its words could not be read - the learner is told, the tutor goes on."""
         if text is None:
             what, heard = "not heard", ""
@@ -345,8 +362,13 @@ class Listener:
         return False
 
     def _end_overlap(self) -> None:
+        """Speech over the tutor was not an interruption (or is forgotten): the tutor goes
+        on at full volume, and resumes if it had paused."""
+        paused = self._over.paused
         if self._over.stop():
             self.port.duck(False)
+            if paused:
+                self.port.resume()
 
     # -- the end of an utterance -------------------------------------------------------------
     def _ended(self, event: UtteranceEnded) -> None:

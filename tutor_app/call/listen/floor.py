@@ -1,0 +1,99 @@
+"""The acoustic floor decision: is speech over the tutor a learner taking the floor, judged
+from the audio alone within ~350 ms of voice, long before its words are transcribed?
+
+Asked on every voiced frame of confirmed speech over the tutor (call/listen/interruption.py).
+It says "takes the floor" when, all at once:
+- the voice is long enough (`floor_ms`, counting the start AEC3 hid from the VAD): shorter
+  "yeah", "right", "uh-huh" (Piper: 220-350 ms of voice) never get there;
+- it is open speech, not a hum: a nasal "mm-hmm" / "hmm" keeps ~2/3 of its energy under
+  350 Hz (HUM_SHARE; open vowels and consonants about 1/4-1/3);
+- it is voice, not noise: a cough or a breath is a flat spectrum (NOISE_FLATNESS; voiced
+  speech has harmonics, far from flat);
+- it is the learner and not the tutor's own echo: over its last RECENT_FRAMES, the linear
+  echo removal (speech/double_talk.py) takes at most MAX_REMOVED_DB off the microphone -
+  a second voice is not removed, the echo alone is (12-20 dB): the learner's energy
+  against the echo estimate. Residual echo the VAD takes for voice does not pass.
+It decides nothing by itself: the Interruption pauses the tutor on it, and the words decide
+whether the pause becomes the end of the tutor's turn or the tutor resumes.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from tutor_app.core.types import FRAME_MS, SAMPLE_RATE
+
+HUM_SHARE = 0.5  # mean share of a voiced frame's energy under 350 Hz: more is a hum
+NOISE_FLATNESS = 0.3  # mean spectral flatness (geometric / arithmetic mean power): more is noise
+MAX_REMOVED_DB = 6.0  # the linear echo removal takes at most this off the learner's voice
+RECENT_FRAMES = 8  # ... over the last this many frames (256 ms)
+RECHECK_FRAMES = 4  # a failed echo check is asked again this many voiced frames later (a fit each time)
+
+_BINS = np.fft.rfftfreq(512, 1 / SAMPLE_RATE)
+_LOW = (_BINS >= 60) & (_BINS < 350)
+_ALL = (_BINS >= 60) & (_BINS < 8000)
+_WINDOW = np.hanning(512)
+
+
+@dataclass(frozen=True)
+class FrameSound:
+    """What one voiced 32 ms frame sounds like: its share of energy under 350 Hz (a hum's)
+    and its spectral flatness (noise's)."""
+
+    low: float
+    flatness: float
+
+
+def frame_sound(frame: np.ndarray) -> FrameSound:
+    """The sound of one frame (AEC3's output, as the VAD heard it); about 20 us."""
+    x = np.asarray(frame, dtype=np.float64)[:512]
+    if x.size < 512:
+        x = np.pad(x, (0, 512 - x.size))
+    power = np.abs(np.fft.rfft(x * _WINDOW)) ** 2 + 1e-12
+    band = power[_ALL]
+    total = float(band.sum())
+    flatness = float(np.exp(np.mean(np.log(band))) / np.mean(band))
+    return FrameSound(float(power[_LOW].sum()) / total, flatness)
+
+
+class FloorDecision:
+    """One per stretch of speech over the tutor (see the module doc)."""
+
+    def __init__(self, floor_ms: float, voiced: int, sounds: list[FrameSound]) -> None:
+        """`voiced`: the voice so far in frames (the confirmed start, plus what AEC3 hid);
+        `sounds`: what the voiced frames heard so far sounded like."""
+        self._floor = max(1, round(floor_ms / FRAME_MS))
+        self.voiced = voiced
+        self.sounds = list(sounds)
+        self._next_check = 0  # voiced frames before the echo check may be asked again
+        self.why = ""  # why it is not (yet) the floor: "short", "hum", "noise", "echo" (logs, tests)
+
+    @property
+    def hum(self) -> bool:
+        return bool(self.sounds) and float(np.mean([s.low for s in self.sounds])) >= HUM_SHARE
+
+    @property
+    def noise(self) -> bool:
+        return bool(self.sounds) and float(np.mean([s.flatness for s in self.sounds])) >= NOISE_FLATNESS
+
+    def frame(self, sound: FrameSound, echo_removed_db: Callable[[], float | None]) -> bool:
+        """One more voiced frame: True when the learner takes the floor. `echo_removed_db()`:
+        what the linear echo removal takes off the last RECENT_FRAMES (None: no canceller's
+        input to tell by), asked only when everything else says so."""
+        self.voiced += 1
+        self.sounds.append(sound)
+        self._next_check -= 1
+        if self.voiced < self._floor:
+            self.why = "short"
+        elif self.hum:
+            self.why = "hum"
+        elif self.noise:
+            self.why = "noise"
+        elif self._next_check <= 0:
+            removed = echo_removed_db()
+            if removed is None or removed <= MAX_REMOVED_DB:
+                return True
+            self.why, self._next_check = "echo", RECHECK_FRAMES
+        return False
