@@ -12,6 +12,7 @@ import numpy as np
 from tests.unit.call_fakes import FakeVad
 from tests.unit.test_speech_streaming import ScriptedDecoder
 from tutor_app.call.listen.listener import Listener
+from tutor_app.call.listen.overlap import EXPECT
 from tutor_app.call.options import EchoOptions, LoopOptions, RecognitionOptions
 from tutor_app.call.transcripts import CallStt, Streamed
 from tutor_app.core.types import FRAME_SAMPLES, SAMPLE_RATE
@@ -160,6 +161,16 @@ def test_the_encoder_window_is_asked_for_on_every_decode():
     _feed(listener, 0.0, 25)
     pool.run()
     assert decoder.windows and set(decoder.windows) == {15.0}
+
+
+def test_a_short_sound_over_the_tutor_is_decoded_on_whispers_own_window():
+    """Its words decide whether the tutor goes on: the sized window made more words of it."""
+    decoder = Decoder()
+    stt = CallStt(decoder, lambda: NAMES, RecognitionOptions(streaming=False, window_s=15.0), pool=HandPool())
+    assert stt.transcribe(np.zeros(8000, np.float32), EXPECT).text == "mm-hmm"
+    assert decoder.whole == [8000] and not getattr(decoder, "windows", [])
+    stt.transcribe(np.zeros(8000, np.float32))  # a turn of the learner's: the sized window
+    assert decoder.windows == [15.0]
 
 
 def test_speech_over_the_tutor_is_not_streamed_but_decoded_whole():

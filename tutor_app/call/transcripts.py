@@ -75,8 +75,11 @@ class CallStt:
         from tutor_app.speech.bias import transcribe_with
 
         stt, bias, window = self.model, expect or self.bias, self.options.window
-        if window is not None and hasattr(stt, "transcribe_part"):
-            # The same decode as `transcribe`, on an encoder window sized to the speech.
+        # The learner's turns: the same decode as `transcribe`, on an encoder window sized to
+        # the speech. Not a short sound over the tutor (`expect`): on the sized window its
+        # looped-back "Yeah." came out as more words, and 9 of 15 backchannels cut the
+        # tutor's reply (`bench echo`; 0 of 10 on Whisper's own window).
+        if window is not None and expect is None and hasattr(stt, "transcribe_part"):
             part: Transcript = stt.transcribe_part(audio, 0, "", bias or None, window_s=window)
             return part
         transcript: Transcript = transcribe_with(stt, AudioClip(audio, SAMPLE_RATE), bias)
