@@ -38,3 +38,29 @@ def test_whisper_stt_satisfies_the_part_seam() -> None:
     from tutor_app.speech.stt import WhisperStt
 
     assert seam_problems(WhisperStt, PartTranscriber) == []
+
+
+def test_every_decode_is_capped_by_the_speechs_length_whatever_the_window() -> None:
+    """A hum Whisper loops on must not hold the call's one STT worker for seconds."""
+    import threading
+
+    import numpy as np
+
+    from tutor_app.speech.stt import WhisperStt
+
+    class Model:
+        window_frames = None
+
+        def __init__(self) -> None:
+            self.calls: list[dict] = []
+
+        def transcribe(self, speech, **arguments):  # noqa: ANN001, ANN003
+            self.calls.append(arguments)
+            return iter(()), None
+
+    speech = np.zeros(16000, dtype=np.float32)
+    for window in (30.0, 15.0):
+        stt = object.__new__(WhisperStt)
+        stt.options, stt._model, stt._lock = SttOptions(encoder_window_s=window), Model(), threading.Lock()
+        stt._decode_windowed(speech, None, "", False)
+        assert [c.get("max_new_tokens") for c in stt._model.calls] == [max_tokens(16000)], window

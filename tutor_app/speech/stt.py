@@ -169,16 +169,20 @@ class WhisperStt:
         window's decode that looks looped is done again on the full 30 s window."""
         options = self.options if window_s is None else replace(self.options, encoder_window_s=window_s)
         frames = window_frames(len(speech) / SAMPLE_RATE, options)
+        # Every decode has the tokens cap: a hum over the tutor that Whisper loops on
+        # ("Mm-hmm. Mm-hmm. ...", then its temperature fallbacks) took over 5 s uncapped,
+        # and the listener gave up on its words.
+        cap = max_tokens(len(speech))
         if frames is None:
-            return self._decode(speech, bias, prompt, words)
+            return self._decode(speech, bias, prompt, words, max_new_tokens=cap)
         self._model.window_frames = frames
         try:
-            segments = self._decode(speech, bias, prompt, words, max_new_tokens=max_tokens(len(speech)))
+            segments = self._decode(speech, bias, prompt, words, max_new_tokens=cap)
         finally:
             self._model.window_frames = None
         if looped(segments, len(speech) / SAMPLE_RATE):
             log.info("a short-window decode looked looped; decoded again on the full window")
-            segments = self._decode(speech, bias, prompt, words)
+            segments = self._decode(speech, bias, prompt, words, max_new_tokens=cap)
         return segments
 
     def _decode(self, speech: NDArray[np.float32], bias: BiasList | None = None, prompt: str = "",
