@@ -15,8 +15,9 @@ Each tutor turn is one `TutorTurn` (call/tutor_turn.py): its generation, its can
 signal, its commit, what was heard. Nothing else says whether a turn goes on.
 
 Each resource has one owner: the microphone loop the capture stream, the speaker the
-player, this loop the STT and judge pools (made before any thread runs, shut down once
-the audio thread, their only client, has ended). `stop()` is the call's one ordered stop.
+player, the call's STT (`CallStt`, call/transcripts.py: the model, its one worker) and
+this loop the judge pool (made before any thread runs, shut down once the audio thread,
+their only client, has ended). `stop()` is the call's one ordered stop.
 A bug on any of the call's threads ends the call with one CallAborted (`failed()`).
 
 Latency stamps (ms on time.perf_counter after the learner's last voiced sample) land in
