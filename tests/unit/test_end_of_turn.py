@@ -24,7 +24,6 @@ TABLE = [
     (0.20, "Seoul.", True, "one-word"),
     (0.30, "Where are you from?", True, "question"),
     (0.20, "I went hiking with my friends last weekend", False, "full sentence"),
-    (0.20, "I went hiking with my friends last weekend.", True, "finished clause"),
     (0.20, "I gave up.", False, "may go on"),
     (0.49, None, False, "no words yet"),
     (0.00, "   ", False, "no words yet"),
@@ -78,18 +77,23 @@ def test_a_full_sentence_the_audio_doubts_is_likely_not_complete():
     assert decide(0.10, "Yes, I did.", EndOfTurnOptions(min_audio_for_words=0.15)).likely is True
 
 
-def test_a_finished_clause_ends_the_turn_whatever_the_audio_unless_told_otherwise():
-    """A whole-looking sentence Whisper closed with a full stop is finished; "..." or a
-    comma, too few words, or words that cannot end a turn are not."""
-    clause = decide(0.05, "I went hiking with my friends last weekend.")
+def test_a_finished_clause_ends_the_turn_whatever_the_audio_when_trusted():
+    """With `trust_clauses`, a whole-looking sentence Whisper closed with a full stop is
+    finished; "..." or a comma, too few words, or words that cannot end a turn are not.
+    By default it is only likely: Whisper closed a thinking pause as "planning 2."."""
+    default = decide(0.05, "I went hiking with my friends last weekend.")
+    assert not default.complete and default.likely
+    assert not decide(0.05, "Next month I am planning 2.").complete
+    trust = EndOfTurnOptions(trust_clauses=True)
+    clause = decide(0.05, "I went hiking with my friends last weekend.", trust)
     assert clause.complete and "finished clause" in clause.reason
-    assert decide(0.05, "I went hiking with my friends last weekend!").complete
-    assert not decide(0.05, "I went hiking with my friends last weekend...").complete
-    assert not decide(0.05, "I went hiking with my friends last weekend,").complete
-    assert not decide(0.05, "She told me that.").complete  # opens a clause
-    assert not decide(0.05, "I usually go to work, bye!").complete  # a cut-off "by"
-    assert not decide(0.05, "Now it is.").complete  # too short to trust (likely)
-    floor = EndOfTurnOptions(clause_min_audio=0.1)
+    assert decide(0.05, "I went hiking with my friends last weekend!", trust).complete
+    assert not decide(0.05, "I went hiking with my friends last weekend...", trust).complete
+    assert not decide(0.05, "I went hiking with my friends last weekend,", trust).complete
+    assert not decide(0.05, "She told me that.", trust).complete  # opens a clause
+    assert not decide(0.05, "I usually go to work, bye!", trust).complete  # a cut-off "by"
+    assert not decide(0.05, "Now it is.", trust).complete  # too short to trust (likely)
+    floor = EndOfTurnOptions(trust_clauses=True, clause_min_audio=0.1)
     assert decide(0.05, "I went hiking with my friends last weekend.", floor).likely
 
 
