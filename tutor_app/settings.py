@@ -59,11 +59,11 @@ class SpeechSettings:
     # speaks (LocalAgreement-2, speech/streaming.py) so only the last words are decoded at
     # the end; and the Whisper encoder's window for the call's decodes, 8-30 s (30: Whisper's
     # own; less: sized to the speech, at least this long - SttOptions.encoder_window_s).
-    # 30 by default: on the 15 s window Whisper wrote the "to" before a thinking pause as
-    # "2." ("Next month I am planning 2."), a whole-looking sentence, and the turn was cut
-    # at the pause (the turn-taking e2e, twice in CI); 15 is ~300 ms quicker per turn.
+    # 15 s by default: ~200 ms quicker per turn than 30 (`tutor-app bench stt-stream`);
+    # Whisper then wrote the "to" before a thinking pause as "2." ("Next month I am
+    # planning 2."), which the turn's words now read as unfinished (speech/turn_words.py).
     stt_streaming: bool = False
-    stt_call_window_s: float = 30.0
+    stt_call_window_s: float = 15.0
 
     # Bounds of the values above that have them; 0 (= by level) is always allowed.
     BOUNDS: ClassVar[dict[str, tuple[float, float]]] = {"thinking_ms": (500, 5000), "speaking_rate": (0.6, 1.5),
@@ -209,7 +209,10 @@ class Settings:
         return updated
 
     def to_dict(self) -> dict[str, Any]:
-        """What the file holds: the current values, except those still set by an override."""
+        """What the file holds: the values that differ from the defaults (except those still
+        set by an override). A value left at its default is not written, so a later
+        version's better default reaches the learner: a file that pinned every value kept
+        an old encoder window after the default changed."""
         out: dict[str, Any] = {"profile": self.profile}
         for name in self.SECTIONS:
             out[name] = asdict(getattr(self, name))
@@ -217,6 +220,9 @@ class Settings:
             *section, name = key.split(".")
             target = out[section[0]] if section else out
             target[name] = self.overrides.persisted(key, target[name])
+        for name in self.SECTIONS:
+            default = asdict(type(getattr(self, name))())
+            out[name] = {k: v for k, v in out[name].items() if default.get(k) != v}
         return out
 
     def save(self) -> Path:

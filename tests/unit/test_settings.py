@@ -18,6 +18,25 @@ def test_defaults_and_round_trip(tmp_path, monkeypatch):
     assert again.tutor.accent == "uk" and again.speech.silence_ms == 700
 
 
+def test_the_file_keeps_only_what_differs_from_the_defaults(tmp_path, monkeypatch):
+    """A value left at its default is not written: a later version's better default then
+    reaches a learner who once saved their settings."""
+    import tomllib
+
+    monkeypatch.delenv("TUTOR_APP_PROFILE", raising=False)
+    monkeypatch.delenv("TUTOR_APP_LLM", raising=False)
+    paths = AppPaths.resolve(tmp_path)
+    s = Settings.load(paths)
+    s.speech.silence_ms = 700
+    s.save()
+    data = tomllib.loads(paths.settings_file.read_text(encoding="utf-8"))
+    assert data["speech"] == {"silence_ms": 700}
+    assert data["tutor"] == {} and data["profile"] == "default"
+    s.speech.silence_ms = Settings(paths=paths).speech.silence_ms  # back to the default
+    s.save()
+    assert "silence_ms" not in tomllib.loads(paths.settings_file.read_text(encoding="utf-8"))["speech"]
+
+
 def test_env_and_arguments_override_the_file(tmp_path, monkeypatch):
     paths = AppPaths.resolve(tmp_path)
     monkeypatch.setenv("TUTOR_APP_PROFILE", "minji")

@@ -3,6 +3,7 @@ the settings file (issue #14), but a value the user changes in the app is saved.
 from __future__ import annotations
 
 import tomllib
+from dataclasses import asdict
 
 import pytest
 
@@ -28,7 +29,12 @@ def paths(tmp_path, monkeypatch) -> AppPaths:
 
 
 def on_disk(paths: AppPaths) -> dict:
-    return tomllib.loads(paths.settings_file.read_text(encoding="utf-8"))
+    """What the file says, as the app reads it: a value it leaves out is the default."""
+    data = tomllib.loads(paths.settings_file.read_text(encoding="utf-8"))
+    defaults = Settings(paths=paths)
+    for name in Settings.SECTIONS:
+        data[name] = {**asdict(getattr(defaults, name)), **data.get(name, {})}
+    return data
 
 
 def test_llm_argument_is_used_but_not_saved(paths):

@@ -10,6 +10,10 @@ from tutor_app.speech.turn_words import FINISHED, SENTENCE, UNCLEAR, UNFINISHED,
 FRAGMENTS = [
     "Next month I am planning to",
     "Next month I am planning to.",
+    "Next month I am planning 2.",  # Whisper's "to" before a pause, as a number
+    "I'm going 2.",
+    "I'm waiting 4.",
+    "Next month I am planning too.",
     "Next month I am planning",
     "I want",
     "I want to talk about",
@@ -109,6 +113,10 @@ def test_short_answers_and_questions_are_clearly_finished(text):
     "What do you want?",
     "Take as much as you want.",
     "It was a friend of his.",
+    "2.",                       # an answer with a number
+    "We have 3 cats.",
+    "The meeting is at 4.",
+    "I'm going too.",
 ])
 def test_endings_that_look_like_fragments_but_are_not(text):
     assert judge_words(text).state != UNFINISHED, text

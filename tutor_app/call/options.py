@@ -106,10 +106,9 @@ class RecognitionOptions:
     streaming: bool = False
     # The Whisper encoder's window for the call's decodes (SttOptions.encoder_window_s):
     # the speech plus 2 s, at least this long; 30 (or 0): Whisper's own fixed window.
-    # 15 s halves the end's decode at the same WER on the shared clips (+0.57 points over
-    # the pause clips), but wrote the "to" before a thinking pause as "2." and the turn
-    # was cut there (settings.py): Whisper's own window by default.
-    window_s: float = 30.0
+    # 15 s halves the end's decode (+0.57 WER points over the shared and pause clips;
+    # shorter windows cost 2-3 points: `tutor-app bench stt-stream --window`).
+    window_s: float = 15.0
 
     @property
     def window(self) -> float | None:

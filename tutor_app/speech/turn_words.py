@@ -44,6 +44,11 @@ COMPLEMENT_VERBS = frozenset("want wants wanted wanna need needs needed gonna go
 SAYING_VERBS = frozenset("said say says told tell tells think thought believe believed hope hoped "
                          "mean meant realized realised heard noticed felt feel sure so".split())
 OBJECTS = frozenset("me you him her us them".split())
+# Words "to" or "for" usually follows; after them Whisper writes a "to"/"for" cut off by a
+# pause as a number ("Next month I am planning 2."), which reads like a finished sentence.
+TO_BEFORE = frozenset("going have has had used able like love try tried go come came went back "
+                      "due supposed listen talk according next thanks thank waiting looking".split())
+HOMOPHONE_DIGITS = frozenset({"2", "4"})
 WH_WORDS = frozenset("what who whom whose where when why how which whatever wherever whoever".split())
 # Wh-words that let a clause end on a preposition or an auxiliary ("Where are you from?",
 # "I know what it is"); not "when"/"why", which mostly open a fragment ("When I was").
@@ -142,6 +147,9 @@ def _unfinished(words: list[str], last: str) -> WordsVerdict | None:
     prev = before[-1] if before else ""
     if last in FILLERS:
         return WordsVerdict(UNFINISHED, "ends on a filler (um/uh)", last)
+    if ((last in HOMOPHONE_DIGITS and (prev in COMPLEMENT_VERBS or prev in TO_BEFORE or prev.endswith("ing")))
+            or (last in ("too", "two") and prev in COMPLEMENT_VERBS and len(words) > 2)):
+        return WordsVerdict(UNFINISHED, f"ends on '{last}' after a verb: a 'to'/'for' before a pause", last)
     if last in ARTICLES:
         return WordsVerdict(UNFINISHED, "ends on an article", last)
     if last in POSSESSIVES or (last == "his" and prev in PREPOSITIONS and prev != "of"):
