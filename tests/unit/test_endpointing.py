@@ -10,7 +10,7 @@ from tutor_app.call.options import EndpointingOptions, SpeculationOptions, frame
 COMPLETE = SimpleNamespace(complete=True)
 UNFINISHED = SimpleNamespace(complete=False)
 LIKELY = SimpleNamespace(complete=False, likely=True)
-EARLY, CHECK = frames(64), frames(200)  # 2 and 6 frames of silence
+EARLY, CHECK = frames(EndpointingOptions().early_stt_ms), frames(200)  # 1 and 6 frames of silence
 
 
 class Script:
