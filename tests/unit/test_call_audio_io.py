@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.unit.call_fakes import FakeSd
-from tutor_app.speech.audio_io import Capture, Player, StreamResampler
+from tutor_app.speech.audio_io import WOKEN, Capture, MicBlock, Player, StreamResampler
 from tutor_app.speech.sound_devices import NoDeviceError, list_devices, resolve_device
 
 
@@ -23,6 +23,22 @@ def test_overflow_and_full_queue_are_counted_never_blocking():
     assert capture.stats.dropped == 6
     got = [capture.read(timeout=0) for _ in range(5)]
     assert sum(g is not None for g in got) == 4
+
+
+def test_wake_makes_the_reader_look_now_in_order_and_never_blocks():
+    sd = FakeSd()
+    capture = Capture(sd, max_blocks=2)
+    capture.start()
+    stream = sd.inputs[0]
+    stream.push(np.zeros(512))
+    capture.wake()
+    assert isinstance(capture.read(timeout=0), MicBlock)  # the block queued before it first
+    assert capture.read(timeout=0) is WOKEN
+    assert capture.read(timeout=0) is None
+    stream.push(np.zeros(512))
+    stream.push(np.zeros(512))
+    capture.wake()  # the queue is full: the reader is about to look anyway
+    assert [capture.read(timeout=0) is WOKEN for _ in range(3)] == [False, False, False]
 
 
 def test_capture_reports_level_and_resamples_when_the_device_cannot_do_16k():

@@ -168,3 +168,57 @@ def test_a_learner_who_talks_on_after_the_pause_ends_the_tutors_turn():
     for _ in range(8 + 1 + 3 + 15):  # confirmed, paused, the echo's tail, 480 ms talking on
         listener.feed(SOUNDS["speech"].astype(np.float32))
     assert (port.pauses, port.interrupts, port.resumes) == (1, 1, 0)
+
+
+class _PendingPort(_Port):
+    """A port whose transcript and verdict come in when the test says (between frames)."""
+
+    def __init__(self) -> None:
+        super().__init__(stt="never", judge=True)
+        self.transcripts: list[Future] = []
+        self.verdicts: list[Future] = []
+        self.eos: list[float] = []
+
+    def transcribe_later(self, audio, expect=None) -> Future:
+        self.transcripts.append(Future())
+        return self.transcripts[-1]
+
+    def judge_later(self, audio, transcript: Future) -> Future | None:
+        self.verdicts.append(Future())
+        return self.verdicts[-1]
+
+    def utterance(self, audio, eos, transcript, speculative, held=False):
+        self.eos.append(eos)
+        super().utterance(audio, eos, transcript, speculative, held)
+
+
+def test_a_verdict_that_comes_in_between_frames_wakes_the_audio_thread_and_is_acted_on_at_once():
+    """The tutor's turn starts when the verdict is in, not at the next microphone frame
+    (up to 32 ms later); its end of speech still counts from the last frame handled."""
+    import time
+
+    port = _PendingPort()
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")).with_judge(True), FakeVad(), port)
+    woken: list[int] = []
+    listener.wake = lambda: woken.append(1)
+    _feed(listener, 0.3, 16)
+    _feed(listener, 0.0, 8)  # past the early transcript (1 frame) and the 200 ms check (6 frames)
+    assert len(port.transcripts) == 1 and len(port.verdicts) == 1 and not port.utterances
+    before = time.perf_counter()
+    port.transcripts[0].set_result(type("Transcript", (), {"text": "I went hiking."})())
+    port.verdicts[0].set_result(type("Verdict", (), {"complete": True, "likely": False, "reason": "test"})())
+    assert len(woken) == 2  # each one woke the audio thread
+    listener.poll()
+    assert len(port.utterances) == 1 and port.utterances[0][2] is True  # speculated now, no new frame
+    assert port.eos[0] < before  # from the frame handled before: 8 frames of silence ago
+    listener.poll()  # nothing more to do: no second turn
+    assert len(port.utterances) == 1
+
+
+def test_poll_without_a_silence_waiting_on_words_does_nothing():
+    port = _PendingPort()
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")).with_judge(True), FakeVad(), port)
+    listener.poll()  # before any audio
+    _feed(listener, 0.3, 16)
+    listener.poll()  # while the learner talks
+    assert not port.transcripts and not port.utterances

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from tutor_app.call import events as ev
+from tutor_app.speech.audio_io import Woken
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,6 +32,9 @@ class MicListener(Protocol):
     def feed(self, samples: np.ndarray, raw: np.ndarray | None = None, far: np.ndarray | None = None,
              broke: bool = False) -> None: ...
     def restart(self) -> None: ...
+    def poll(self) -> None: ...
+
+    wake: Callable[[], None]
 
 
 class MicrophoneLoop:
@@ -44,12 +48,20 @@ class MicrophoneLoop:
         self._lock = threading.Lock()  # the hand-over of `_capture` between the audio thread and close()
         self.closed = threading.Event()  # close() ran: no stream is open, none will be
         self.listener = listener
+        # The listener's transcripts and verdicts wake this thread when they come in (the
+        # stream now: the one reopened after a lost microphone too).
+        listener.wake = self._wake
         self.options = options
         self._stop = stop
         self._emit = emit
         self._state = state
         self._reopen = reopen
         self.paused = False  # the microphone is gone: state changes wait until it is back
+
+    def _wake(self) -> None:
+        capture = self.capture
+        if capture is not None:
+            capture.wake()
 
     @property
     def capture(self) -> Capture | None:
@@ -89,6 +101,9 @@ class MicrophoneLoop:
             if item is None:
                 if self._device_lost(capture) and not self._recover(capture):
                     return
+                continue
+            if isinstance(item, Woken):
+                self.listener.poll()  # a transcript or verdict came in between blocks
                 continue
             self.listener.feed(item.samples, item.raw, item.far, item.broke)
 

@@ -80,6 +80,13 @@ class CaptureStats:
     dropped: int = 0  # our queue was full: the reader fell behind
 
 
+class Woken(NamedTuple):
+    """What `Capture.read()` returns after `wake()`: no audio."""
+
+
+WOKEN = Woken()
+
+
 class Capture:
     """Microphone blocks (`MicBlock`: mono float32 16 kHz samples, rms level) through `read()`."""
 
@@ -94,7 +101,8 @@ class Capture:
         self.block = block
         self.stats = CaptureStats()
         # (samples, level, time.perf_counter() in the callback); ~8 s at 32 ms blocks
-        self._queue: queue.Queue[tuple[NDArray[np.float32], float, float]] = queue.Queue(maxsize=max_blocks)
+        # None: `wake()` - the reader is to look at something other than the microphone.
+        self._queue: queue.Queue[tuple[NDArray[np.float32], float, float] | None] = queue.Queue(maxsize=max_blocks)
         self._stream: Any = None  # a sounddevice.InputStream
         self.device_rate = rate
         self.finished = threading.Event()  # the stream stopped by itself (device lost, error)
@@ -135,12 +143,23 @@ class Capture:
         except queue.Full:
             self.stats.dropped += 1
 
-    def read(self, timeout: float = 0.1) -> MicBlock | None:
-        """A block at 16 kHz, or None after `timeout` without one."""
+    def wake(self) -> None:
+        """Any thread: the reader's `read()` returns WOKEN now (or after the blocks queued)
+        instead of waiting for the next block."""
         try:
-            samples, level, t_callback = self._queue.get(timeout=timeout)
+            self._queue.put_nowait(None)
+        except queue.Full:
+            pass  # blocks are queued: the reader is about to look anyway
+
+    def read(self, timeout: float = 0.1) -> MicBlock | Woken | None:
+        """A block at 16 kHz, WOKEN after `wake()`, or None after `timeout` without one."""
+        try:
+            item = self._queue.get(timeout=timeout)
         except queue.Empty:
             return None
+        if item is None:
+            return WOKEN
+        samples, level, t_callback = item
         # The block's first sample reached the converter one block plus the input latency ago.
         t_first = t_callback - len(samples) / self.device_rate - self._latency
         if self._resampler is not None:

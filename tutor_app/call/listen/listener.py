@@ -42,6 +42,8 @@ from tutor_app.core.types import FRAME_MS, SAMPLE_RATE
 from tutor_app.speech.segmenter import SpeechStarted, UtteranceEnded
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import numpy as np
 
 log = logging.getLogger(__name__)
@@ -90,6 +92,12 @@ class Listener:
             maxlen=frames(options.interruption.loud_min_ms + seg.preroll_ms) + 4)
         self._overlapped = False  # the utterance began while the tutor was audible
         self._inflight: Any = None  # the last early transcript's Future
+        # The last silent frame of an utterance and when it was handled: `poll()` takes the
+        # steps that wait on a transcript or a verdict there, between frames.
+        self._silent_at: tuple[int, float] | None = None
+        # Called (from any thread) when a transcript or a verdict the turn waits for is in:
+        # the audio thread then calls `poll()` (call/mic.py); a no-op without a microphone.
+        self.wake: Callable[[], None] = lambda: None
         self._words_so_far: Any = None  # Future of the words of speech over the tutor, asked at `words_at_ms`
         self._level_acc = 0.0
         self._level_n = 0
@@ -110,6 +118,14 @@ class Listener:
             self._gate.unsettle(self.port.tutor_audible(), [r for _, _, r in self._recent if r is not None])
         for frame, ref in self._mic.split(samples, raw, far):
             self._frame(frame, ref)
+
+    def poll(self) -> None:
+        """The audio thread, between frames: a transcript or a verdict came in after the
+        last frame was handled - take the steps it allows now, not up to a frame (32 ms)
+        later. Times count from that frame, as if it were handled now."""
+        at = self._silent_at
+        if at is not None and self._seg.speaking and self._ends.check is not None:
+            self._silent(*at)
 
     def restart(self) -> None:
         """A new stream (the microphone came back): forget everything in flight."""
@@ -136,6 +152,7 @@ class Listener:
     def _frame(self, frame: np.ndarray, ref: Ref | None = None) -> None:
         import numpy as np
 
+        self._silent_at = None  # set again only if this frame is a silence that may end the turn
         rms = float(np.sqrt(np.mean(frame * frame)))
         self._level(rms, len(frame))
         try:
@@ -256,8 +273,11 @@ class Listener:
             log.debug("speech over the tutor: %d words so far, an interruption", len(words.split()))
             self._interrupt(self._seg.index - 1)
 
-    def _silent(self, index: int) -> None:
-        """A silence that may end the turn: endpointing decides, step by step."""
+    def _silent(self, index: int, handled_at: float | None = None) -> None:
+        """A silence that may end the turn: endpointing decides, step by step. `handled_at`:
+        when frame `index` was handled (`poll`); None: now."""
+        handled_at = time.perf_counter() if handled_at is None else handled_at
+        self._silent_at = (index, handled_at)
         silence = self._seg.silence(index)
         while (do := self._ends.step(silence, self._ready())) is not None:
             if do == Do.TRANSCRIBE:
@@ -265,6 +285,7 @@ class Listener:
                 expect = EXPECT if self._over.undecided else None  # over the tutor: a short sound's words
                 self._inflight = self.transcripts.request(start, end, self._words(start, end), expect)
                 self._ends.asked(start, end, self._inflight)
+                self._inflight.add_done_callback(lambda _f: self.wake())
                 continue
             check = self._ends.check
             assert check is not None  # every other step is about the words asked for
@@ -272,13 +293,15 @@ class Listener:
                 check.verdict = self.port.judge_later(self._words(check.start, check.end), check.transcript)
                 if check.verdict is None:
                     self._ends.no_judge(self._over.undecided)
+                else:
+                    check.verdict.add_done_callback(lambda _f: self.wake())
             elif do == Do.VERDICT:
                 verdict = _verdict(check)
                 if self._ends.verdict(verdict) == Do.SPECULATE:
-                    self._speculate(check, silence)
+                    self._speculate(check, silence, handled_at)
                     log.debug("turn judged complete (%s): speculating", getattr(verdict, "reason", ""))
             elif do == Do.SPECULATE:
-                self._speculate(check, silence)
+                self._speculate(check, silence, handled_at)
             elif do == Do.RELEASE:
                 spec = self._ends.speculation
                 if spec is not None and spec.turn is not None:
@@ -299,9 +322,9 @@ class Listener:
                      over_tutor=self._over.undecided)
 
     # -- the tutor's turn --------------------------------------------------------------------
-    def _speculate(self, check: Check, silence: int) -> None:
+    def _speculate(self, check: Check, silence: int, handled_at: float) -> None:
         """Start the tutor's turn on the check's span, before the turn is certain."""
-        eos = end_of_speech_time(time.perf_counter(), silence, FRAME_MS)
+        eos = end_of_speech_time(handled_at, silence, FRAME_MS)
         turn = self.port.utterance(self._words(check.start, check.end), eos, check.transcript, True,
                                    held=self._ends.holding)
         self._ends.speculated(turn, silence)
