@@ -18,10 +18,18 @@ class Loopback:
         self.module: str | None = None
 
     def __enter__(self) -> "Loopback":
-        self.module = subprocess.run(
+        from tutor_app.errors import TutorError
+
+        loaded = subprocess.run(
             ["pactl", "load-module", "module-loopback", "source=spk.monitor", "sink=micsrc",
              f"latency_msec={self.latency_ms}", "source_dont_move=true", "sink_dont_move=true"],
-            check=True, capture_output=True, text=True).stdout.strip()
+            check=False, capture_output=True, text=True)
+        if loaded.returncode != 0:
+            # The daemon went away (the shell that sourced scripts/virtual-audio.sh exited).
+            raise TutorError("PulseAudio would not load the loopback from the virtual speaker to the "
+                             f"microphone ({(loaded.stderr or loaded.stdout).strip() or 'no reason given'}): "
+                             "run `source scripts/virtual-audio.sh` in this shell first")
+        self.module = loaded.stdout.strip()
         try:
             self._set_gain()
         except Exception:
