@@ -9,9 +9,9 @@ silence: the audio model's probability (smart_turn.py) and the words so far
   a question, a fixed phrase; optionally a full-looking sentence). A full-looking
   sentence Whisper closed with a full stop (`finished_clause`: a finished clause with a
   finished tone) is complete too when `trust_clauses` (on by default), unless the audio
-  is under `clause_min_audio`. Any other full-looking sentence the audio doubts is not complete but `likely`: the live
-  call then ends the turn after a shorter wait than the thinking time
-  (call/listen/endpointing.py).
+  is under `clause_min_audio`. Any other full-looking sentence the audio doubts is not
+  complete but `likely`: the live call then ends the turn after a shorter wait than the
+  thinking time (call/listen/endpointing.py).
 - A missing signal (model not loaded, no transcript yet) -> the other one decides;
   both missing -> complete: the plain VAD rule, as before the model existed.
 
