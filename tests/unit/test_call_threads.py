@@ -357,7 +357,9 @@ def test_a_speaking_rate_request_is_saved_on_the_turns_thread(tmp_path):
         call.processed(15 + 16 + 7)
         assert judge.asked.wait(10)
         call.ctl.loop._pool("judge").submit(lambda: None).result()  # the verdict is in
-        call.mic.push_frames(0.0, 1)  # acted on: a speculative turn, committed at its first sample
+        # Acted on: a speculative turn, held to the earliest a reply plays (480 ms of silence),
+        # then committed at its first sample.
+        call.mic.push_frames(0.0, 8)
         call.queued(9000)  # the whole reply is in the player
         call.play_all()
         call.rec.wait_kind(ev.TutorTurnDone)

@@ -11,6 +11,7 @@ COMPLETE = SimpleNamespace(complete=True)
 UNFINISHED = SimpleNamespace(complete=False)
 LIKELY = SimpleNamespace(complete=False, likely=True)
 EARLY, CHECK = frames(EndpointingOptions().early_stt_ms), frames(200)  # 1 and 6 frames of silence
+EARLIEST = frames(SpeculationOptions().earliest_ms)  # 15: no reply plays before it
 
 
 class Script:
@@ -55,7 +56,8 @@ class Script:
 
 
 def _ends(**options) -> Endpointing:
-    speculation = SpeculationOptions(**{k: options.pop(k) for k in ("enabled", "commit_ms", "hold_likely")
+    speculation = SpeculationOptions(**{k: options.pop(k) for k in ("enabled", "commit_ms", "hold_likely",
+                                                                    "earliest_ms")
                                         if k in options})
     return Endpointing(EndpointingOptions(**options), speculation)
 
@@ -63,14 +65,37 @@ def _ends(**options) -> Endpointing:
 def test_a_complete_turn_is_transcribed_early_judged_at_the_check_speculated_and_committed():
     script = Script(_ends())
     assert script.run(40) == [(EARLY, Do.TRANSCRIBE), (CHECK, Do.JUDGE), (CHECK + 1, Do.VERDICT),
-                              (CHECK + 1, Do.SPECULATE), (CHECK + 1 + frames(500), Do.COMMIT)]
+                              (CHECK + 1, Do.SPECULATE), (EARLIEST, Do.RELEASE), (CHECK + 1 + frames(500), Do.COMMIT)]
     assert script.ends.how == "judge"  # committed 500 ms after it started
+
+
+def test_a_reply_ready_in_a_comma_pause_is_held_until_the_earliest_silence():
+    """'Hello, | I had ...': judged complete at the check, but the reply may play only at
+    `earliest_ms`; voice before that (Piper's comma: 9 silent frames) finds it unplayed."""
+    ends = _ends()
+    script = Script(ends)
+    script.run(9)
+    assert ends.speculation is not None and ends.speculation.held and ends.holds(9)
+    assert ends.take_speculation() is not None  # the learner went on: retracted, never heard
+
+
+def test_a_reply_speculated_after_the_earliest_silence_is_not_held():
+    script = Script(_ends(), answers_at=EARLIEST + 1)
+    done = script.run(40)
+    assert Do.RELEASE not in [do for _, do in done]
+    assert (EARLIEST + 1, Do.SPECULATE) in done
+
+
+def test_without_an_earliest_silence_a_complete_turn_plays_at_once():
+    ends = _ends(earliest_ms=0)
+    Script(ends).run(CHECK + 1)
+    assert ends.speculation is not None and not ends.speculation.held
 
 
 def test_a_late_verdict_commits_500_ms_after_the_speculation():
     script = Script(_ends(), answers_at=frames(400))
     done = script.run(40)
-    assert done[2:] == [(frames(400), Do.VERDICT), (frames(400), Do.SPECULATE),
+    assert done[2:] == [(frames(400), Do.VERDICT), (frames(400), Do.SPECULATE), (EARLIEST, Do.RELEASE),
                         (frames(400) + frames(500), Do.COMMIT)]
 
 
@@ -98,9 +123,9 @@ def test_a_held_speculation_is_held_until_released():
     ends = _ends(thinking_ms=2000)
     script = Script(ends, verdict=LIKELY)
     script.run(CHECK + 1)
-    assert ends.holding and ends.speculation is not None and ends.speculation.held
+    assert ends.holds(CHECK + 2) and ends.speculation is not None and ends.speculation.held
     script.run(frames(1000), first=CHECK + 2)
-    assert ends.speculation is not None and not ends.speculation.held and not ends.holding
+    assert ends.speculation is not None and not ends.speculation.held and not ends.holds(frames(1000))
 
 
 def test_without_holding_a_likely_turn_is_speculated_at_the_sentence_wait():

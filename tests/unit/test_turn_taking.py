@@ -13,7 +13,7 @@ from tests.unit.call_fakes import FakeStt, HeldTts
 from tests.unit.test_call_loop import REPLY, Call
 from tutor_app.call import events as ev
 from tutor_app.call.listen.turn_taking import is_backchannel
-from tutor_app.call.options import EndpointingOptions
+from tutor_app.call.options import EndpointingOptions, SpeculationOptions, frames
 
 COMPLETE = SimpleNamespace(complete=True, reason="scripted")
 UNFINISHED = SimpleNamespace(complete=False, reason="scripted")
@@ -78,6 +78,9 @@ def calls():
 
     def make(**kwargs) -> Call:
         kwargs.setdefault("endpointing", EndpointingOptions(thinking_ms=1500))
+        # These tests are about the other waits: a reply may play as soon as it is ready.
+        # The earliest-reply hold (a comma pause) has its own tests below.
+        kwargs.setdefault("speculation", SpeculationOptions(earliest_ms=0))
         made.append(Call(**kwargs))
         return made[-1]
 
@@ -196,6 +199,48 @@ def test_a_speculative_turn_the_learner_talks_on_through_leaves_no_trace(calls):
     assert len(done) == 1 and call.session.texts == ["I went to", "I went to the park"]
     played = {gen for gen, _ in call.player.stats.played}
     assert len(played) == 1  # not one sample of the retracted turn was played
+
+
+def test_a_reply_ready_in_a_comma_pause_waits_and_the_learner_going_on_retracts_it_unheard(calls):
+    """"Hello, | I had a job interview today.": the span before the comma is judged complete
+    and its reply is ready at once, but no reply plays before `earliest_ms` of silence -
+    Piper's comma pause (9 silent frames) ends first, and the learner's going on retracts it."""
+    judge = ScriptedJudge(COMPLETE)
+    tts = HeldTts()
+    call = calls(judge=judge, speculation=SpeculationOptions(), tts=tts,
+                 stt=FakeStt("Hello.", "Hello, I had a job interview today."))
+    steps = Steps(call)
+    steps.first_turn(judge)  # 8 frames of silence: judged complete, the reply asked for
+    assert tts.entered.wait(10)  # its first sentence is being synthesised ...
+    tts.release.set()  # ... and is ready: held, not played
+    steps.push(0.0, 1)  # 9 frames: the comma pause
+    steps.push(0.3, 20)  # the learner goes on
+    steps.pause_until_judged(judge, 2)
+    for _ in range(frames(SpeculationOptions().earliest_ms) - CHECK - 1):
+        steps.push(0.0, 1)  # to the earliest a reply plays
+    call.queued(9000)
+    call.play_all()
+    done = call.rec.wait_kind(ev.TutorTurnDone)
+    assert [u.text for u in call.rec.of(ev.UserUtterance)] == ["Hello, I had a job interview today."]
+    assert len(done) == 1 and [t.user_text for t in call.session.turns] == ["Hello, I had a job interview today."]
+    assert len({gen for gen, _ in call.player.stats.played}) == 1  # not one sample of "Hello."'s reply
+    assert call.ctl.loop.listener.ends == {"judge": 2, "retracted": 1}
+
+
+def test_a_reply_held_for_the_earliest_silence_plays_when_it_comes(calls):
+    judge = ScriptedJudge(COMPLETE)
+    call = calls(judge=judge, speculation=SpeculationOptions())
+    steps = Steps(call)
+    steps.first_turn(judge)
+    spec = call.ctl.loop.listener._ends.speculation
+    assert spec is not None and spec.held and spec.turn.held  # speculated, held: 256 ms of silence so far
+    steps.push(0.0, frames(SpeculationOptions().earliest_ms) - CHECK - 1)
+    assert not spec.held  # released at 480 ms
+    call.queued(9000)
+    call.play_all()
+    done = call.rec.wait_kind(ev.TutorTurnDone)[0]
+    assert done.reply == " ".join(REPLY) and not done.interrupted
+    assert call.rec.of(ev.UserUtterance)[0].text == "hello there"
 
 
 def test_without_a_judge_the_vad_rule_ends_the_turn(calls):

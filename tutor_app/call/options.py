@@ -94,6 +94,13 @@ class SpeculationOptions:
     # wait, and plays only when the wait is over (voice before retracts it). False: the
     # reply is asked for only when the wait is over.
     hold_likely: bool = True
+    # No reply plays before this much silence: a comma pause ("Hello, | I had a job
+    # interview": Piper pauses 288 ms) is not the end of a turn. A reply ready sooner is
+    # held and released here; voice before that retracts it, decided frame by frame on
+    # the audio thread (no race with the speaker). Never binds with a real model (the
+    # reply is ready ~600 ms into the silence at the soonest); a CI run once had an
+    # instant fake model answer "Hello" in that comma pause.
+    earliest_ms: int = 480
 
 
 @dataclass(frozen=True)

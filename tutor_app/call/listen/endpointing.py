@@ -7,7 +7,8 @@ One silent frame of an utterance at a time, `step` says what to do next:
   learner goes on. Never while a stale guess is still decoding.
 - JUDGE: at `check_ms` the end-of-turn judge is asked about that span.
 - VERDICT: its verdict is in; `verdict` makes it a decision: complete -> SPECULATE the
-  tutor's turn at once; `likely` (a whole sentence the audio doubts) -> SPECULATE a held
+  tutor's turn at once (held and RELEASEd at `earliest_ms` of silence if that is still to
+  come: a comma pause is no turn's end); `likely` (a whole sentence the audio doubts) -> SPECULATE a held
   turn at once (it streams and synthesises, but plays only after) and RELEASE it at the
   sentence wait - or, without `hold_likely`, SPECULATE only then; not complete -> keep
   listening (the segmenter's own window, the thinking time, ends the turn).
@@ -103,7 +104,8 @@ class Speculation:
     end: int
     commit_at: int  # silence (frames) at which it is committed
     turn: Any  # its TutorTurn; None when the span had no words (nothing to answer)
-    held: bool = False  # a `likely` turn, not to play before the sentence wait (RELEASE)
+    held: bool = False  # not to play before `release_at` (RELEASE)
+    release_at: int = 0  # silence (frames) at which a held turn may play
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,7 @@ class Endpointing:
         self._sentence_at = frames(options.sentence_wait_ms)
         self._commit = frames(speculation.commit_ms)
         self._commit_after_check = frames(speculation.commit_ms - options.check_ms)
+        self._earliest = frames(speculation.earliest_ms)
         self.check: Check | None = None
         self.speculation: Speculation | None = None
         self.how = ""  # why the last SPECULATE: "judge" (complete) or "sentence" (likely)
@@ -141,7 +144,7 @@ class Endpointing:
             return Do.TRANSCRIBE if silence >= self._early and not ready.stt_busy else None
         if check.decided:
             spec = self.speculation
-            if spec is not None and spec.held and silence >= self._sentence_at:
+            if spec is not None and spec.held and silence >= spec.release_at:
                 spec.held = check.likely = False
                 return Do.RELEASE
             if check.likely and self.speculation is None and silence >= self._sentence_at:
@@ -184,19 +187,21 @@ class Endpointing:
         self.how = "judge"
         return Do.SPECULATE
 
-    @property
-    def holding(self) -> bool:
-        """The turn to speculate on now is to be held (a `likely` one)."""
-        return self.check is not None and self.check.likely
+    def holds(self, silence: int) -> bool:
+        """The turn to speculate on `silence` frames into the silence is to be held: a
+        `likely` one (until the sentence wait), or any before `earliest_ms`."""
+        return self.check is not None and (self.check.likely or silence < self._earliest)
 
     def speculated(self, turn: Any, silence: int) -> None:
         """SPECULATE was done on the check's span: committed `commit_ms - check_ms` of
         silence later (at least `commit_ms` into it), unless its first sample plays first;
-        a held one counts from the sentence wait, as if speculated then."""
+        a `likely` one counts from the sentence wait, as if speculated then."""
         assert self.check is not None  # SPECULATE is only asked for with a check
-        held = self.check.likely
-        commit_at = max(self._commit, (self._sentence_at if held else silence) + self._commit_after_check)
-        self.speculation = Speculation(self.check.start, self.check.end, commit_at, turn, held)
+        likely = self.check.likely
+        release_at = self._sentence_at if likely else self._earliest
+        commit_at = max(self._commit, (self._sentence_at if likely else silence) + self._commit_after_check)
+        self.speculation = Speculation(self.check.start, self.check.end, commit_at, turn,
+                                       self.holds(silence), release_at)
 
     def take_speculation(self) -> Speculation | None:
         """The learner went on: the speculation is retracted (if it still can be)."""

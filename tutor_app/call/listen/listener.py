@@ -326,7 +326,7 @@ class Listener:
         """Start the tutor's turn on the check's span, before the turn is certain."""
         eos = end_of_speech_time(handled_at, silence, FRAME_MS)
         turn = self.port.utterance(self._words(check.start, check.end), eos, check.transcript, True,
-                                   held=self._ends.holding)
+                                   held=self._ends.holds(silence))
         self._ends.speculated(turn, silence)
         self._count(self._ends.how)
 
