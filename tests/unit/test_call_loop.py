@@ -20,8 +20,9 @@ from tests.unit.call_fakes import (
 )
 from tutor_app.call import events as ev
 from tutor_app.call.controller import CallController
-from tutor_app.call.loop import SORRY_CUT, SORRY_FAILED, LoopOptions
+from tutor_app.call.loop import LoopOptions
 from tutor_app.call.options import EchoOptions, InterruptionOptions
+from tutor_app.call.turns import SORRY_CUT, SORRY_FAILED
 from tutor_app.settings import SpeechSettings
 
 REPLY = ["One two three.", "Four five six.", "Seven eight nine."]  # 3000 fake samples each

@@ -105,7 +105,7 @@ def korean_call(tmp_path, monkeypatch):
         monkeypatch.setattr("tutor_app.speech.language_id.installed_ear", lambda settings, registry=None: ear)
         call = Call(stt=UnsureStt(), **options)
         made.append(call)
-        call.session = call.ctl.loop.session = KoreanSession(Settings(paths=AppPaths.resolve(tmp_path)))
+        call.session = call.ctl.loop.turns.session = KoreanSession(Settings(paths=AppPaths.resolve(tmp_path)))
         call.ear = ear
         return call
 

@@ -8,8 +8,9 @@ Threads (the table in docs/DESIGN-NOTES.md, "Live call"):
   ended) utterances to the turns thread, and sends the interruption messages when the
   learner talks over the tutor: `pause()` (their voice says they take the floor),
   then `resume()` (their words say it was a backchannel or nothing) or `interrupt()`.
-- turns thread (`call-turns`): one job at a time: STT result -> Conversation.turn (streams sentences into
-  the speaker) -> waits until the reply was played or cut -> TutorTurnDone.
+- turns thread (`call-turns`, call/turns.py): one job at a time: STT result ->
+  Conversation.turn (streams sentences into the speaker) -> waits until the reply was
+  played or cut -> TutorTurnDone.
 - TTS/playback thread (call/speaker.py) and the player's notifier thread.
 Each tutor turn is one `TutorTurn` (call/tutor_turn.py): its generation, its cancel
 signal, its commit, what was heard. Nothing else says whether a turn goes on.
@@ -27,13 +28,11 @@ sample handed to the output device; the device's own latency comes on top).
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tutor_app.call import events as ev
 from tutor_app.call import opening
@@ -41,13 +40,13 @@ from tutor_app.call.listen.listener import Listener
 from tutor_app.call.mic import MicrophoneLoop
 from tutor_app.call.options import LoopOptions as LoopOptions  # re-exported: callers import it here
 from tutor_app.call.transcripts import CallStt
+from tutor_app.call.turns import Job, Turns
 from tutor_app.call.tutor_turn import BARGE_IN, TurnControl, TutorTurn
 from tutor_app.call.warmup import warm_up
 from tutor_app.core.protocols import VoiceActivity
-from tutor_app.core.types import SAMPLE_RATE, EmotionScore, Transcript, top_emotion
+from tutor_app.core.types import SAMPLE_RATE, Transcript
 from tutor_app.speech.ports import SpeechToText, TurnJudge
-from tutor_app.tutor.heard import NOT_HEARD, heard, not_heard_turn
-from tutor_app.tutor.spoken_korean import hear_korean
+from tutor_app.tutor.heard import heard
 
 if TYPE_CHECKING:
     import numpy as np
@@ -60,24 +59,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SORRY_CUT = "Sorry, I lost my train of thought there. Could you say that again?"
-SORRY_FAILED = "Sorry, something went wrong on my side. Could you say that again?"
 STT_WAIT_S = 10.0  # the longest the audio thread waits on a transcript (never for ever)
-
-
-@dataclass
-class _Job:
-    text: str = ""
-    audio: Any = None  # 16 kHz float32 samples of an utterance, or None for typed text
-    eos: float = 0.0  # perf_counter at the learner's last voiced sample (or end of typing)
-    transcript: Any = None  # Future of the STT result for `audio`
-    turn: TutorTurn | None = None  # made by the audio thread for a speculative turn
-    seconds: float | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-    _shown: bool = False
-    _emotion: Any = None
-    rate_change: tuple[float, float | None] | None = None  # (rate before, preference to keep) on commit
-    stt_result: Any = None  # the Transcript, with word timings and pauses (fluency, tutor/fluency.py)
 
 
 class CallLoop:
@@ -92,7 +74,6 @@ class CallLoop:
         asked for (the greeting's first_audio counts from it). `speaker` and `capture`
         are handed over: `stop()` closes them. `on_abort`: a thread of the call failed
         (CallAborted is out); whoever started the call ends it (not on this thread)."""
-        self.session = session
         self.vad = vad
         self.speaker = speaker
         self.control: TurnControl = speaker.control
@@ -105,8 +86,6 @@ class CallLoop:
         self._aborted = False  # under _emit_lock: one CallAborted per call
         self._emit_lock = threading.Lock()
         self._stop = threading.Event()
-        self._jobs: queue.Queue[_Job | None] = queue.Queue()  # None: stop
-        self._active: TutorTurn | None = None  # the turns thread's turn
         self._state = ev.LISTENING
         # Made here, before any thread runs: only the audio thread submits; stop() shuts them down.
         self.recognition = CallStt(stt, lambda: getattr(self.session, "stt_bias", None), self.options.recognition)
@@ -114,9 +93,15 @@ class CallLoop:
         self.listener = Listener(self.options, vad, self, self.recognition.source())
         self.mic = MicrophoneLoop(capture, self.listener, self.options, self._stop, self._emit,
                                   lambda: self._state, reopen_capture) if capture is not None else None
-        self.results: list[Any] = []  # TurnResult per finished turn (bench, tests)
+        self.turns = Turns(session, speaker, self.recognition, self, self._stop)
+        self.results = self.turns.results  # TurnResult per finished turn (bench, tests)
         self.ready = threading.Event()  # models warm, audio running
         self._threads: list[threading.Thread] = []
+
+    @property
+    def session(self) -> Conversation:
+        """The call's conversation (the turns thread's: call/turns.py)."""
+        return self.turns.session
 
     @property
     def stt(self) -> SpeechToText:
@@ -183,7 +168,7 @@ class CallLoop:
                   speculative: bool, held: bool = False) -> TutorTurn | None:
         """An utterance for the turns thread; `speculative`: its turn starts now, before the
         turn is certain (`held`: it may not play until the listener releases it)."""
-        job = _Job(audio=audio, eos=eos, transcript=transcript, seconds=round(len(audio) / SAMPLE_RATE, 2))
+        job = Job(audio=audio, eos=eos, transcript=transcript, seconds=round(len(audio) / SAMPLE_RATE, 2))
         if speculative:
             job.stt_result = transcript.result(timeout=STT_WAIT_S)  # done: the judge had it already
             job.text = (job.stt_result.text or "").strip()
@@ -192,9 +177,9 @@ class CallLoop:
                 return None
             # Not understood (tutor/heard.py): the fixed line is the speculative answer, and
             # the words are never shown as the learner's.
-            job.turn = self.control.begin(speculative=True, on_commit=(lambda _t: self._show_learner(job))
+            job.turn = self.control.begin(speculative=True, on_commit=(lambda _t: self.turns.show_learner(job))
                                           if verdict.understood else None, held=held)
-        self._jobs.put(job)
+        self.turns.put(job)
         return job.turn
 
     def backchannel(self, text: str) -> None:
@@ -221,7 +206,7 @@ class CallLoop:
             return
         if self.tutor_audible():
             self.interrupt()  # typing over the tutor interrupts it, like speaking does
-        self._jobs.put(_Job(text=text, eos=time.perf_counter()))
+        self.turns.put(Job(text=text, eos=time.perf_counter()))
 
     def set_muted(self, muted: bool) -> None:
         self.listener.muted = bool(muted)
@@ -243,7 +228,7 @@ class CallLoop:
         stats = self.mic.stats if self.mic is not None else None
         if self.mic is not None:
             self.mic.close()
-        self._jobs.put(None)
+        self.turns.close()
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(timeout=timeout)
@@ -268,7 +253,7 @@ class CallLoop:
         except Exception:  # noqa: BLE001 - a sink bug must not stop the call
             log.exception("call event sink failed on %r", event)
 
-    def _set_state(self, state: str) -> None:
+    def set_state(self, state: str) -> None:
         self._state = state
         if self.mic is None or not self.mic.paused:
             self._emit(ev.StateChanged(state))
@@ -301,32 +286,11 @@ class CallLoop:
     def on_sentence_started(self, turn: TutorTurn, text: str, t: float) -> None:
         """Speaker callback: a sentence's first sample went out."""
         if self._state != ev.SPEAKING:
-            self._set_state(ev.SPEAKING)
+            self.set_state(ev.SPEAKING)
         self._emit(ev.TutorSentence(text))
 
     def on_problem(self, kind: str, message: str) -> None:
         self._emit(ev.Problem(kind, message))
-
-    def _show_learner(self, job: _Job) -> None:
-        """The turn is the learner's (committed): their bubble, then the emotion once read.
-        Any thread (the commit's): nothing here waits or writes to disk."""
-        with job._lock:
-            job._shown = True
-            self._emit(ev.UserUtterance(job.text, job.seconds))
-            if job._emotion is not None:
-                self._show_emotion(job._emotion)
-
-    def _emotion_read(self, job: _Job, scores: list[EmotionScore]) -> None:
-        top = top_emotion(scores)
-        with job._lock:
-            job._emotion = top
-            if job._shown:
-                self._show_emotion(top)
-
-    def _show_emotion(self, top: EmotionScore | None) -> None:
-        if top is not None:
-            self._emit(ev.EmotionRead(top.label, float(top.score)))
-        self._set_state(ev.THINKING)
 
     # -- audio thread --------------------------------------------------------------------
     def _audio_run(self) -> None:
@@ -346,162 +310,7 @@ class CallLoop:
             getattr(self.session, "practice_plan", None)  # and the call's practice plan
         self.ready.set()
         if greeting is not None:
-            self._active = greeting.turn
+            self.turns.active = greeting.turn
             opening.finish(self, greeting, self.started_at)
-            self._end_turn()
-        while True:
-            job = self._jobs.get()
-            if job is None or self._stop.is_set():
-                return
-            try:
-                self._run_turn(job)
-            except Exception as exc:  # noqa: BLE001 - a failed turn must not end the call
-                log.exception("turn failed")
-                self._emit(ev.Problem("other", f"That turn failed ({type(exc).__name__}); still listening."))
-                turn = self._active
-                if turn is not None and turn.committed and not self._stop.is_set():
-                    # The learner saw their words go out: answer, and close the turn for the UI.
-                    self.speaker.say(turn, SORRY_FAILED)
-                    self.speaker.wait_done(turn)
-                    self._emit(ev.TutorTurnDone(SORRY_FAILED))
-                self._end_turn()
-
-    def _run_turn(self, job: _Job) -> None:
-        from tutor_app.tutor.turn import StageClock
-
-        if job.turn is not None and job.turn.cancelled:
-            return  # retracted before it started: the learner went on talking
-        clock = StageClock(start=job.eos)  # stamps count from the learner's last voiced sample
-        if job.audio is not None and job.turn is None:
-            transcript = job.transcript.result() if job.transcript is not None else \
-                self.recognition.transcribe(job.audio)
-            job.text = (transcript.text or "").strip()
-            job.stt_result = transcript
-            clock.mark("stt")
-            clock.since_start("stt_done")
-            if heard(transcript).reason == "empty":
-                log.info("an utterance of %.1f s had no words: no turn", job.seconds or 0.0)
-                self._emit(ev.UserUtterance("", job.seconds))  # the UI drops its "..." bubble
-                return
-        elif job.turn is not None:
-            clock.mark("stt")
-            clock.since_start("stt_done")  # the speculation was decided on this transcript
-        korean = ""  # words the multilingual model made out (tutor/spoken_korean.py): answered, never stored
-        if job.stt_result is not None:
-            not_heard = not_heard_turn(job.stt_result, None, clock)
-            if not_heard is not None:
-                korean = hear_korean(getattr(getattr(self.session, "engine", None), "settings", None), job.audio,
-                                     job.stt_result)
-                if not korean:
-                    self._not_heard(job, not_heard)
-                    return
-                job.text = korean
-                clock.mark("korean")
-                if job.turn is not None and not self._shown_once_theirs(job):
-                    return
-        if self._stop.is_set():
-            return
-        self._rate_request(job)
-        turn = job.turn or self.control.begin(on_commit=lambda _t: self._show_learner(job))
-        self._active = turn
-
-        def spoken(reply: str) -> str:
-            self.speaker.wait_done(turn)
-            clock.mark("playback")  # the rest of the reply playing out (not the persist stage)
-            return self.speaker.heard(turn)
-
-        try:
-            result = self.session.turn(job.text, lambda sentence: self.speaker.say(turn, sentence), turn,
-                                       speech_seconds=job.seconds, clock=clock,
-                                       on_emotion=lambda scores: self._emotion_read(job, scores), spoken=spoken,
-                                       transcript=job.stt_result, **({"remember": False} if korean else {}))
-        finally:
-            self._keep_rate(job, turn)
-        if result.retracted:
-            log.debug("speculative turn %d retracted: the learner went on", turn.gen)
-            if job.rate_change is not None:
-                self.speaker.tts.set_rate(job.rate_change[0])  # that request was never made
-            self._end_turn(back_to_listening=False)
-            return
-        if job.audio is not None:
-            result.transcript = job.text
-        interrupted = turn.interrupted
-        result.interrupted = interrupted
-        shown = result.reply
-        if result.problem == "fallback":
-            # Answered in full by the local fallback model: a notice, not a failure.
-            self._emit(ev.Problem("offline", f"local tutor ({result.fallback})"))
-        elif result.problem == "api-key":
-            self._emit(ev.Problem("api-key", "The tutor model did not accept the API key: check it in Settings."))
-        elif result.error:
-            self._emit(ev.Problem("llm", f"The tutor model failed: {result.error}"))
-            # The engine already apologised when nothing came at all; a cut reply needs one.
-            if result.problem == "cut" and not interrupted and not self._stop.is_set():
-                self.speaker.say(turn, SORRY_CUT)  # cut mid-reply: never end on half a sentence
-                self.speaker.wait_done(turn)
-                shown = f"{result.reply} {SORRY_CUT}"
-        if turn.first_audio is not None:
-            result.timings_ms["first_audio"] = round((turn.first_audio - clock.start) * 1000, 2)
-        with self.control.lock:
-            backchannels = tuple(turn.backchannels)
-        self.results.append(result)
-        log.info("turn %d latency (ms after the last voiced sample): %s", turn.gen, {
-            k: result.timings_ms.get(k) for k in ("stt_done", "first_token", "first_sentence", "first_audio")})
-        self._emit(ev.TutorTurnDone(shown, interrupted, result.guardrail, dict(result.timings_ms), backchannels))
-        self._end_turn()
-
-    def _not_heard(self, job: _Job, result: Any) -> None:
-        """A spoken turn not understood (tutor/heard.py): never the learner's words, never
-        stored; the tutor says the fixed line and listens again."""
-        if self._stop.is_set():
-            return
-        turn = self._active = job.turn or self.control.begin()
-        self.speaker.say(turn, NOT_HEARD)
-        if not turn.wait_committed():  # a speculation the learner talked on through: nothing said
-            self._end_turn(back_to_listening=False)
-            return
-        self._emit(ev.UserUtterance("", job.seconds))  # the UI drops its "..." bubble
-        self.speaker.wait_done(turn)
-        self.results.append(result)
-        self._emit(ev.TutorTurnDone(self.speaker.heard(turn), turn.interrupted, not_heard=True))
-        self._end_turn()
-
-    def _shown_once_theirs(self, job: _Job) -> bool:
-        """A speculative turn begun as "not understood" showed nothing: the learner's words
-        are shown once it is theirs. False: they talked on through it."""
-        turn = self._active = job.turn
-        if turn is None or not turn.wait_committed():
-            self._end_turn(back_to_listening=False)
-            return False
-        self._show_learner(job)
-        return True
-
-    def _rate_request(self, job: _Job) -> None:
-        """ "Could you speak more slowly?" changes the voice from the reply's first sentence."""
-        from tutor_app.tutor.rate import speak_as_asked
-
-        settings = getattr(getattr(self.session, "engine", None), "settings", None)
-        if settings is not None and self.speaker.player is not None:
-            job.rate_change = speak_as_asked(self.speaker.tts, settings.tutor.level, job.text)
-
-    def _keep_rate(self, job: _Job, turn: TutorTurn) -> None:
-        """A speaking-rate request of a turn that became the learner's is their preference
-        for later calls: saved here, on the turns thread, never on the audio or TTS thread
-        that committed the turn (it writes the settings file)."""
-        settings = getattr(getattr(self.session, "engine", None), "settings", None)
-        if job.rate_change is None or settings is None or not turn.committed:
-            return
-        from tutor_app.tutor.rate import remember_rate
-
-        try:
-            remember_rate(settings, job.rate_change[1])
-        except Exception:  # noqa: BLE001 - not kept for later calls; this call's voice changed anyway
-            log.warning("the speaking rate could not be saved", exc_info=True)
-
-    def _end_turn(self, back_to_listening: bool = True) -> None:
-        turn, self._active = self._active, None
-        if turn is not None:
-            self.control.finish(turn)
-            self.speaker.forget(turn)
-        if back_to_listening:
-            self._set_state(ev.LISTENING)
+            self.turns.end_turn()
+        self.turns.serve()

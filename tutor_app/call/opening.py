@@ -36,7 +36,8 @@ FIRST_SOUND_WAIT_S = 10.0  # a stuck synthesiser must not hold the call's warm-u
 class CallLoop(Protocol):
     """What the opening uses of call/loop.CallLoop (which imports this module)."""
 
-    session: Any  # the Conversation
+    @property
+    def session(self) -> Any: ...  # the Conversation
     speaker: Speaker
     control: TurnControl
 
