@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 # A sentence ends at . ! ? (or an ellipsis / closing quote after them) followed by space,
 # or at a newline. Common abbreviations and decimals must not end a sentence.
 _END = re.compile(r"([.!?…]+[\"')\]]*)(\s+)|(\n+)")
+_END_NOW = re.compile(r"([.!?…]+)[\"')\]]*$")  # a sentence's end at the very end of the text
 _ABBREVIATIONS = {
     "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "a.m", "p.m",
     "u.s", "u.k", "no",
@@ -38,7 +39,23 @@ class SentenceSplitter:
                 out.append(candidate)
             start = end
         self._buffer = self._buffer[start:]
+        if self._ends_here(self._buffer):
+            out.append(self._buffer.strip())
+            self._buffer = ""
         return out
+
+    def _ends_here(self, text: str) -> bool:
+        """`text` (what is left) ends a sentence already, before the space that would
+        confirm it: a delta (a token of a local model, a chunk of Claude's) often ends on
+        the full stop, and the next one comes 25-50 ms later. Not after a digit ("3." may
+        be "3.50"), an abbreviation or a single letter, nor when too short."""
+        match = _END_NOW.search(text)
+        if match is None or len(text.strip()) < self._min_chars:
+            return False
+        before = text[:match.start()]
+        if not before or not before[-1].isalpha():
+            return False  # a decimal, a number, or punctuation alone
+        return not (match.group(1).startswith(".") and _ends_with_abbreviation(before + "."))
 
     def flush(self) -> list[str]:
         rest, self._buffer = self._buffer.strip(), ""
