@@ -67,3 +67,13 @@ def test_english_in_a_korean_voice_passes(stt, voices):
     for i, text in enumerate(ENGLISH):
         verdict = heard(stt.transcribe(padded(espeak(text, "ko", voices, f"ko-en-{i}"))))
         assert verdict.understood, (text, verdict)
+
+
+def test_an_unsure_decode_is_the_same_every_time(stt, voices):
+    """Whisper is unsure of espeak's Korean: unsure alone, it is not decoded again by
+    sampling (SttOptions.fallback_logprob); looped, the sample that replaces the loop is
+    never taken as understood - its sharpened log-probabilities once passed the gate."""
+    clip = padded(espeak(KOREAN[7], "ko", voices, "ko-again"))
+    runs = [heard(stt.transcribe(clip)) for _ in range(5)]
+    # Its greedy decode loops ("No, no, no, ..."): the sampled words vary, the verdict does not.
+    assert all(not run.understood and run.reason == "repetitive" for run in runs), runs

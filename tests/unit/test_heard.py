@@ -2,6 +2,7 @@
 call loop answering a turn it did not understand with the fixed line."""
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -34,6 +35,16 @@ def test_confident_english_passes():
 def test_unsure_turns_are_not_understood(kwargs, reason):
     verdict = heard(transcript("I'm not going to go there, you're not going to go", **kwargs))
     assert not verdict.understood and verdict.reason == reason
+
+
+def test_a_sample_that_replaced_a_looped_decode_is_not_understood_however_sure_it_looks():
+    """CI once had espeak's Korean come back from Whisper's temperature fallback at -0.71
+    and word probability 0.7: sharpened, not sure."""
+    sure_looking = transcript("Go to the park, we'll see you all.", logprob=-0.71, word_p=0.7)
+    assert heard(sure_looking).understood
+    sure_looking.segments[0] = replace(sure_looking.segments[0], sampled=True)
+    verdict = heard(sure_looking)
+    assert not verdict.understood and verdict.reason == "repetitive"
 
 
 def test_spelled_letters_and_digit_runs_are_not_words():

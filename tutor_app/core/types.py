@@ -77,6 +77,10 @@ class Segment:
     avg_logprob: float = 0.0
     no_speech_prob: float = 0.0
     compression_ratio: float = 1.0
+    # Decoded by sampling (Whisper's temperature fallback: its greedy decode looped): the
+    # words are one draw of many, and their log-probabilities come from a sharpened
+    # distribution, so they look surer than they are.
+    sampled: bool = False
 
 
 @dataclass

@@ -75,6 +75,20 @@ class SttOptions:
     # on the full window. `tutor-app bench stt-stream` measures both.
     encoder_window_s: float = 30.0
     encoder_margin_s: float = 2.0
+    # faster-whisper decodes again, *sampling* at rising temperatures, when the greedy
+    # decode's mean log-probability is under `fallback_logprob` (its default is -1.0). A
+    # sample's log-probabilities come from the temperature-sharpened distribution, so
+    # unsure speech comes back looking sure: espeak's Korean once came back at -0.71 and
+    # passed the not-English gate (tutor/heard.py), in one CI run out of many. Unsure
+    # speech is the gate's to judge, on the greedy decode, the same every time (and a
+    # turn no longer waits for up to five more decodes). None: no such fallback; a
+    # decode that loops (compression ratio) still falls back, and its sample is marked
+    # (`Segment.sampled`): the gate does not take its words as understood.
+    fallback_logprob: float | None = None
+    # faster-whisper drops a segment whose no-speech probability is over this unless its
+    # log-probability is over `fallback_logprob`. None: never dropped here - our VAD
+    # already cut the silence, and the gate's no-speech rule reads the same signal.
+    no_speech_threshold: float | None = None
 
     @classmethod
     def from_settings(cls, speech: SpeechSettings) -> "SttOptions":
@@ -203,13 +217,16 @@ class WhisperStt:
             # Turns are short and independent: conditioning on earlier text only helps
             # Whisper repeat itself when it goes wrong.
             condition_on_previous_text=False,
+            log_prob_threshold=o.fallback_logprob,
+            no_speech_threshold=o.no_speech_threshold,
             **arguments,
         )
         out = []
         for seg in segments:  # the generator decodes lazily: consume it here
             timed = tuple(Word(w.start, w.end, w.word, w.probability) for w in (seg.words or ()))
             out.append(Segment(seg.start, seg.end, seg.text.strip(), timed, float(seg.avg_logprob),
-                               float(seg.no_speech_prob), float(seg.compression_ratio)))
+                               float(seg.no_speech_prob), float(seg.compression_ratio),
+                               bool(getattr(seg, "temperature", 0.0) or 0.0)))
         return out
 
 

@@ -86,7 +86,9 @@ def heard(transcript: Transcript, rules: HeardRules | None = None) -> Heard:
     def verdict(ok: bool, reason: str) -> Heard:
         return Heard(ok, reason, round(logprob, 3), round(word_p, 3), round(no_speech, 3))
 
-    if compression > rules.max_compression_ratio:
+    if compression > rules.max_compression_ratio or any(s.sampled for s in segments):
+        # Looped, or a sample that replaced a looped decode (its log-probabilities look
+        # surer than they are: espeak's Korean once passed at -0.71 that way).
         return verdict(False, "repetitive")
     short = len(words) <= rules.short_words if words else len(transcript.text.split()) <= rules.short_words
     if not short and no_speech > rules.max_no_speech_prob and logprob < rules.no_speech_logprob:
