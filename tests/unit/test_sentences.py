@@ -36,3 +36,10 @@ def test_what_may_go_on_after_a_full_stop_waits_for_the_next_delta():
 def test_a_closing_quote_in_the_same_delta_stays_with_its_sentence():
     s = SentenceSplitter()
     assert s.feed('She said "see you soon."') == ['She said "see you soon."']
+
+
+def test_a_first_sentence_of_its_own_minimum_comes_out_alone_and_later_ones_keep_theirs():
+    s = SentenceSplitter(first_min_chars=1)
+    assert s.feed("Okay.") == ["Okay."]  # at once: the rest is made while it plays
+    assert s.feed(" Tell me more. Oh. Why") == ["Tell me more."]
+    assert s.feed(" not?") == ["Oh. Why not?"]  # later ones: short bits still join the next

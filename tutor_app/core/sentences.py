@@ -20,9 +20,12 @@ MIN_CHARS = 12  # avoid speaking "Oh." alone when more is coming quickly
 
 
 class SentenceSplitter:
-    def __init__(self, min_chars: int = MIN_CHARS) -> None:
+    def __init__(self, min_chars: int = MIN_CHARS, first_min_chars: int | None = None) -> None:
+        """`first_min_chars`: the first sentence's own minimum (a reply's "Okay." spoken
+        at once: the first sound comes sooner, and the rest is made while it plays)."""
         self._buffer = ""
-        self._min_chars = min_chars
+        self._later_min = min_chars
+        self._min_chars = min_chars if first_min_chars is None else first_min_chars
 
     def feed(self, delta: str) -> list[str]:
         self._buffer += delta
@@ -37,11 +40,13 @@ class SentenceSplitter:
                 continue
             if candidate:
                 out.append(candidate)
+                self._min_chars = self._later_min
             start = end
         self._buffer = self._buffer[start:]
         if self._ends_here(self._buffer):
             out.append(self._buffer.strip())
             self._buffer = ""
+            self._min_chars = self._later_min
         return out
 
     def _ends_here(self, text: str) -> bool:

@@ -192,7 +192,8 @@ def _stream_one(model: ChatModel, prompt: Prompt, attempt: int, checked: Callabl
                 on_sentence: Callable[[str], None] | None, on_delta: Callable[[], Any] | None,
                 full: Callable[[], bool]) -> None:
     """One sample, each sentence through `checked` (which raises _Rejected to drop it)."""
-    splitter = SentenceSplitter()
+    # The reply's first sentence however short ("Okay."): the learner hears the tutor sooner.
+    splitter = SentenceSplitter(first_min_chars=1)
     stream = _open(model, prompt, attempt, handle)
     try:
         for delta in stream:
