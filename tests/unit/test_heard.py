@@ -47,6 +47,20 @@ def test_a_sample_that_replaced_a_looped_decode_is_not_understood_however_sure_i
     assert not verdict.understood and verdict.reason == "repetitive"
 
 
+@pytest.mark.parametrize("text", [
+    "Warm, you're the two-ton-one-catoo-man-one-one-one-one-catoo-one-catoo-one-cato",
+    "We'll mute the 2T on one head to my 1-1-1-1-K3-4-F-I-M2-3-2-3-4-F-I-M2-",
+])
+def test_long_hyphen_chains_are_not_words(text):
+    """Chinese speech in espeak's voice, as Whisper's greedy decode wrote it."""
+    assert heard(transcript(text, logprob=-0.7, word_p=0.55)).reason == "spelled"
+
+
+def test_english_compounds_are_words():
+    verdict = heard(transcript("My mother-in-law bought a state-of-the-art, up-to-date phone."))
+    assert verdict.understood
+
+
 def test_spelled_letters_and_digit_runs_are_not_words():
     assert heard(transcript("F-O-F-I viewing the 1-U and 3-M-I-W-W-W")).reason == "spelled"
     assert heard(transcript("1-2-2-2-1-2-1-2-1-3-4-4-5")).reason == "spelled"

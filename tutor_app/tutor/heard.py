@@ -50,6 +50,10 @@ class HeardRules:
     # least `spelled_min_tokens` tokens, most of them one letter or digit, is not words.
     spelled_min_tokens: int = 6
     spelled_share: float = 0.5
+    # ... or one chain of this many hyphen-joined parts ("1-1-1-1-K3-4-F-I-M2-...",
+    # "two-ton-one-catoo-man-one-one-..."): Chinese speech that Whisper's greedy decode
+    # made into chains; English compounds have 2-4 parts ("state-of-the-art").
+    spelled_chain_parts: int = 8
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,9 @@ def heard(transcript: Transcript, rules: HeardRules | None = None) -> Heard:
 
 def spelled(text: str, rules: HeardRules) -> bool:
     tokens = re.findall(r"[^\W_]+", text)
+    chains = re.findall(r"[^\W_]+(?:-[^\W_]+)+", text)
+    if any(chain.count("-") + 1 >= rules.spelled_chain_parts for chain in chains):
+        return True
     if len(tokens) < rules.spelled_min_tokens:
         return False
     return sum(len(t) == 1 for t in tokens) / len(tokens) > rules.spelled_share
