@@ -46,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tokens-per-s", type=float, default=40.0, help="fake LLM: tokens per second")
     parser.add_argument("--idle-seconds", type=float, default=5.0, help="quiet period for the idle CPU figure")
     parser.add_argument("--early-stt-ms", type=int, default=None,
-                        help="start STT this far into the closing silence (default: the app's, 64; 0 = off)")
+                        help="start STT this far into the closing silence (default: the app's, 32; 0 = off)")
     parser.add_argument("--stt-streaming", action="store_true",
                         help="recognise while the learner speaks (speech.stt_streaming; default: the settings')")
     parser.add_argument("--json", action="store_true", help="also print one JSON summary line")

@@ -57,7 +57,12 @@ class SttOptions:
     # starts at 64 ms of silence, so the alignment pass is mostly hidden in the pause.
     word_timestamps: bool = True
     max_seconds: float = MAX_SECONDS
-    cpu_threads: int = 0  # 0 = CTranslate2 default (all cores)
+    # One thread, measured on 2 cores: Whisper tiny.en's decoder takes a step per token,
+    # each too small to share (OpenMP's hand-offs cost more than they save), and the
+    # encoder gains less than the decoder loses. CTranslate2's default (0: 4 threads) took
+    # 413 ms per shared clip (median), 2 threads 443 ms, 1 thread 315 ms, with the same
+    # words; and the call's audio thread keeps the other core. 0 = CTranslate2's default.
+    cpu_threads: int = 1
     # How a bias list reaches Whisper: "hotwords" (faster-whisper puts the terms in the
     # previous-text slot of every 30 s window; ignored when a prefix is given), "prompt"
     # (initial_prompt: the same slot, first window only) or "off" (the list is ignored).
