@@ -84,6 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Idle OpenMP threads spin by default; on a 2-core laptop that starves the other
     # threads of a live call (measured: one embedding 198 ms instead of 19 ms).
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # numpy's OpenBLAS does the same after every threaded product, however small (a mel
+    # spectrogram, an echo fit): Whisper's encoder right after the mel took 100 ms
+    # instead of 55. Our matrices are small; one thread is as fast. Read at numpy's import.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):

@@ -101,3 +101,28 @@ def test_bad_files(stt, tmp_path):
         stt.transcribe(garbage)
     with pytest.raises(AudioInputError, match="no such file"):
         stt.transcribe(str(tmp_path / "missing.flac"))
+
+
+def test_the_encoder_on_its_own_threads_hears_the_same_words(registry, vad, speech_clips):
+    """The encoder's own instance (more threads) feeds the one-thread decoder: the same
+    transcript, word timings included, as one instance doing both."""
+    from tutor_app.speech.stt import SttOptions, WhisperStt
+
+    split = WhisperStt(registry.path("whisper-tiny.en"), vad, "cpu", "int8", SttOptions(encoder_threads=2))
+    single = WhisperStt(registry.path("whisper-tiny.en"), vad, "cpu", "int8", SttOptions(encoder_threads=1))
+    assert split._model.encoder is not None and single._model.encoder is None
+    for row in speech_clips[:3]:
+        audio = load_audio(row["path"]).samples
+        a, b = split.transcribe_part(audio, window_s=15.0), single.transcribe_part(audio, window_s=15.0)
+        assert a.text == b.text and a.text
+        assert [w.word for s in a.segments for w in s.words] == [w.word for s in b.segments for w in s.words]
+
+
+def test_encoder_threads_follow_the_cores(monkeypatch):
+    from tutor_app.speech import stt as module
+
+    monkeypatch.setattr(module.os, "cpu_count", lambda: 16)
+    assert module.encoder_threads(module.SttOptions()) == 4  # more hand-offs than help past 4
+    monkeypatch.setattr(module.os, "cpu_count", lambda: None)
+    assert module.encoder_threads(module.SttOptions()) == 1
+    assert module.encoder_threads(module.SttOptions(encoder_threads=3)) == 3

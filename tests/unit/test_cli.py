@@ -1,8 +1,11 @@
 """The command-line contract: help, exit codes, one clear line on errors."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+
+import pytest
 
 from tutor_app.cli import build_parser, main
 
@@ -55,3 +58,17 @@ def test_unwritable_data_dir_is_one_clear_line(tmp_path):
 def test_errors_in_process_return_codes(data_dir, capsys):
     assert main(["models", "install", "no-such-model"]) == 2
     assert "unknown model" in capsys.readouterr().err
+
+
+def test_idle_thread_pools_sleep_instead_of_spinning(monkeypatch, capsys):
+    """OpenMP's and numpy's OpenBLAS's idle threads spin by default: on two cores they
+    starve a live call's other threads. The entry point asks them to sleep (one BLAS thread)
+    before anything imports numpy."""
+    from tutor_app.cli import main
+
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"

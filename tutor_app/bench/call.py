@@ -49,6 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="start STT this far into the closing silence (default: the app's, 32; 0 = off)")
     parser.add_argument("--stt-streaming", action="store_true",
                         help="recognise while the learner speaks (speech.stt_streaming; default: the settings')")
+    parser.add_argument("--per-turn", action="store_true",
+                        help="also print each turn's stages (ms after the last voiced sample)")
     parser.add_argument("--json", action="store_true", help="also print one JSON summary line")
 
 
@@ -195,6 +197,9 @@ def _live(app, engine, clips, args) -> tuple[list[dict], float, float | None]:
             # Everything but the LLM's own time to its first sentence.
             row["overhead"] = round(llm_start + t["first_audio"] - t["first_sentence"], 1)
             rows.append(row)
+            if args.per_turn:
+                print("turn " + ", ".join(f"{k} {row[k]:.0f}" for k in STAMPS[:4])
+                      + ", before the model " + ", ".join(f"{k} {t.get(k, 0.0):.0f}" for k in LLM_START_STAGES))
     return rows, idle_cpu, greeting_ms
 
 
