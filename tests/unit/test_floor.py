@@ -64,3 +64,33 @@ def test_the_echo_check_is_asked_again_a_few_frames_later_not_on_every_frame():
     decision = FloorDecision(352, 8, [OPEN] * 8)
     taken = next(decision.voiced for _ in range(30) if decision.frame(OPEN, removed))
     assert asked == [11, 15, 19] and taken == 19  # at the floor's length, then every 4 voiced frames
+
+
+def _levels(db: list[float]) -> list[FrameSound]:
+    """Open-speech frames at these levels (dB under full scale)."""
+    return [FrameSound(0.25, 0.05, 10 ** (d / 20)) for d in db]
+
+
+def test_a_backchannel_fading_on_the_vads_hangover_does_not_take_the_floor():
+    """A "Yeah." over the tutor as `bench echo` logged it: 9 voiced frames, the last two its
+    fading tail (-26, -48 dB under its loudest). Counted as voice, they made the floor."""
+    yeah = _levels([-44, -32, -26, -20, -21, -27, -35, -46, -68])
+    decision = FloorDecision(288, 8, yeah[:8])
+    assert not decision.frame(yeah[8], lambda: 1.0) and decision.why == "short"
+    assert decision.tail == 2
+
+
+def test_a_dip_inside_speech_counts_once_a_louder_frame_follows():
+    """AEC3's suppressor dips a learner's voice in double talk (-43 dB, a frame): the
+    frame after it is loud again, so the dip was voice and the floor is not delayed."""
+    sorry = _levels([-39, -21, -20, -22, -63, -40, -31, -31])
+    decision = FloorDecision(288, 8, sorry)
+    assert decision.tail == 0  # the dip at the 5th frame was followed by louder ones
+    assert decision.frame(_levels([-32])[0], lambda: 1.0)  # the 9th voiced frame: as without the rule
+
+
+def test_a_sound_that_goes_on_after_its_fade_takes_the_floor_when_it_comes_back():
+    """ "Yeah, but ...": the first word fades (not yet the floor); the next one takes it."""
+    decision = FloorDecision(288, 8, _levels([-44, -32, -26, -20, -21, -27, -35, -46]))
+    assert not decision.frame(_levels([-68])[0], lambda: 1.0)
+    assert decision.frame(_levels([-25])[0], lambda: 1.0)  # "but": the tail was a pause, voice again

@@ -4,7 +4,15 @@ from the audio alone within ~350 ms of voice, long before its words are transcri
 Asked on every voiced frame of confirmed speech over the tutor (call/listen/interruption.py).
 It says "takes the floor" when, all at once:
 - the voice is long enough (`floor_ms`, counting the start AEC3 hid from the VAD): shorter
-  "yeah", "right", "uh-huh" (Piper: 220-350 ms of voice) never get there;
+  "yeah", "right", "uh-huh" (Piper: 220-350 ms of voice) never get there. The latest
+  frames, when the VAD still calls them voiced but they are QUIET_DB under the loudest so
+  far, are a sound's fading tail (Silero holds "speech" for 2-3 frames after the voice
+  ends), not voice - until a louder frame follows: then they were a dip inside speech
+  (AEC3's suppressor makes many in double talk) and count. Counted, a "Yeah." over the
+  tutor reached the floor on its tail (-26 and -48 dB, -40 and -84 dB in `bench echo`).
+  The price: a first word that fades right at the floor's length ("Sorry, ...") waits for
+  the next one (of 23 pauses logged in `bench echo` runs, 25 dB delays 4 by 1-2 voiced
+  frames, 20 dB 6; both keep the two "Yeah." false stops from pausing);
 - it is open speech, not a hum: a nasal "mm-hmm" / "hmm" keeps ~2/3 of its energy under
   350 Hz (HUM_SHARE; open vowels and consonants about 1/4-1/3);
 - it is voice, not noise: a cough or a breath is a flat spectrum (NOISE_FLATNESS; voiced
@@ -30,6 +38,7 @@ NOISE_FLATNESS = 0.3  # mean spectral flatness (geometric / arithmetic mean powe
 MAX_REMOVED_DB = 6.0  # the linear echo removal takes at most this off the learner's voice
 RECENT_FRAMES = 8  # ... over the last this many frames (256 ms)
 RECHECK_FRAMES = 4  # a failed echo check is asked again this many voiced frames later (a fit each time)
+QUIET_DB = 25.0  # the latest voiced frames this far under the loudest so far: a fading tail, not voice
 
 _BINS = np.fft.rfftfreq(512, 1 / SAMPLE_RATE)
 _LOW = (_BINS >= 60) & (_BINS < 350)
@@ -44,6 +53,7 @@ class FrameSound:
 
     low: float
     flatness: float
+    level: float = 0.0  # RMS (full scale 1.0)
 
 
 def frame_sound(frame: np.ndarray) -> FrameSound:
@@ -55,7 +65,7 @@ def frame_sound(frame: np.ndarray) -> FrameSound:
     band = power[_ALL]
     total = float(band.sum())
     flatness = float(np.exp(np.mean(np.log(band))) / np.mean(band))
-    return FrameSound(float(power[_LOW].sum()) / total, flatness)
+    return FrameSound(float(power[_LOW].sum()) / total, flatness, float(np.sqrt(np.mean(x * x))))
 
 
 class FloorDecision:
@@ -66,9 +76,24 @@ class FloorDecision:
         `sounds`: what the voiced frames heard so far sounded like."""
         self._floor = max(1, round(floor_ms / FRAME_MS))
         self.voiced = voiced
-        self.sounds = list(sounds)
+        self.sounds: list[FrameSound] = []
+        self._peak = 0.0  # the loudest frame so far
+        self.tail = 0  # the latest voiced frames, a fading tail so far (QUIET_DB): not voice yet
+        for sound in sounds:
+            self._add(sound)
         self._next_check = 0  # voiced frames before the echo check may be asked again
         self.why = ""  # why it is not (yet) the floor: "short", "hum", "noise", "echo" (logs, tests)
+
+    def _add(self, sound: FrameSound) -> None:
+        self.sounds.append(sound)
+        self._peak = max(self._peak, sound.level)
+        quiet = sound.level < self._peak * 10 ** (-QUIET_DB / 20)
+        self.tail = self.tail + 1 if quiet else 0  # a louder frame: the quiet ones were a dip
+
+    def profile(self) -> str:
+        """Its voiced frames' levels in dB under the loudest (logs: why a sound paused the tutor)."""
+        peak = max((s.level for s in self.sounds), default=0.0)
+        return " ".join(f"{20 * np.log10(max(s.level, 1e-9) / peak):.0f}" if peak > 0 else "-" for s in self.sounds)
 
     @property
     def hum(self) -> bool:
@@ -83,9 +108,9 @@ class FloorDecision:
         what the linear echo removal takes off the last RECENT_FRAMES (None: no canceller's
         input to tell by), asked only when everything else says so."""
         self.voiced += 1
-        self.sounds.append(sound)
+        self._add(sound)
         self._next_check -= 1
-        if self.voiced < self._floor:
+        if self.voiced - self.tail < self._floor:
             self.why = "short"
         elif self.hum:
             self.why = "hum"

@@ -59,6 +59,14 @@ class Interruption:
         return (self.voiced or 0) * FRAME_MS
 
     @property
+    def profile(self) -> str:
+        """Its voice so far, for the logs: frames counted, heard, and their levels (floor.py)."""
+        if self._floor is None:
+            return f"{self.voiced or 0} voiced, {self.heard} heard"
+        return (f"{self.voiced or 0} voiced, {self.heard} heard, {self._floor.tail} a fading tail, "
+                f"levels dB {self._floor.profile()}")
+
+    @property
     def why(self) -> str:
         """Why the audio has not (yet) taken the floor (floor.py: short, hum, noise, echo),
         or "the floor by its sound" once it did."""

@@ -228,6 +228,7 @@ class Listener:
             threshold = self.options.endpointing.threshold
             sounds = [frame_sound(f) for f, p, _ in self._recent if p >= threshold]
         if self._over.started(self._overlapped, hidden, sounds):
+            log.debug("speech over the tutor: confirmed (%d frames AEC3 hid before it)", hidden)
             self.port.duck(True)
 
     # -- inside an utterance ---------------------------------------------------------------
@@ -252,8 +253,7 @@ class Listener:
                       self._over.voiced or 0, self._over.after)
             self._interrupt(index)
         elif decision == Over.PAUSE:
-            log.debug("speech over the tutor: %d voiced frames (%s): the tutor pauses",
-                      self._over.voiced or 0, self._over.why)
+            log.debug("speech over the tutor: %s (%s): the tutor pauses", self._over.profile, self._over.why)
             self.port.pause()
             self._seg.hold(index)  # the echo was hiding the voice: no pause so far
         elif decision == Over.ASK_WORDS:
@@ -373,7 +373,8 @@ class Listener:
             self.port.emit(ev.Problem("other", NOT_HEARD_OVER_TUTOR))
         else:
             what, heard = self._over.ended(text, self.port.tutor_words())
-            log.debug("speech over the tutor ended: %d words, %s", len(text.split()), what)
+            log.debug("speech over the tutor ended: %d words, %s; %s (%s)", len(text.split()), what,
+                      self._over.profile, self._over.why)
         if what == INTERRUPTION:
             self._interrupt(self._seg.index - 1)
             return True
