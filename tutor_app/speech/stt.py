@@ -54,8 +54,8 @@ log = logging.getLogger(__name__)
 class SttOptions:
     language: str = "en"
     beam_size: int = 2  # 1-2 keeps tiny.en fast on a CPU; 5 buys little on short turns
-    # Word timings feed the call report's fluency (tutor/fluency.py). In a live call STT
-    # starts at 64 ms of silence, so the alignment pass is mostly hidden in the pause.
+    # Word timings feed the call report's fluency (tutor/fluency.py), and their
+    # probabilities the not-English gate (tutor/heard.py); the alignment costs ~18 ms.
     word_timestamps: bool = True
     max_seconds: float = MAX_SECONDS
     # The decoder's threads. One: Whisper tiny.en's decoder takes a step per token, each
@@ -252,6 +252,7 @@ def windowed_model_class() -> Any:
     frames when that is set (faster-whisper always pads to 3000 frames; CTranslate2's
     Whisper accepts fewer). Word alignment already stops at the speech's own frames."""
     from faster_whisper import WhisperModel
+    from faster_whisper.transcribe import get_ctranslate2_storage
 
     class WindowedWhisperModel(WhisperModel):  # type: ignore[misc]  # untyped library
         window_frames: int | None = None
@@ -262,8 +263,6 @@ def windowed_model_class() -> Any:
                 features = features[..., : self.window_frames]
             if self.encoder is None:
                 return super().encode(features)
-            from faster_whisper.transcribe import get_ctranslate2_storage
-
             if features.ndim == 2:
                 features = np.expand_dims(features, 0)
             return self.encoder.encode(get_ctranslate2_storage(features), to_cpu=False)
