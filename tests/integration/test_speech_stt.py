@@ -1,6 +1,8 @@
 """Whisper tiny.en through our STT on real speech, silence, noise and bad input."""
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -126,3 +128,31 @@ def test_encoder_threads_follow_the_cores(monkeypatch):
     monkeypatch.setattr(module.os, "cpu_count", lambda: None)
     assert module.encoder_threads(module.SttOptions()) == 1
     assert module.encoder_threads(module.SttOptions(encoder_threads=3)) == 3
+
+
+class _SetFrom(threading.Event):
+    """An Event that reads as set from its `n`-th look on: the decode is dropped while its
+    stage n-1 runs, so it must stop at stage n (1: before the VAD; 2 the encoder; 3 the
+    decoder; 4 the word alignment)."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.n, self.looks = n, 0
+
+    def is_set(self) -> bool:
+        self.looks += 1
+        return self.looks >= self.n
+
+
+@pytest.mark.parametrize("stage", [1, 2, 3, 4])
+def test_a_stopped_decode_ends_at_its_next_stage_and_the_next_decode_is_whole(stt, speech_clips, stage):
+    from tutor_app.speech.stt import DecodeStopped
+
+    audio = load_audio(speech_clips[0]["path"]).samples
+    whole = stt.transcribe_part(audio, window_s=15.0)
+    stop = _SetFrom(stage)
+    with pytest.raises(DecodeStopped):
+        stt.transcribe_part(audio, window_s=15.0, stop=stop)
+    assert stop.looks == stage  # it looked at every stage up to the one it stopped at
+    again = stt.transcribe_part(audio, window_s=15.0, stop=threading.Event())
+    assert again.text == whole.text and again.text

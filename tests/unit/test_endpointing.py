@@ -11,6 +11,7 @@ COMPLETE = SimpleNamespace(complete=True)
 UNFINISHED = SimpleNamespace(complete=False)
 LIKELY = SimpleNamespace(complete=False, likely=True)
 EARLY, CHECK = frames(EndpointingOptions().early_stt_ms), frames(200)  # 1 and 6 frames of silence
+JUDGE = frames(EndpointingOptions().judge_ms)  # 4: asked before the check, decides from it
 EARLIEST = frames(SpeculationOptions().earliest_ms)  # 15: no reply plays before it
 
 
@@ -62,11 +63,24 @@ def _ends(**options) -> Endpointing:
     return Endpointing(EndpointingOptions(**options), speculation)
 
 
-def test_a_complete_turn_is_transcribed_early_judged_at_the_check_speculated_and_committed():
+def test_a_complete_turn_is_transcribed_early_judged_early_decided_at_the_check_and_committed():
     script = Script(_ends())
-    assert script.run(40) == [(EARLY, Do.TRANSCRIBE), (CHECK, Do.JUDGE), (CHECK + 1, Do.VERDICT),
+    assert script.run(40) == [(EARLY, Do.TRANSCRIBE), (JUDGE, Do.JUDGE), (CHECK + 1, Do.VERDICT),
                               (CHECK + 1, Do.SPECULATE), (EARLIEST, Do.RELEASE), (CHECK + 1 + frames(500), Do.COMMIT)]
     assert script.ends.how == "judge"  # committed 500 ms after it started
+
+
+def test_a_verdict_in_before_the_check_decides_only_at_the_check():
+    """The judge hears the same span whenever it is asked; a pause shorter than
+    `check_ms` still never ends a turn."""
+    script = Script(_ends(), answers_at=JUDGE + 1)
+    done = script.run(40)
+    assert done[:4] == [(EARLY, Do.TRANSCRIBE), (JUDGE, Do.JUDGE), (CHECK, Do.VERDICT), (CHECK, Do.SPECULATE)]
+
+
+def test_without_an_early_judge_it_is_asked_at_the_check():
+    script = Script(_ends(judge_ms=0))
+    assert script.run(CHECK + 1)[:3] == [(EARLY, Do.TRANSCRIBE), (CHECK, Do.JUDGE), (CHECK + 1, Do.VERDICT)]
 
 
 def test_a_reply_ready_in_a_comma_pause_is_held_until_the_earliest_silence():
@@ -114,7 +128,7 @@ def test_a_likely_turn_is_speculated_held_at_once_and_released_at_the_sentence_w
     (half the thinking time); committed 500 ms after that, as if speculated then."""
     script = Script(_ends(thinking_ms=2000), verdict=LIKELY)
     done = script.run(100)
-    assert done == [(EARLY, Do.TRANSCRIBE), (CHECK, Do.JUDGE), (CHECK + 1, Do.VERDICT), (CHECK + 1, Do.SPECULATE),
+    assert done == [(EARLY, Do.TRANSCRIBE), (JUDGE, Do.JUDGE), (CHECK + 1, Do.VERDICT), (CHECK + 1, Do.SPECULATE),
                     (frames(1000), Do.RELEASE), (frames(1000) + frames(500), Do.COMMIT)]
     assert script.ends.how == "sentence"
 
@@ -147,7 +161,7 @@ def test_without_speculation_a_complete_turn_waits_for_the_silence_window():
 
 def test_speech_over_the_tutor_is_decided_by_its_words_even_without_a_judge():
     script = Script(_ends(), judge=False, over_tutor=True, words_after=10)
-    assert script.run(30) == [(EARLY, Do.TRANSCRIBE), (CHECK, Do.JUDGE), (EARLY + 10, Do.OVER_TUTOR)]
+    assert script.run(30) == [(EARLY, Do.TRANSCRIBE), (JUDGE, Do.JUDGE), (EARLY + 10, Do.OVER_TUTOR)]
 
 
 def test_voice_drops_the_guess_and_a_new_silence_asks_again():

@@ -26,6 +26,7 @@ class _Port:
         self.ducks: list[bool] = []
         self.utterances: list[tuple[np.ndarray, Future, bool]] = []
         self.kept: list[str] = []
+        self.dropped: list[Future] = []
 
     def emit(self, event) -> None:
         self.events.append(event)
@@ -52,6 +53,10 @@ class _Port:
         elif self.stt != "never":
             future.set_result(type("Transcript", (), {"text": self.stt})())
         return future
+
+    def drop(self, future: Future) -> None:
+        self.dropped.append(future)
+        future.cancel()  # as the call's STT worker: a decode not started never runs
 
     def judge_later(self, audio, transcript: Future) -> Future | None:
         if not self.judge:
@@ -213,6 +218,30 @@ def test_a_verdict_that_comes_in_between_frames_wakes_the_audio_thread_and_is_ac
     assert port.eos[0] < before  # from the frame handled before: 8 frames of silence ago
     listener.poll()  # nothing more to do: no second turn
     assert len(port.utterances) == 1
+
+
+def test_a_guess_at_a_pause_the_learner_talks_on_through_is_dropped_and_the_next_pause_asks_at_once():
+    """The STT worker decodes one guess at a time: a stale one still decoding would hold up
+    the guess at the turn's real end."""
+    port = _PendingPort()
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")).with_judge(True), FakeVad(), port)
+    _feed(listener, 0.3, 16)
+    _feed(listener, 0.0, 2)  # a word gap: the early guess is asked for
+    assert len(port.transcripts) == 1 and not port.dropped
+    _feed(listener, 0.3, 4)  # the learner talks on
+    assert port.dropped == port.transcripts
+    _feed(listener, 0.0, 1)  # the next pause: asked at its first silent frame
+    assert len(port.transcripts) == 2 and port.dropped == port.transcripts[:1]
+
+
+def test_a_guess_already_in_is_not_dropped():
+    port = _PendingPort()
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")).with_judge(True), FakeVad(), port)
+    _feed(listener, 0.3, 16)
+    _feed(listener, 0.0, 2)
+    port.transcripts[0].set_result(type("Transcript", (), {"text": "I went"})())
+    _feed(listener, 0.3, 4)
+    assert not port.dropped
 
 
 def test_poll_without_a_silence_waiting_on_words_does_nothing():

@@ -47,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--idle-seconds", type=float, default=5.0, help="quiet period for the idle CPU figure")
     parser.add_argument("--early-stt-ms", type=int, default=None,
                         help="start STT this far into the closing silence (default: the app's, 32; 0 = off)")
+    parser.add_argument("--judge-ms", type=int, default=None,
+                        help="ask the end-of-turn judge this far into the closing silence (default: the app's, 128; "
+                             "0 = at the 200 ms check)")
     parser.add_argument("--stt-streaming", action="store_true",
                         help="recognise while the learner speaks (speech.stt_streaming; default: the settings')")
     parser.add_argument("--per-turn", action="store_true",
@@ -153,14 +156,15 @@ def _live(app, engine, clips, args) -> tuple[list[dict], float, float | None]:
             done.set()
 
     options = None
-    if args.early_stt_ms is not None:
+    asked = {k: v for k, v in (("early_stt_ms", args.early_stt_ms), ("judge_ms", args.judge_ms)) if v is not None}
+    if asked:
         from dataclasses import replace
 
         from tutor_app.call.loop import LoopOptions
         from tutor_app.speech.sound_devices import list_devices, load_sounddevice
 
         options = LoopOptions.from_settings(app.settings, list_devices(load_sounddevice()), engine=engine)
-        options = replace(options, endpointing=replace(options.endpointing, early_stt_ms=args.early_stt_ms))
+        options = replace(options, endpointing=replace(options.endpointing, **asked))
     from tutor_app.startup import warm_service
 
     t0 = time.perf_counter()

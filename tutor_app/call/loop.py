@@ -159,6 +159,10 @@ class CallLoop:
         `expect`: the words to expect instead of this call's names (a backchannel)."""
         return self.recognition.transcribe_later(audio, expect)
 
+    def drop(self, future: Future[Transcript]) -> None:
+        """Those words are not wanted any more: the decode never starts or stops early."""
+        self.recognition.drop(future)
+
     def judge_later(self, audio: np.ndarray, transcript: Future[Transcript]) -> Future[Verdict] | None:
         from tutor_app.call.listen.judge import judge_later
 

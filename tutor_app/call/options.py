@@ -51,7 +51,14 @@ class EndpointingOptions:
     # the answer waits for; 32 instead of 64 ms gave `bench turns` 931 -> 908 ms p50 with
     # no pause clip cut (a guess the learner talks on through is dropped unheard).
     early_stt_ms: int = 32
-    check_ms: int = 200  # silence after which the end-of-turn judge is asked
+    # Ask the end-of-turn judge this long into the silence: it hears the same span (the
+    # voice up to its last voiced frame) whenever it is asked, so asking before `check_ms`
+    # takes its ~50 ms (Smart Turn on one thread) off the answer's path; its verdict still
+    # decides only from `check_ms` on. Not at the early guess: beside Whisper's encoder
+    # (two threads on two cores) it slowed the decode by ~40 ms; three frames after it,
+    # once the encoder is done, by nothing. 0 = at `check_ms`.
+    judge_ms: int = 128
+    check_ms: int = 200  # silence from which the end-of-turn judge's verdict decides
     thinking_ms: int = 2000  # longest wait through a pause the judge called unfinished (call/pauses.py)
     # A full-looking sentence the audio model doubts (a `likely` verdict: TTS voices and many
     # learners end with a flat tone) ends after a share of the thinking time: waiting it all

@@ -14,12 +14,16 @@ call - on every decode, whole or part. Two sources:
   the end is asked for is skipped; one decoding then cannot be stopped, and the end
   waits for it. Speech over the tutor (its words judge a short sound) and a span that
   does not start where the passes started are decoded in full.
-The audio thread only submits; it never waits on a decode here.
+A request nobody wants any more (a guess at a pause the learner talked on through) is
+`drop`ped: not started, it never runs; decoding, it stops at its next stage (the encoder,
+the decoder, the alignment: speech/stt.py), so the guess at the real end waits at most
+for one stage. The audio thread only submits and drops; it never waits on a decode here.
 """
 from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, cast
@@ -50,6 +54,8 @@ class CallStt:
         self.options = options
         self._lock = threading.Lock()
         self.pool = pool or ThreadPoolExecutor(1, thread_name_prefix="call-stt")
+        # Each decode still to finish -> its stop (`drop`); gone with the Future.
+        self._stops: weakref.WeakKeyDictionary[Future[Transcript], threading.Event] = weakref.WeakKeyDictionary()
 
     @property
     def model(self) -> SpeechToText:
@@ -69,18 +75,22 @@ class CallStt:
             self._bias = (self._bias_of(),)
         return self._bias[0]
 
-    def transcribe(self, audio: np.ndarray, expect: BiasList | None = None) -> Transcript:
+    def transcribe(self, audio: np.ndarray, expect: BiasList | None = None,
+                   stop: threading.Event | None = None) -> Transcript:
         """The whole of `audio` (16 kHz), now, on this thread. `expect`: the words to expect
-        instead of this call's names (a backchannel)."""
+        instead of this call's names (a backchannel); `stop` set: DecodeStopped (speech/stt.py)."""
         from tutor_app.speech.bias import transcribe_with
+        from tutor_app.speech.stt import stop_if_asked
 
+        stop_if_asked(stop)
         stt, bias, window = self.model, expect or self.bias, self.options.window
         # The learner's turns: the same decode as `transcribe`, on an encoder window sized to
         # the speech. Not a short sound over the tutor (`expect`): on the sized window its
         # looped-back "Yeah." came out as more words, and 9 of 15 backchannels cut the
         # tutor's reply (`bench echo`; 0 of 10 on Whisper's own window).
         if window is not None and expect is None and hasattr(stt, "transcribe_part"):
-            part: Transcript = stt.transcribe_part(audio, 0, "", bias or None, window_s=window)
+            part: Transcript = stt.transcribe_part(audio, 0, "", bias or None, window_s=window,
+                                                   **({} if stop is None else {"stop": stop}))
             return part
         transcript: Transcript = transcribe_with(stt, AudioClip(audio, SAMPLE_RATE), bias)
         return transcript
@@ -94,8 +104,22 @@ class CallStt:
         return part
 
     def transcribe_later(self, audio: np.ndarray, expect: BiasList | None = None) -> Future[Transcript]:
-        """`transcribe` on the worker (so it can start before the turn ends)."""
-        return self.pool.submit(self.transcribe, audio, expect)
+        """`transcribe` on the worker (so it can start before the turn ends); `drop` stops it."""
+        stop = threading.Event()
+        future = self.pool.submit(self.transcribe, audio, expect, stop)
+        with self._lock:
+            if not future.done():
+                self._stops[future] = stop
+        return future
+
+    def drop(self, future: Future[Any]) -> None:
+        """Nobody wants `future`'s words: it never starts, or its decode stops at its next
+        stage (its Future then raises DecodeStopped). Done already: nothing changes."""
+        future.cancel()
+        with self._lock:
+            stop = self._stops.pop(future, None)
+        if stop is not None:
+            stop.set()
 
     def source(self) -> Streamed | None:
         """The Listener's transcript source: None for `Decoded` (the default)."""
@@ -135,6 +159,10 @@ class Streamed:
         job = streamer.pass_job(words())
         self.passes += 1
         self._stt.pool.submit(_quiet(job))
+
+    def drop(self, future: Future[Transcript]) -> None:
+        """A request's words are not wanted any more (CallStt.drop)."""
+        self._stt.drop(future)
 
     def request(self, start: int, end: int, audio: np.ndarray,
                 expect: BiasList | None = None) -> Future[Transcript]:

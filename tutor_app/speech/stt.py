@@ -11,7 +11,10 @@ A `BiasList` (speech/bias.py: the names this learner's memories hold) can come w
 clip; it reaches Whisper as `bias_mode` says (see SttOptions).
 
 `transcribe_part` is the same decode with a prompt (the words before the audio): the
-streaming transcriber (speech/streaming.py) decodes the growing turn with it.
+streaming transcriber (speech/streaming.py) decodes the growing turn with it. Its `stop`
+(an Event) ends a decode nobody wants any more - a live call's guess at a pause the
+learner talked on through - at the next stage (the VAD, the encoder, the decoder, the
+word alignment) with `DecodeStopped`, so the guess at the real end need not wait for it.
 
 The encoder normally sees a fixed 30 s window whatever the length of the speech (most of
 the cost of a short turn). `SttOptions.encoder_window_s` below 30 gives it a window sized
@@ -48,6 +51,10 @@ if TYPE_CHECKING:
     from tutor_app.speech.devices import ComputeChoice
 
 log = logging.getLogger(__name__)
+
+
+class DecodeStopped(Exception):
+    """A decode was stopped (its `stop` Event set) before it was done: nobody wants its words."""
 
 
 @dataclass(frozen=True)
@@ -136,23 +143,28 @@ class WhisperStt:
         return self._transcribe_samples(self._samples(audio), bias)
 
     def transcribe_part(self, audio: NDArray[np.float32], start: int = 0, prompt: str = "",
-                        bias: BiasList | None = None, window_s: float | None = None) -> Transcript:
+                        bias: BiasList | None = None, window_s: float | None = None,
+                        stop: threading.Event | None = None) -> Transcript:
         """Satisfies `PartTranscriber`: the words of 16 kHz mono `audio` from sample `start`
         on, which follow the words `prompt` (Whisper's previous-text slot, so they join).
         The VAD sees the whole of `audio` (a word right after `start` is judged in its
         context: alone, a soft "ask" after a pause was no speech); times, pauses and speech
         seconds are the whole audio's. Word timings always; empty audio -> "". `window_s`:
-        this decode's `SttOptions.encoder_window_s` (None: the options')."""
+        this decode's `SttOptions.encoder_window_s` (None: the options'). `stop` set: raises
+        DecodeStopped at the next stage (see the module)."""
         samples = np.asarray(audio, dtype=np.float32).reshape(-1)
         if samples.size == 0:
             return Transcript("", self.options.language, 0.0)
-        return self._transcribe_samples(samples, bias, prompt.strip(), words=True, start=start, window_s=window_s)
+        return self._transcribe_samples(samples, bias, prompt.strip(), words=True, start=start, window_s=window_s,
+                                        stop=stop)
 
     def _transcribe_samples(self, samples: NDArray[np.float32], bias: BiasList | None, prompt: str = "",
-                            words: bool = False, start: int = 0, window_s: float | None = None) -> Transcript:
+                            words: bool = False, start: int = 0, window_s: float | None = None,
+                            stop: threading.Event | None = None) -> Transcript:
         if self.options.bias_mode == "off":
             bias = None
         seconds = len(samples) / SAMPLE_RATE
+        stop_if_asked(stop)
         spans, pauses = speech_and_pauses(self.vad, samples)
         if not spans:
             return Transcript("", self.options.language, seconds)
@@ -162,11 +174,15 @@ class WhisperStt:
             return Transcript("", self.options.language, seconds, [], pauses, voiced)
         speech, offsets = join_spans(samples, spans)
         with self._lock:
-            segments = self._decode_windowed(speech, bias, prompt, words, window_s)
-            if bias and echoes_list(" ".join(s.text for s in segments), bias):
-                # The list read back, not speech: decode again without it.
-                log.info("the transcript echoed the bias list; decoded again without it")
-                segments = self._decode_windowed(speech, None, prompt, words, window_s)
+            self._model.stop = stop  # read by the model's stages (windowed_model_class)
+            try:
+                segments = self._decode_windowed(speech, bias, prompt, words, window_s)
+                if bias and echoes_list(" ".join(s.text for s in segments), bias):
+                    # The list read back, not speech: decode again without it.
+                    log.info("the transcript echoed the bias list; decoded again without it")
+                    segments = self._decode_windowed(speech, None, prompt, words, window_s)
+            finally:
+                self._model.stop = None
         segments = [snap_segment(remap_segment(s, offsets), bias) for s in segments]
         text = " ".join(s.text for s in segments if s.text).strip()
         return Transcript(text, self.options.language, seconds, segments, pauses, voiced)
@@ -257,8 +273,19 @@ def windowed_model_class() -> Any:
     class WindowedWhisperModel(WhisperModel):  # type: ignore[misc]  # untyped library
         window_frames: int | None = None
         encoder: Any = None  # a CTranslate2 Whisper with the encoder's own threads (SttOptions)
+        stop: threading.Event | None = None  # this decode's (WhisperStt.transcribe_part)
+
+        # Each stage first sees whether the decode is still wanted.
+        def generate_with_fallback(self, *args: Any, **kwargs: Any) -> Any:
+            stop_if_asked(self.stop)
+            return super().generate_with_fallback(*args, **kwargs)
+
+        def add_word_timestamps(self, *args: Any, **kwargs: Any) -> Any:
+            stop_if_asked(self.stop)
+            return super().add_word_timestamps(*args, **kwargs)
 
         def encode(self, features: Any) -> Any:
+            stop_if_asked(self.stop)
             if self.window_frames:
                 features = features[..., : self.window_frames]
             if self.encoder is None:
@@ -268,6 +295,11 @@ def windowed_model_class() -> Any:
             return self.encoder.encode(get_ctranslate2_storage(features), to_cpu=False)
 
     return WindowedWhisperModel
+
+
+def stop_if_asked(stop: threading.Event | None) -> None:
+    if stop is not None and stop.is_set():
+        raise DecodeStopped()
 
 
 def encoder_threads(options: SttOptions) -> int:

@@ -5,8 +5,9 @@ One silent frame of an utterance at a time, `step` says what to do next:
 - TRANSCRIBE: `early_stt_ms` into the silence, the words so far are asked for (from the
   transcript source: `TranscriptSource`) - used if the turn ends there, dropped if the
   learner goes on. Never while a stale guess is still decoding.
-- JUDGE: at `check_ms` the end-of-turn judge is asked about that span.
-- VERDICT: its verdict is in; `verdict` makes it a decision: complete -> SPECULATE the
+- JUDGE: at `judge_ms` the end-of-turn judge is asked about that span (the same span
+  whenever it is asked: asking before `check_ms` only gets the verdict sooner).
+- VERDICT: its verdict is in and `check_ms` of silence have passed; `verdict` makes it a decision: complete -> SPECULATE the
   tutor's turn at once (held and RELEASEd at `earliest_ms` of silence if that is still to
   come: a comma pause is no turn's end); `likely` (a whole sentence the audio doubts) -> SPECULATE a held
   turn at once (it streams and synthesises, but plays only after) and RELEASE it at the
@@ -49,10 +50,12 @@ class TranscriptSource(Protocol):
     def heard(self, start: int, end: int, words: Callable[[], np.ndarray]) -> None: ...
     def request(self, start: int, end: int, audio: np.ndarray,
                 expect: BiasList | None = None) -> Future[Transcript]: ...
+    def drop(self, future: Future[Transcript]) -> None: ...
 
 
 class TranscribePort(Protocol):
     def transcribe_later(self, audio: Any, expect: Any = None) -> Any: ...
+    def drop(self, future: Any) -> None: ...
 
 
 class Decoded:
@@ -71,6 +74,10 @@ class Decoded:
                 expect: BiasList | None = None) -> Future[Transcript]:
         future: Future[Transcript] = self._port.transcribe_later(audio, expect)
         return future
+
+    def drop(self, future: Future[Transcript]) -> None:
+        """Its words are not wanted any more: it never starts, or stops at its next stage."""
+        self._port.drop(future)
 
 
 class Do(Enum):
@@ -124,6 +131,7 @@ class Endpointing:
         self._hold = speculation.hold_likely
         self._early = frames(options.early_stt_ms or options.check_ms)
         self._check_at = frames(options.check_ms)
+        self._judge_at = min(self._check_at, frames(options.judge_ms or options.check_ms))
         self._sentence_at = frames(options.sentence_wait_ms)
         self._commit = frames(speculation.commit_ms)
         self._commit_after_check = frames(speculation.commit_ms - options.check_ms)
@@ -154,10 +162,10 @@ class Endpointing:
             if self.speculation is not None and silence >= self.speculation.commit_at:
                 return Do.COMMIT
             return None
-        if not check.judged and silence >= self._check_at:
+        if not check.judged and silence >= self._judge_at:
             check.judged = True
             return Do.JUDGE
-        if ready.verdict or (ready.over_tutor and silence >= self._check_at and ready.transcript):
+        if silence >= self._check_at and (ready.verdict or (ready.over_tutor and ready.transcript)):
             check.decided = True
             return Do.OVER_TUTOR if ready.over_tutor else Do.VERDICT
         return None
