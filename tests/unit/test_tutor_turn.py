@@ -238,3 +238,37 @@ def test_a_paused_turn_stays_live_and_either_resumes_or_is_cut():
     control.pause()
     assert control.interrupt(BARGE_IN) is turn and turn.interrupted and not turn.paused
     assert control.pause() is None  # cut: nothing left to pause
+
+
+class LeadTts(FakeTts):
+    """Each sentence after 800 samples (50 ms) of digital silence, as Piper starts one."""
+
+    def synthesize(self, text: str):
+        for part in super().synthesize(text):
+            yield np.concatenate([np.zeros(800, np.float32), part])
+
+
+def test_the_replys_first_sentence_starts_without_its_lead_silence_and_the_next_keeps_its_pause(rig):
+    r = rig(tts=LeadTts())
+    turn = r.control.begin()
+    r.speaker.say(turn, "One two.")
+    r.speaker.say(turn, "Three four.")
+    r.synthesised(turn, 2)
+    first = r.out.pull(80 + 2000)
+    assert np.count_nonzero(first[:80]) == 0 and np.all(first[80:] != 0)  # 5 ms kept before the sound
+    second = r.out.pull(800 + 2000)
+    assert np.count_nonzero(second[:800]) == 0 and np.all(second[800:] != 0)  # the pause between sentences
+    r.out.pull(1000)  # drained: the player goes idle
+    r.speaker.wait_done(turn)
+    assert r.speaker.heard(turn) == "One two. Three four."
+
+
+def test_without_lead_keeps_loud_starts_and_silent_chunks_whole():
+    from tutor_app.speech.tts import without_lead
+
+    loud = np.full(100, 0.5, np.float32)
+    assert without_lead(loud, 16000) is loud
+    quiet = np.zeros(100, np.float32)
+    assert without_lead(quiet, 16000) is quiet
+    lead = np.concatenate([np.zeros(1000, np.float32), loud])
+    assert len(without_lead(lead, 22050)) == 100 + int(22050 * 0.005)

@@ -1,6 +1,7 @@
 """The TTS/playback thread of a live call: the tutor's sentences -> Piper -> the speaker.
 
-Sentences of one `TutorTurn` are synthesised one by one while earlier ones play. Each is
+Sentences of one `TutorTurn` are synthesised one by one while earlier ones play; the
+first plays without Piper's lead silence (speech/tts.py `without_lead`). Each is
 tagged (generation, index) so the player's exact per-tag sample counts tell what the
 learner actually heard when a barge-in cut the reply (`heard()`). A sentence whose
 synthesis fails is skipped; the rest go on. Without a player (no speaker) sentences
@@ -31,6 +32,7 @@ from typing import Any, cast
 
 from tutor_app.call.tutor_turn import TurnControl, TutorTurn
 from tutor_app.core.protocols import TextToSpeech
+from tutor_app.speech.tts import without_lead
 
 log = logging.getLogger(__name__)
 
@@ -223,6 +225,8 @@ class Speaker:
             for chunk in self.tts.synthesize(text):
                 if turn.cancelled or not turn.play():  # a speculative turn commits at its first sample
                     return
+                if index == 0 and samples == 0:  # the reply's first sound comes as soon as it can
+                    chunk = without_lead(chunk, self.tts.sample_rate)
                 samples += len(chunk)
                 turn.update(index, samples=len(chunk))
                 player.play(chunk, (turn.gen, index))

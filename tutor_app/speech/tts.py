@@ -186,6 +186,23 @@ def split_first_phrase(text: str, max_words: int = 8) -> tuple[str, str] | None:
     return head, rest.strip()
 
 
+# Piper starts each sentence with 20-50 ms of digital silence (joe-medium: "That sounds
+# ..." 45 ms, "Could you ..." 40 ms; none before an "s"). Between sentences it is part of
+# the pause; before a reply's first sentence it only delays the first sound the learner hears.
+LEAD_FLOOR = 1e-3  # under -60 dBFS: nothing audible
+LEAD_KEEP_MS = 5.0  # kept before the first audible sample: the onset's own rise
+
+
+def without_lead(samples: NDArray[np.float32], rate: int) -> NDArray[np.float32]:
+    """`samples` from `LEAD_KEEP_MS` before their first audible sample on (unchanged when
+    nothing in them is audible)."""
+    audible = np.flatnonzero(np.abs(samples) > LEAD_FLOOR)
+    if not audible.size:
+        return samples
+    start = int(audible[0]) - int(rate * LEAD_KEEP_MS / 1000)
+    return samples[start:] if start > 0 else samples
+
+
 def write_wav(path: Path | str, samples: np.ndarray, rate: int) -> Path:
     """Write 16-bit PCM mono WAV atomically: a temp file beside it, then rename."""
     import soundfile as sf
