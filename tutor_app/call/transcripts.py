@@ -54,8 +54,10 @@ class CallStt:
         self.options = options
         self._lock = threading.Lock()
         self.pool = pool or ThreadPoolExecutor(1, thread_name_prefix="call-stt")
-        # Each decode still to finish -> its stop (`drop`); gone with the Future.
+        # Each decode still to finish -> its stop (`drop`); gone with the Future. Its own lock:
+        # the audio thread drops, and must never wait while `model` loads under `_lock`.
         self._stops: weakref.WeakKeyDictionary[Future[Transcript], threading.Event] = weakref.WeakKeyDictionary()
+        self._stops_lock = threading.Lock()
 
     @property
     def model(self) -> SpeechToText:
@@ -107,7 +109,7 @@ class CallStt:
         """`transcribe` on the worker (so it can start before the turn ends); `drop` stops it."""
         stop = threading.Event()
         future = self.pool.submit(self.transcribe, audio, expect, stop)
-        with self._lock:
+        with self._stops_lock:
             if not future.done():
                 self._stops[future] = stop
         return future
@@ -116,7 +118,7 @@ class CallStt:
         """Nobody wants `future`'s words: it never starts, or its decode stops at its next
         stage (its Future then raises DecodeStopped). Done already: nothing changes."""
         future.cancel()
-        with self._lock:
+        with self._stops_lock:
             stop = self._stops.pop(future, None)
         if stop is not None:
             stop.set()
