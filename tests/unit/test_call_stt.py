@@ -3,37 +3,14 @@ never starts, or stops at its decode's next stage; a done one keeps its words. T
 worker is a pool the test runs by hand; the decoder is scripted."""
 from __future__ import annotations
 
-from concurrent.futures import Executor, Future
-
 import numpy as np
 import pytest
 
+from tests.unit.test_call_transcripts import HandPool
 from tutor_app.call.options import RecognitionOptions
 from tutor_app.call.transcripts import CallStt
 from tutor_app.core.types import SAMPLE_RATE, Transcript
 from tutor_app.speech.stt import DecodeStopped, stop_if_asked
-
-
-class HandPool(Executor):
-    """The STT worker, run by the test: jobs wait until `run()`; cancelled ones never run."""
-
-    def __init__(self) -> None:
-        self.jobs: list[tuple[Future, object]] = []
-
-    def submit(self, fn, /, *args, **kwargs) -> Future:  # noqa: ANN001 - Executor's signature
-        future: Future = Future()
-        self.jobs.append((future, lambda: fn(*args, **kwargs)))
-        return future
-
-    def run(self) -> None:
-        while self.jobs:
-            future, job = self.jobs.pop(0)
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(job())  # type: ignore[operator]
-            except Exception as exc:  # noqa: BLE001 - as a real pool: the Future holds it
-                future.set_exception(exc)
 
 
 class StagedDecoder:

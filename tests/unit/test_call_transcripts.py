@@ -23,7 +23,7 @@ NAMES = BiasList(("Minji",))
 
 
 class HandPool(Executor):
-    """The STT worker, run by the test: jobs wait until `run()`."""
+    """The STT worker, run by the test: jobs wait until `run()`; cancelled ones never run."""
 
     def __init__(self) -> None:
         self.jobs: list[tuple[Future, object]] = []
@@ -38,8 +38,13 @@ class HandPool(Executor):
         ran = 0
         while self.jobs:
             future, job = self.jobs.pop(0)
-            future.set_result(job())  # type: ignore[operator]
+            if not future.set_running_or_notify_cancel():
+                continue
             ran += 1
+            try:
+                future.set_result(job())  # type: ignore[operator]
+            except Exception as exc:  # noqa: BLE001 - as a real pool: the Future holds it
+                future.set_exception(exc)
         return ran
 
 
