@@ -23,6 +23,7 @@ LONG_REPLY = ("Interviews can be stressful, so well done for going. "
               "First, tell me which company it was and what the job is about. "
               "Then we can practise the hardest questions together, one by one, slowly. "
               "Finally, I will give you some feedback on your answers and your pronunciation.")
+STALL_TRIES = 3  # measurements of the canceller, until one has no stall of the sound server
 LEARNER = "Last weekend I went hiking in the mountains near Seoul."
 BARGE = "Sorry, can I ask you something about the interview questions you mentioned before, please?"
 
@@ -129,7 +130,18 @@ def test_the_canceller_removes_the_tutor_from_the_microphone(models, loopback):
     from tutor_app.bench.common import TYPICAL_REPLY
     from tutor_app.bench.echo import signal_path
 
-    row = signal_path(models, models.tts.synthesize_all(TYPICAL_REPLY))
+    reply = models.tts.synthesize_all(TYPICAL_REPLY)
+    rows = []
+    for _ in range(STALL_TRIES):
+        rows.append(signal_path(models, reply))
+        if rows[-1]["stalls"] == 0:
+            break
+    row = rows[-1]
+    # A stall of the sound server (the device ran dry, input was lost) breaks the far end's
+    # timeline and the canceller converges again: measured after a 300 ms stop of the
+    # server, ERLE 12 dB instead of 31. That run says nothing about the canceller (in a
+    # call the microphone is gated for the rest of such a reply), so it is measured again.
+    assert row["stalls"] == 0, f"the virtual sound card stalled in each of {len(rows)} runs: {rows}"
     assert row["vad_raw"] > 100, row  # the loopback really carried the tutor's voice
     # measured 32-50 dB of ERLE and ~335 -> ~17 VAD speech frames (docs/design-echo.md)
     assert row["erle_db"] >= 20, row

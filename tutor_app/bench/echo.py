@@ -63,12 +63,12 @@ def run(args: argparse.Namespace, app) -> int:
     print(f"machine: {os.cpu_count()} CPU cores, load average {load:.2f}")
     summary: dict = {"bench": "echo", "load_avg": round(load, 2), "paths": []}
     reply = app.tts.synthesize_all(TYPICAL_REPLY)
-    print("loopback        ERLE dB   VAD speech frames raw -> cleaned   canceller CPU % of a core")
+    print("loopback        ERLE dB   VAD speech frames raw -> cleaned   canceller CPU % of a core   stalls")
     for latency, gain in CONFIGS:
         row = _signal_path(app, reply, latency, gain)
         summary["paths"].append(row)
         print(f"{gain:+5.0f} dB {latency:4d} ms  {row['erle_db']:7.1f}   {row['vad_raw']:5d} -> {row['vad_clean']:<5d}"
-              f"                  {row['cpu_pct']:.2f}")
+              f"                  {row['cpu_pct']:.2f}                      {row['stalls']}")
     summary.update(_calls(app, args))
     stalled = f", a {args.stall_ms} ms stall of the sound server in each" if args.stall_ms > 0 else ""
     print(f"false turns: {summary['false_turns']} in {summary['replies']} replies{stalled} "
@@ -104,7 +104,9 @@ def _signal_path(app, reply, latency_ms: int, gain_db: float) -> dict:
 def signal_path(app, reply) -> dict:
     """Play `reply` through the app's Player with the far-end tap while the Capture reads
     the (looped-back) microphone through the canceller -> ERLE, VAD speech frames raw and
-    cleaned, canceller CPU %, and the raw / cleaned microphone RMS over the reply."""
+    cleaned, canceller CPU %, the raw / cleaned microphone RMS over the reply, and the
+    stalls of the sound card meanwhile (output underflows, input lost or dropped: after
+    one the canceller converges again, and the ERLE of that run is low for that reason)."""
     import numpy as np
 
     from tutor_app.speech.aec import AecOptions, EchoCanceller, FarEndTap
@@ -128,6 +130,8 @@ def signal_path(app, reply) -> dict:
             if item is not None:
                 cleaned.append(item.samples)
                 raw.append(item.raw)
+        # Counted before the streams close: closing may itself run the device dry.
+        stalls = player.stats.underflows + capture.stats.overflows + capture.stats.dropped
     finally:
         player.close()
         capture.stop()
@@ -139,7 +143,7 @@ def signal_path(app, reply) -> dict:
         levels.append(float(np.sqrt(np.mean(audio * audio))) if audio.size else 0.0)
     seconds = aec.frames / 100
     return {"erle_db": round(aec.erle_db or 0.0, 1), "vad_raw": counts[0], "vad_clean": counts[1],
-            "rms_raw": levels[0], "rms_clean": levels[1],
+            "rms_raw": levels[0], "rms_clean": levels[1], "stalls": stalls,
             "cpu_pct": round(100 * aec.cpu_s / seconds, 2) if seconds else 0.0}
 
 
