@@ -177,3 +177,20 @@ def test_a_speculation_the_learner_talks_through_is_handed_back_for_retraction()
     spec = script.ends.take_speculation()
     assert spec is not None and (spec.start, spec.end, spec.turn) == (0, 30, "a turn")
     assert script.ends.speculation is None
+
+
+def test_a_fading_voiced_frame_asks_for_the_words_and_the_silence_after_it_goes_on_from_there():
+    """The guess asked at a fading frame is the one the silence judges: not asked again."""
+    ends = _ends()
+    assert ends.fading(Ready())
+    ends.asked(0, 30, transcript="its words")
+    assert not ends.fading(Ready())  # one guess at a time
+    script = Script(ends, words_after=0)
+    assert [do for _, do in script.run(40)] == [Do.JUDGE, Do.VERDICT, Do.SPECULATE, Do.RELEASE, Do.COMMIT]
+
+
+def test_a_fading_frame_asks_nothing_while_a_stale_guess_decodes_over_the_tutor_or_when_turned_off():
+    assert not _ends().fading(Ready(stt_busy=True))
+    assert not _ends().fading(Ready(over_tutor=True))  # its words judge a short sound, at its end
+    assert not _ends(fading_stt=False).fading(Ready())
+    assert not _ends(early_stt_ms=0).fading(Ready())  # no early guess at all

@@ -181,10 +181,12 @@ class _PendingPort(_Port):
     def __init__(self) -> None:
         super().__init__(stt="never", judge=True)
         self.transcripts: list[Future] = []
+        self.audio: list[np.ndarray] = []  # what each transcript was asked of
         self.verdicts: list[Future] = []
         self.eos: list[float] = []
 
     def transcribe_later(self, audio, expect=None) -> Future:
+        self.audio.append(audio)
         self.transcripts.append(Future())
         return self.transcripts[-1]
 
@@ -232,6 +234,65 @@ def test_a_guess_at_a_pause_the_learner_talks_on_through_is_dropped_and_the_next
     assert port.dropped == port.transcripts
     _feed(listener, 0.0, 1)  # the next pause: asked at its first silent frame
     assert len(port.transcripts) == 2 and port.dropped == port.transcripts[:1]
+
+
+class _FadingVad:
+    """Voice, a fading frame (voiced, under the threshold that starts speech) or silence,
+    by the frame's level."""
+
+    def reset(self) -> None:
+        pass
+
+    def probability(self, frame) -> float:
+        level = float(np.max(np.abs(frame)))
+        return 0.95 if level > 0.02 else 0.4 if level > 0.005 else 0.02
+
+
+def test_a_fading_last_frame_asks_for_the_words_up_to_it_before_the_silence():
+    """Asked at the fading frame, the guess decodes the span the first silent frame would
+    ask for (the voice up to its last voiced frame), one frame sooner; the silence after it
+    does not ask again."""
+    port = _PendingPort()
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")).with_judge(True), _FadingVad(), port)
+    _feed(listener, 0.3, 16)
+    assert not port.transcripts
+    _feed(listener, 0.01, 1)  # the voice's last frame, fading
+    assert len(port.transcripts) == 1
+    asked = port.audio[0]
+    _feed(listener, 0.0, 3)
+    assert len(port.transcripts) == 1 and not port.dropped
+    assert len(asked) == 17 * FRAME_SAMPLES and asked[-1] == np.float32(0.01)  # the voice, its fading frame last
+    port.transcripts[0].set_result(type("Transcript", (), {"text": "I went home."})())
+    _feed(listener, 0.0, 4)  # the judge is asked about the same guess
+    assert len(port.verdicts) == 1 and len(port.transcripts) == 1
+    port.verdicts[0].set_result(type("Verdict", (), {"complete": True})())
+    _feed(listener, 0.0, 3)
+    assert len(port.utterances) == 1 and listener.guesses == {"fading frame": 1}
+
+
+def test_a_fading_frame_inside_speech_asks_and_the_voice_after_it_drops_the_guess():
+    port = _PendingPort()
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")).with_judge(True), _FadingVad(), port)
+    _feed(listener, 0.3, 16)
+    _feed(listener, 0.01, 1)
+    _feed(listener, 0.3, 4)  # the learner talks on
+    assert port.dropped == port.transcripts and len(port.transcripts) == 1
+
+
+def test_without_fading_guesses_the_first_silent_frame_asks():
+    port = _PendingPort()
+    options = LoopOptions(echo=EchoOptions(mode="headset"), endpointing=EndpointingOptions(fading_stt=False))
+    listener = Listener(options.with_judge(True), _FadingVad(), port)
+    _feed(listener, 0.3, 16)
+    _feed(listener, 0.01, 1)
+    assert not port.transcripts
+    _feed(listener, 0.0, 1)
+    assert len(port.transcripts) == 1
+    port.transcripts[0].set_result(type("Transcript", (), {"text": "I went home."})())
+    _feed(listener, 0.0, 4)
+    port.verdicts[0].set_result(type("Verdict", (), {"complete": True})())
+    _feed(listener, 0.0, 3)
+    assert len(port.utterances) == 1 and listener.guesses == {"silence": 1}
 
 
 def test_a_guess_already_in_is_not_dropped():

@@ -50,6 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--judge-ms", type=int, default=None,
                         help="ask the end-of-turn judge this far into the closing silence (default: the app's, 128; "
                              "0 = at the 200 ms check)")
+    parser.add_argument("--no-fading-stt", dest="fading_stt", action="store_const", const=False, default=None,
+                        help="start STT only at the first silent frame, not already at a fading voiced one")
     parser.add_argument("--stt-streaming", action="store_true",
                         help="recognise while the learner speaks (speech.stt_streaming; default: the settings')")
     parser.add_argument("--per-turn", action="store_true",
@@ -156,7 +158,8 @@ def _live(app, engine, clips, args) -> tuple[list[dict], float, float | None]:
             done.set()
 
     options = None
-    asked = {k: v for k, v in (("early_stt_ms", args.early_stt_ms), ("judge_ms", args.judge_ms)) if v is not None}
+    asked = {k: v for k, v in (("early_stt_ms", args.early_stt_ms), ("judge_ms", args.judge_ms),
+                               ("fading_stt", args.fading_stt)) if v is not None}
     if asked:
         from dataclasses import replace
 
@@ -189,6 +192,7 @@ def _live(app, engine, clips, args) -> tuple[list[dict], float, float | None]:
             if not done.wait(120):
                 print(f"turn {i + 1}: no reply within 120 s", file=sys.stderr)
         results = list(loop.results)
+        print(f"the answered turns' words were asked at: {dict(loop.listener.guesses) or 'none'}")
     finally:
         controller.end_call()
     rows = []

@@ -114,13 +114,13 @@ def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
     row = {"pause_clips": pauses, "cut": cut, "v2v_p50_ms": round(statistics.median(v2v), 0) if v2v else None,
            "v2v_p90_ms": round(percentile(v2v, 90), 0) if v2v else None, "turns_timed": len(v2v),
            "decision_p50_ms": round(statistics.median(decisions), 1) if decisions else None,
-           "ends": dict(loop.listener.ends)}
+           "ends": dict(loop.listener.ends), "guesses": dict(loop.listener.guesses)}
     for kind, values in by_kind.items():  # finished sentences vs sentences with a pause inside
         row[f"{kind}_v2v_p50_ms"] = round(statistics.median(values), 0) if values else None
         row[f"{kind}_turns"] = len(values)
     print(f"{rule:6s} cut {cut} of {pauses} pause clips; voice-to-voice p50 {row['v2v_p50_ms']} ms, "
           f"p90 {row['v2v_p90_ms']} ms over {len(v2v)} turns"
-          + (f"; decision p50 {row['decision_p50_ms']} ms" if decisions else "") + f"; ends {row['ends']}")
+          + (f"; decision p50 {row['decision_p50_ms']} ms" if decisions else "") + f"; ends {row['ends']}; words asked at {row['guesses']}")
     print(f"{'':6s} p50 of finished sentences {row['finished_v2v_p50_ms']} ms ({row['finished_turns']} turns), "
           f"of paused ones {row['pause_v2v_p50_ms']} ms ({row['pause_turns']} turns)")
     return row

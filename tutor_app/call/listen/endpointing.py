@@ -4,7 +4,8 @@
 One silent frame of an utterance at a time, `step` says what to do next:
 - TRANSCRIBE: `early_stt_ms` into the silence, the words so far are asked for (from the
   transcript source: `TranscriptSource`) - used if the turn ends there, dropped if the
-  learner goes on. Never while a stale guess is still decoding.
+  learner goes on. Never while a stale guess is still decoding. A voiced frame that is
+  fading (`fading`) asks for them too: the voice's last frame often is one.
 - JUDGE: at `judge_ms` the end-of-turn judge is asked about that span (the same span
   whenever it is asked: asking before `check_ms` only gets the verdict sooner).
 - VERDICT: its verdict is in and `check_ms` of silence have passed; `verdict` makes it a decision: complete -> SPECULATE the
@@ -101,6 +102,7 @@ class Check:
     judged: bool = False  # the judge was asked (or there is none)
     decided: bool = False
     likely: bool = False  # judged "likely" complete: ends after the sentence wait
+    fading: bool = False  # asked at a fading voiced frame (`Endpointing.fading`), not in the silence
 
 
 @dataclass
@@ -130,6 +132,7 @@ class Endpointing:
         self._speculate = speculation.enabled
         self._hold = speculation.hold_likely
         self._early = frames(options.early_stt_ms or options.check_ms)
+        self._fading = options.fading_stt and options.early_stt_ms > 0
         self._check_at = frames(options.check_ms)
         self._judge_at = min(self._check_at, frames(options.judge_ms or options.check_ms))
         self._sentence_at = frames(options.sentence_wait_ms)
@@ -143,6 +146,12 @@ class Endpointing:
     def voiced(self) -> None:
         """The learner is still talking: an earlier guess is stale."""
         self.check = None
+
+    def fading(self, ready: Ready) -> bool:
+        """A voiced frame of the utterance is fading (Segmenting's `Step.fading`): ask for
+        the words up to it now (TRANSCRIBE), as the first silent frame would if it is the
+        voice's last? Not while a stale guess decodes, nor over the tutor."""
+        return self._fading and self.check is None and not ready.stt_busy and not ready.over_tutor
 
     def step(self, silence: int, ready: Ready) -> Do | None:
         """`silence` frames into a silence of the utterance: the next thing to do, or None
@@ -170,9 +179,10 @@ class Endpointing:
             return Do.OVER_TUTOR if ready.over_tutor else Do.VERDICT
         return None
 
-    def asked(self, start: int, end: int, transcript: Any) -> Check:
-        """TRANSCRIBE was done: the words of [start, end) are on their way."""
-        self.check = Check(start, end, transcript)
+    def asked(self, start: int, end: int, transcript: Any, fading: bool = False) -> Check:
+        """TRANSCRIBE was done (at a fading frame: `fading`): the words of [start, end) are
+        on their way."""
+        self.check = Check(start, end, transcript, fading=fading)
         return self.check
 
     def no_judge(self, over_tutor: bool) -> None:

@@ -109,6 +109,9 @@ class Listener:
         # "retracted" (the learner went on), "backchannel", "nothing" (short speech over the
         # tutor that was neither), "not heard" (speech over the tutor STT failed on).
         self.ends: dict[str, int] = {}
+        # Where the words of each turn answered were asked for: at a fading voiced frame or
+        # in the silence (`bench call` and `bench turns` print it).
+        self.guesses: dict[str, int] = {}
 
     def feed(self, samples: np.ndarray, raw: np.ndarray | None = None, far: np.ndarray | None = None,
              broke: bool = False) -> None:
@@ -207,6 +210,8 @@ class Listener:
         if step.was_speaking and self._seg.speaking:
             if step.voiced:
                 self._voiced(index)
+                if step.fading and self._seg.speaking and self._ends.fading(self._ready()):
+                    self._transcribe(fading=True)  # maybe the voice's last frame: the guess 32 ms sooner
             else:
                 self._silent(index)
             self._words_in()
@@ -287,11 +292,7 @@ class Listener:
         silence = self._seg.silence(index)
         while (do := self._ends.step(silence, self._ready())) is not None:
             if do == Do.TRANSCRIBE:
-                start, end = self._seg.start, self._seg.last_voice + 1
-                expect = EXPECT if self._over.undecided else None  # over the tutor: a short sound's words
-                self._inflight = self.transcripts.request(start, end, self._words(start, end), expect)
-                self._ends.asked(start, end, self._inflight)
-                self._inflight.add_done_callback(lambda _f: self.wake())
+                self._transcribe()
                 continue
             check = self._ends.check
             assert check is not None  # every other step is about the words asked for
@@ -320,6 +321,14 @@ class Listener:
                 self._ends.check = None  # over, or an interruption whose end is judged afresh
                 return
 
+    def _transcribe(self, fading: bool = False) -> None:
+        """Ask for the words of the utterance up to its last voiced frame (TRANSCRIBE)."""
+        start, end = self._seg.start, self._seg.last_voice + 1
+        expect = EXPECT if self._over.undecided else None  # over the tutor: a short sound's words
+        self._inflight = self.transcripts.request(start, end, self._words(start, end), expect)
+        self._ends.asked(start, end, self._inflight, fading)
+        self._inflight.add_done_callback(lambda _f: self.wake())
+
     def _ready(self) -> Ready:
         check = self._ends.check
         return Ready(stt_busy=self._inflight is not None and not self._inflight.done(),
@@ -335,6 +344,8 @@ class Listener:
                                    held=self._ends.holds(silence))
         self._ends.speculated(turn, silence)
         self._count(self._ends.how)
+        where = "fading frame" if check.fading else "silence"
+        self.guesses[where] = self.guesses.get(where, 0) + 1
 
     def _commit(self) -> None:
         """Quiet long enough: the speculation is the learner's turn for good."""

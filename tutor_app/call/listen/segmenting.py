@@ -25,6 +25,7 @@ class Step:
     events: list[Event]  # SpeechStarted or UtteranceEnded, at most one
     was_speaking: bool  # inside an utterance before this frame
     voiced: bool  # voice by the lower threshold a talking learner keeps (soft syllables are voice)
+    fading: bool = False  # voiced, but under the threshold that starts speech: often a voice's last frame
 
 
 class Segmenting:
@@ -32,6 +33,7 @@ class Segmenting:
         seg = options.segmenter()
         self.segmenter = Segmenter(seg)
         self._low = seg.low
+        self._high = seg.threshold
         self._min_pause_ms = options.min_pause_ms
         # Idle, only what a new utterance could still start in is kept: its pre-roll, a blip
         # that may grow into speech - and the seconds the echo path is fitted on.
@@ -57,7 +59,8 @@ class Segmenting:
             if isinstance(event, SpeechStarted):
                 self.start = event.start_frame
                 self.last_voice = event.frame  # where the voice confirmed it
-        return Step(index, events, was_speaking, probability >= self._low)
+        return Step(index, events, was_speaking, probability >= self._low,
+                    self._low <= probability < self._high)
 
     def voice(self, index: int) -> float | None:
         """Frame `index` of the utterance is voiced: the pause it ends (ms), when one is long
