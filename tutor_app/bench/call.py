@@ -192,7 +192,7 @@ def _live(app, engine, clips, args) -> tuple[list[dict], float, float | None]:
             if not done.wait(120):
                 print(f"turn {i + 1}: no reply within 120 s", file=sys.stderr)
         results = list(loop.results)
-        print(f"the answered turns' words were asked at: {dict(loop.listener.guesses) or 'none'}")
+        print(f"the words of the tutor's turns started (retracted ones too) were asked at: {dict(loop.listener.guesses) or 'none'}")
     finally:
         controller.end_call()
     rows = []

@@ -120,7 +120,7 @@ def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
         row[f"{kind}_turns"] = len(values)
     print(f"{rule:6s} cut {cut} of {pauses} pause clips; voice-to-voice p50 {row['v2v_p50_ms']} ms, "
           f"p90 {row['v2v_p90_ms']} ms over {len(v2v)} turns"
-          + (f"; decision p50 {row['decision_p50_ms']} ms" if decisions else "") + f"; ends {row['ends']}; words asked at {row['guesses']}")
+          + (f"; decision p50 {row['decision_p50_ms']} ms" if decisions else "") + f"; ends {row['ends']}; words of the turns started asked at {row['guesses']}")
     print(f"{'':6s} p50 of finished sentences {row['finished_v2v_p50_ms']} ms ({row['finished_turns']} turns), "
           f"of paused ones {row['pause_v2v_p50_ms']} ms ({row['pause_turns']} turns)")
     return row

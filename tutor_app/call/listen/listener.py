@@ -109,8 +109,8 @@ class Listener:
         # "retracted" (the learner went on), "backchannel", "nothing" (short speech over the
         # tutor that was neither), "not heard" (speech over the tutor STT failed on).
         self.ends: dict[str, int] = {}
-        # Where the words of each turn answered were asked for: at a fading voiced frame or
-        # in the silence (`bench call` and `bench turns` print it).
+        # Where the words of each tutor's turn started (speculated; some are retracted later)
+        # were asked for: at a fading voiced frame or in the silence (the benches print it).
         self.guesses: dict[str, int] = {}
 
     def feed(self, samples: np.ndarray, raw: np.ndarray | None = None, far: np.ndarray | None = None,
