@@ -248,6 +248,15 @@ class _FadingVad:
         return 0.95 if level > 0.02 else 0.4 if level > 0.005 else 0.02
 
 
+def _answer_complete(listener: Listener, port: _PendingPort) -> None:
+    """The guess's words come in, the judge (asked at its time) calls the turn complete,
+    and the silence goes on past the check."""
+    port.transcripts[-1].set_result(type("Transcript", (), {"text": "I went home."})())
+    _feed(listener, 0.0, 4)
+    port.verdicts[-1].set_result(type("Verdict", (), {"complete": True})())
+    _feed(listener, 0.0, 3)
+
+
 def test_a_fading_last_frame_asks_for_the_words_up_to_it_before_the_silence():
     """Asked at the fading frame, the guess decodes the span the first silent frame would
     ask for (the voice up to its last voiced frame), one frame sooner; the silence after it
@@ -262,11 +271,8 @@ def test_a_fading_last_frame_asks_for_the_words_up_to_it_before_the_silence():
     _feed(listener, 0.0, 3)
     assert len(port.transcripts) == 1 and not port.dropped
     assert len(asked) == 17 * FRAME_SAMPLES and asked[-1] == np.float32(0.01)  # the voice, its fading frame last
-    port.transcripts[0].set_result(type("Transcript", (), {"text": "I went home."})())
-    _feed(listener, 0.0, 4)  # the judge is asked about the same guess
-    assert len(port.verdicts) == 1 and len(port.transcripts) == 1
-    port.verdicts[0].set_result(type("Verdict", (), {"complete": True})())
-    _feed(listener, 0.0, 3)
+    _answer_complete(listener, port)
+    assert len(port.verdicts) == 1 and len(port.transcripts) == 1  # the judge heard the same guess
     assert len(port.utterances) == 1 and listener.guesses == {"fading frame": 1}
 
 
@@ -288,10 +294,7 @@ def test_without_fading_guesses_the_first_silent_frame_asks():
     assert not port.transcripts
     _feed(listener, 0.0, 1)
     assert len(port.transcripts) == 1
-    port.transcripts[0].set_result(type("Transcript", (), {"text": "I went home."})())
-    _feed(listener, 0.0, 4)
-    port.verdicts[0].set_result(type("Verdict", (), {"complete": True})())
-    _feed(listener, 0.0, 3)
+    _answer_complete(listener, port)
     assert len(port.utterances) == 1 and listener.guesses == {"silence": 1}
 
 
