@@ -67,3 +67,26 @@ def test_a_judge_that_only_judges_audio_and_words_together_runs_once_the_words_a
     verdict = judge_later(lambda audio, text: asked.append(text) or "verdict", pool, "audio", words)
     pool.run()
     assert verdict.result() == "verdict" and asked == ["hello"]
+
+
+def test_the_audio_is_heard_once_the_words_encoder_is_done():
+    """Smart Turn beside Whisper's two-thread encoder would stall it (two cores): the
+    judge's thread waits for the encoder (`encoded`, set by the STT worker) first."""
+    order: list[str] = []
+
+    class Encoded:  # the STT worker's Event, as the judge's thread sees it
+        def wait(self, timeout: float | None = None) -> bool:
+            order.append("waited for the encoder")
+            return True
+
+    class Heard(Model):
+        def predict(self, audio) -> float:  # noqa: ANN001
+            order.append("heard")
+            return super().predict(audio)
+
+    model, pool, words = Heard(0.9), HandPool(), Future()
+    verdict = judge_later(EndOfTurnJudge(model), pool, "audio", words, Encoded())  # type: ignore[arg-type]
+    pool.run()
+    assert order == ["waited for the encoder", "heard"]
+    words.set_result(_words("I went hiking with my friends"))
+    assert verdict.result().complete

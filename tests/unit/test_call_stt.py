@@ -19,10 +19,16 @@ class StagedDecoder:
     def __init__(self) -> None:
         self.stages: list[str] = []
         self.between = lambda: None
+        self.fail = False
 
-    def transcribe_part(self, audio, start=0, prompt="", bias=None, window_s=None, stop=None):  # noqa: ANN001
+    def transcribe_part(self, audio, start=0, prompt="", bias=None, window_s=None, stop=None,  # noqa: ANN001
+                        encoded=None):  # noqa: ANN001
         stop_if_asked(stop)
+        if self.fail:
+            raise RuntimeError("the model failed")
         self.stages.append("encoder")
+        if encoded is not None:
+            encoded.set()
         self.between()
         stop_if_asked(stop)
         self.stages.append("decoder")
@@ -65,3 +71,31 @@ def test_dropping_a_guess_that_is_in_keeps_its_words_and_the_next_decodes_in_ful
     following = stt.transcribe_later(AUDIO)
     pool.run()
     assert following.result().text == "I went hiking" and decoder.stages == ["encoder", "decoder"]
+
+
+def test_a_guess_says_when_its_encoder_has_run():
+    stt, decoder, pool = _call()
+    guess = stt.transcribe_later(AUDIO)
+    encoded = stt.encoded(guess)
+    assert encoded is not None and not encoded.is_set()  # queued: nothing has run
+    seen = []
+    decoder.between = lambda: seen.append(encoded.is_set())  # after the encoder, before the decoder
+    pool.run()
+    assert seen == [True] and guess.result().text == "I went hiking"
+
+
+def test_a_guess_that_fails_before_its_encoder_still_says_it_is_done_with_it():
+    stt, decoder, pool = _call()
+    decoder.fail = True
+    guess = stt.transcribe_later(AUDIO)
+    pool.run()
+    assert stt.encoded(guess).is_set() and decoder.stages == []
+    with pytest.raises(RuntimeError):
+        guess.result()
+
+
+def test_only_the_workers_own_requests_have_an_encoder_signal():
+    from concurrent.futures import Future
+
+    stt, _decoder, _pool = _call()
+    assert stt.encoded(Future()) is None

@@ -166,7 +166,9 @@ class CallLoop:
     def judge_later(self, audio: np.ndarray, transcript: Future[Transcript]) -> Future[Verdict] | None:
         from tutor_app.call.listen.judge import judge_later
 
-        return None if self.judge is None else judge_later(self.judge, self._pool("judge"), audio, transcript)
+        if self.judge is None:
+            return None
+        return judge_later(self.judge, self._pool("judge"), audio, transcript, self.recognition.encoded(transcript))
 
     def utterance(self, audio: np.ndarray, eos: float, transcript: Future[Transcript],
                   speculative: bool, held: bool = False) -> TutorTurn | None:

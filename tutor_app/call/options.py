@@ -62,7 +62,9 @@ class EndpointingOptions:
     # takes its ~50 ms (Smart Turn on one thread) off the answer's path; its verdict still
     # decides only from `check_ms` on. Not at the early guess: beside Whisper's encoder
     # (two threads on two cores) it slowed the decode by ~40 ms; three frames after it,
-    # once the encoder is done, by nothing. 0 = at `check_ms`.
+    # once the encoder is done, by nothing. It also waits for the encoder now (the STT
+    # worker says when: call/transcripts.py), which the frames only guess at: on a slow
+    # decode the encoder still ran at 128 ms of silence. 0 = at `check_ms`.
     judge_ms: int = 128
     check_ms: int = 200  # silence from which the end-of-turn judge's verdict decides
     thinking_ms: int = 2000  # longest wait through a pause the judge called unfinished (call/pauses.py)

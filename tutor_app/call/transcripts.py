@@ -18,6 +18,8 @@ A request nobody wants any more (a guess at a pause the learner talked on throug
 `drop`ped: not started, it never runs; decoding, it stops at its next stage (the encoder,
 the decoder, the alignment: speech/stt.py), so the guess at the real end waits at most
 for one stage. The audio thread only submits and drops; it never waits on a decode here.
+A request's `encoded` Event says when its encoder has run (the end-of-turn judge waits for
+it, so that the two do not share the cores: call/listen/judge.py).
 """
 from __future__ import annotations
 
@@ -58,6 +60,8 @@ class CallStt:
         # the audio thread drops, and must never wait while `model` loads under `_lock`.
         self._stops: weakref.WeakKeyDictionary[Future[Transcript], threading.Event] = weakref.WeakKeyDictionary()
         self._stops_lock = threading.Lock()
+        # Each request -> its `encoded` Event (set once its encoder has run); gone with the Future.
+        self._encoded: weakref.WeakKeyDictionary[Future[Transcript], threading.Event] = weakref.WeakKeyDictionary()
 
     @property
     def model(self) -> SpeechToText:
@@ -78,9 +82,18 @@ class CallStt:
         return self._bias[0]
 
     def transcribe(self, audio: np.ndarray, expect: BiasList | None = None,
-                   stop: threading.Event | None = None) -> Transcript:
+                   stop: threading.Event | None = None, encoded: threading.Event | None = None) -> Transcript:
         """The whole of `audio` (16 kHz), now, on this thread. `expect`: the words to expect
-        instead of this call's names (a backchannel); `stop` set: DecodeStopped (speech/stt.py)."""
+        instead of this call's names (a backchannel); `stop` set: DecodeStopped (speech/stt.py);
+        `encoded`: set once the encoder has run, or the decode is over without it."""
+        try:
+            return self._transcribe(audio, expect, stop, encoded)
+        finally:
+            if encoded is not None:
+                encoded.set()
+
+    def _transcribe(self, audio: np.ndarray, expect: BiasList | None, stop: threading.Event | None,
+                    encoded: threading.Event | None) -> Transcript:
         from tutor_app.speech.bias import transcribe_with
         from tutor_app.speech.stt import stop_if_asked
 
@@ -91,8 +104,8 @@ class CallStt:
         # looped-back "Yeah." came out as more words, and 9 of 15 backchannels cut the
         # tutor's reply (`bench echo`; 0 of 10 on Whisper's own window).
         if window is not None and expect is None and hasattr(stt, "transcribe_part"):
-            part: Transcript = stt.transcribe_part(audio, 0, "", bias or None, window_s=window,
-                                                   **({} if stop is None else {"stop": stop}))
+            signals = {k: v for k, v in (("stop", stop), ("encoded", encoded)) if v is not None}
+            part: Transcript = stt.transcribe_part(audio, 0, "", bias or None, window_s=window, **signals)
             return part
         transcript: Transcript = transcribe_with(stt, AudioClip(audio, SAMPLE_RATE), bias)
         return transcript
@@ -107,12 +120,20 @@ class CallStt:
 
     def transcribe_later(self, audio: np.ndarray, expect: BiasList | None = None) -> Future[Transcript]:
         """`transcribe` on the worker (so it can start before the turn ends); `drop` stops it."""
-        stop = threading.Event()
-        future = self.pool.submit(self.transcribe, audio, expect, stop)
+        stop, encoded = threading.Event(), threading.Event()
+        future = self.pool.submit(self.transcribe, audio, expect, stop, encoded)
+        future.add_done_callback(lambda _f: encoded.set())  # dropped before it ran: never encodes
         with self._stops_lock:
+            self._encoded[future] = encoded
             if not future.done():
                 self._stops[future] = stop
         return future
+
+    def encoded(self, future: Future[Any]) -> threading.Event | None:
+        """Set once the encoder of request `future` (`transcribe_later`) has run, or the
+        request is over without it (dropped, failed); None: not a request of this worker's."""
+        with self._stops_lock:
+            return self._encoded.get(future)
 
     def drop(self, future: Future[Any]) -> None:
         """Nobody wants `future`'s words: it never starts, or its decode stops at its next

@@ -15,6 +15,9 @@ streaming transcriber (speech/streaming.py) decodes the growing turn with it. It
 (an Event) ends a decode nobody wants any more - a live call's guess at a pause the
 learner talked on through - at the next stage (the VAD, the encoder, the decoder, the
 word alignment) with `DecodeStopped`, so the guess at the real end need not wait for it.
+Its `encoded` (an Event) is set once the encoder has run - or the decode ended without
+it: from then on the decode is one thread (the decoder's), and a second model may have
+the other core (the live call's end-of-turn judge waits for it: call/listen/judge.py).
 
 The encoder normally sees a fixed 30 s window whatever the length of the speech (most of
 the cost of a short turn). `SttOptions.encoder_window_s` below 30 gives it a window sized
@@ -144,23 +147,28 @@ class WhisperStt:
 
     def transcribe_part(self, audio: NDArray[np.float32], start: int = 0, prompt: str = "",
                         bias: BiasList | None = None, window_s: float | None = None,
-                        stop: threading.Event | None = None) -> Transcript:
+                        stop: threading.Event | None = None, encoded: threading.Event | None = None) -> Transcript:
         """Satisfies `PartTranscriber`: the words of 16 kHz mono `audio` from sample `start`
         on, which follow the words `prompt` (Whisper's previous-text slot, so they join).
         The VAD sees the whole of `audio` (a word right after `start` is judged in its
         context: alone, a soft "ask" after a pause was no speech); times, pauses and speech
         seconds are the whole audio's. Word timings always; empty audio -> "". `window_s`:
         this decode's `SttOptions.encoder_window_s` (None: the options'). `stop` set: raises
-        DecodeStopped at the next stage (see the module)."""
-        samples = np.asarray(audio, dtype=np.float32).reshape(-1)
-        if samples.size == 0:
-            return Transcript("", self.options.language, 0.0)
-        return self._transcribe_samples(samples, bias, prompt.strip(), words=True, start=start, window_s=window_s,
-                                        stop=stop)
+        DecodeStopped at the next stage (see the module). `encoded`: set once the encoder
+        has run, or the decode ended without it."""
+        try:
+            samples = np.asarray(audio, dtype=np.float32).reshape(-1)
+            if samples.size == 0:
+                return Transcript("", self.options.language, 0.0)
+            return self._transcribe_samples(samples, bias, prompt.strip(), words=True, start=start, window_s=window_s,
+                                            stop=stop, encoded=encoded)
+        finally:
+            if encoded is not None:
+                encoded.set()  # no encoder ran (no speech, stopped, failed), or it ran: either way done
 
     def _transcribe_samples(self, samples: NDArray[np.float32], bias: BiasList | None, prompt: str = "",
                             words: bool = False, start: int = 0, window_s: float | None = None,
-                            stop: threading.Event | None = None) -> Transcript:
+                            stop: threading.Event | None = None, encoded: threading.Event | None = None) -> Transcript:
         if self.options.bias_mode == "off":
             bias = None
         seconds = len(samples) / SAMPLE_RATE
@@ -175,6 +183,7 @@ class WhisperStt:
         speech, offsets = join_spans(samples, spans)
         with self._lock:
             self._model.stop = stop  # read by the model's stages (windowed_model_class)
+            self._model.encoded = encoded
             try:
                 segments = self._decode_windowed(speech, bias, prompt, words, window_s)
                 if bias and echoes_list(" ".join(s.text for s in segments), bias):
@@ -182,7 +191,7 @@ class WhisperStt:
                     log.info("the transcript echoed the bias list; decoded again without it")
                     segments = self._decode_windowed(speech, None, prompt, words, window_s)
             finally:
-                self._model.stop = None
+                self._model.stop = self._model.encoded = None
         segments = [snap_segment(remap_segment(s, offsets), bias) for s in segments]
         text = " ".join(s.text for s in segments if s.text).strip()
         return Transcript(text, self.options.language, seconds, segments, pauses, voiced)
@@ -274,6 +283,7 @@ def windowed_model_class() -> Any:
         window_frames: int | None = None
         encoder: Any = None  # a CTranslate2 Whisper with the encoder's own threads (SttOptions)
         stop: threading.Event | None = None  # this decode's (WhisperStt.transcribe_part)
+        encoded: threading.Event | None = None  # this decode's: set after the (first) encoder pass
 
         # Each stage first sees whether the decode is still wanted.
         def generate_with_fallback(self, *args: Any, **kwargs: Any) -> Any:
@@ -288,11 +298,15 @@ def windowed_model_class() -> Any:
             stop_if_asked(self.stop)
             if self.window_frames:
                 features = features[..., : self.window_frames]
-            if self.encoder is None:
-                return super().encode(features)
-            if features.ndim == 2:
-                features = np.expand_dims(features, 0)
-            return self.encoder.encode(get_ctranslate2_storage(features), to_cpu=False)
+            try:
+                if self.encoder is None:
+                    return super().encode(features)
+                if features.ndim == 2:
+                    features = np.expand_dims(features, 0)
+                return self.encoder.encode(get_ctranslate2_storage(features), to_cpu=False)
+            finally:
+                if self.encoded is not None:
+                    self.encoded.set()
 
     return WindowedWhisperModel
 

@@ -1,6 +1,7 @@
 """The end-of-turn judge a live call asks at a short pause (call/listen/listener.py): Smart
 Turn on the audio so far plus the words so far, combined by speech/end_of_turn.py. The
-audio is heard while the words are still being decoded (`judge_later`).
+audio is heard while the words are still being decoded (`judge_later`), once Whisper's
+encoder is done with the two cores.
 
 Loaded once per app. When the Smart Turn model cannot load, the app has no judge at all
 and the live call keeps the plain VAD rule (a fixed silence ends the turn), as the issue
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any
 
@@ -61,16 +63,24 @@ def load_judge(registry: Any) -> EndOfTurnJudge | None:
         return None
 
 
-def judge_later(judge: Any, pool: Executor, audio: np.ndarray, transcript: Future[Any]) -> Future[Verdict]:
+# Longest wait for the words' encoder before the judge hears anyway (a decode queued
+# behind a stale one): its verdict is not wanted before the words are in.
+ENCODER_WAIT_S = 1.0
+
+
+def judge_later(judge: Any, pool: Executor, audio: np.ndarray, transcript: Future[Any],
+                encoded: threading.Event | None = None) -> Future[Verdict]:
     """The verdict on `audio` and its words, as a Future: a judge that hears the audio on
     its own (`EndOfTurnJudge.hear`) does so on `pool` while the words are still being
     decoded, and decides the moment both are in (on whichever thread finishes last); any
     other judge(audio, words) runs on `pool` once the words are in. The words' failure is
-    the verdict's."""
+    the verdict's. `encoded` (call/transcripts.py): the words' decode has run its encoder;
+    the hearing waits for it (or for the words): on two cores, Smart Turn beside Whisper's
+    two-thread encoder stalls it, beside the one-thread decoder it costs nothing."""
     hear, decide_now = getattr(judge, "hear", None), getattr(judge, "decide", None)
     if hear is None or decide_now is None:
         return pool.submit(lambda: judge(audio, (transcript.result().text or "").strip()))
-    probability = pool.submit(hear, audio)
+    probability = pool.submit(_hear_after, hear, audio, encoded)
     verdict: Future[Verdict] = Future()
     lock = threading.Lock()
 
@@ -86,3 +96,10 @@ def judge_later(judge: Any, pool: Executor, audio: np.ndarray, transcript: Futur
     probability.add_done_callback(done)
     transcript.add_done_callback(done)
     return verdict
+
+
+def _hear_after(hear: Callable[[np.ndarray], float | None], audio: np.ndarray,
+                encoded: threading.Event | None) -> float | None:
+    if encoded is not None:
+        encoded.wait(ENCODER_WAIT_S)
+    return hear(audio)
