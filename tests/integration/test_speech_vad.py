@@ -82,3 +82,29 @@ def test_live_turn_taking_on_real_speech(vad, speech_clips):
     assert 0.6 <= starts[0].start_s() <= 1.5  # speech begins after the 1 s of silence
     assert ends[-1].end_s() <= 1.0 + len(speech) / 16000 + 0.2
     assert ends[-1].end_s() - starts[0].start_s() > 0.8 * len(speech) / 16000
+
+
+def test_a_clip_that_starts_with_the_last_one_is_read_on_from_it_with_the_same_probabilities(vad, speech_clips):
+    """A live turn's words are read ahead while the learner speaks (call/transcripts.py
+    hear_ahead): the end's clip starts with those frames, and only its new frames run."""
+    samples = clip_of(speech_clips, "whisper_jfk.flac").samples
+    frames = len(samples) // 512
+    whole = samples[: frames * 512]
+    other = np.random.default_rng(5).normal(0, 0.05, 512 * 40).astype(np.float32)
+
+    vad.frame_probabilities(other)  # another clip last: read in full
+    before = vad.frame_probabilities(whole)
+
+    start = whole[: (frames // 2) * 512]
+    vad.frame_probabilities(other)
+    vad.frame_probabilities(start)
+    run = vad.frames_run
+    after = vad.frame_probabilities(whole)
+    assert vad.frames_run - run == frames - frames // 2  # only the frames after its start
+    assert np.array_equal(after, before)  # bit for bit: the state carried, not guessed
+
+    changed = whole.copy()
+    changed[10] += 0.1  # not the same start: read in full
+    run = vad.frames_run
+    vad.frame_probabilities(changed)
+    assert vad.frames_run - run == frames

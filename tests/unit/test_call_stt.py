@@ -99,3 +99,33 @@ def test_only_the_workers_own_requests_have_an_encoder_signal():
 
     stt, _decoder, _pool = _call()
     assert stt.encoded(Future()) is None
+
+
+class _ReadVad:
+    def __init__(self) -> None:
+        self.read: list[int] = []
+
+    def frame_probabilities(self, audio) -> np.ndarray:  # noqa: ANN001
+        self.read.append(len(audio))
+        return np.zeros(len(audio) // 512, np.float32)
+
+
+def test_the_utterance_so_far_is_read_ahead_on_the_worker_one_read_waiting_at_most():
+    stt, decoder, pool = _call()
+    decoder.vad = _ReadVad()
+    stt.hear_ahead(AUDIO[:8192])
+    stt.hear_ahead(AUDIO)  # one is still waiting: this one is skipped
+    pool.run()
+    assert decoder.vad.read == [8192]
+    stt.hear_ahead(AUDIO)  # the last one ran: this one goes
+    pool.run()
+    assert decoder.vad.read == [8192, len(AUDIO)] and decoder.stages == []
+
+
+def test_nothing_is_read_ahead_before_the_model_is_loaded():
+    pool = HandPool()
+    loads: list[str] = []
+    stt = CallStt(lambda: loads.append("loaded") or StagedDecoder(), lambda: None, RecognitionOptions(), pool=pool)
+    stt.hear_ahead(AUDIO)
+    pool.run()
+    assert loads == []  # the audio thread never loads the model

@@ -77,6 +77,7 @@ class Port:
     def duck(self, on: bool) -> None: ...
     def transcribe_later(self, audio, expect=None): raise AssertionError("the source decodes")  # noqa: ANN001
     def judge_later(self, audio, transcript): return None  # noqa: ANN001
+    def hear_ahead(self, audio) -> None: ...  # noqa: ANN001
     def backchannel(self, text: str) -> None: ...
     def tutor_words(self) -> str: return ""
 

@@ -187,6 +187,9 @@ class _Port:
         done.set_result(None)
         return done
 
+    def hear_ahead(self, audio) -> None:
+        pass
+
     def judge_later(self, audio, transcript):
         return None
 

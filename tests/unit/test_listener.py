@@ -27,6 +27,7 @@ class _Port:
         self.utterances: list[tuple[np.ndarray, Future, bool]] = []
         self.kept: list[str] = []
         self.dropped: list[Future] = []
+        self.ahead: list[np.ndarray] = []  # the utterances so far read ahead (hear_ahead)
 
     def emit(self, event) -> None:
         self.events.append(event)
@@ -57,6 +58,9 @@ class _Port:
     def drop(self, future: Future) -> None:
         self.dropped.append(future)
         future.cancel()  # as the call's STT worker: a decode not started never runs
+
+    def hear_ahead(self, audio) -> None:
+        self.ahead.append(audio)
 
     def judge_later(self, audio, transcript: Future) -> Future | None:
         if not self.judge:
@@ -315,3 +319,26 @@ def test_poll_without_a_silence_waiting_on_words_does_nothing():
     _feed(listener, 0.3, 16)
     listener.poll()  # while the learner talks
     assert not port.transcripts and not port.utterances
+
+
+def test_the_utterance_is_read_ahead_while_the_learner_speaks_each_read_a_start_of_the_words_asked_for():
+    """Every AHEAD_FRAMES voiced frames the utterance so far goes to the STT worker's VAD
+    (hear_ahead): the words asked for at the end begin with each of them, so the end's
+    VAD pass reads only the frames after the last (speech/vad.py)."""
+    from tutor_app.call.listen.endpointing import AHEAD_FRAMES
+
+    port = _PendingPort()
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")).with_judge(True), FakeVad(), port)
+    _feed(listener, 0.3, 2 * AHEAD_FRAMES + 5)
+    assert len(port.ahead) == 2 and len(port.ahead[1]) - len(port.ahead[0]) == AHEAD_FRAMES * FRAME_SAMPLES
+    _feed(listener, 0.0, 1)  # the first silent frame asks for the words
+    words = port.audio[0]
+    assert all(np.array_equal(words[:len(a)], a) for a in port.ahead) and len(words) > len(port.ahead[1])
+
+
+def test_speech_over_the_tutor_is_not_read_ahead():
+    port = _PendingPort()
+    port.speaking = True
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")).with_judge(True), FakeVad(), port)
+    _feed(listener, 0.3, 40)
+    assert port.pauses == 1 and port.ahead == []  # heard as speech over the tutor, its words read otherwise

@@ -163,6 +163,10 @@ class CallLoop:
         """Those words are not wanted any more: the decode never starts or stops early."""
         self.recognition.drop(future)
 
+    def hear_ahead(self, audio: np.ndarray) -> None:
+        """The utterance so far: the STT worker reads its VAD pass ahead of the words."""
+        self.recognition.hear_ahead(audio)
+
     def judge_later(self, audio: np.ndarray, transcript: Future[Transcript]) -> Future[Verdict] | None:
         from tutor_app.call.listen.judge import judge_later
 

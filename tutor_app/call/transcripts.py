@@ -18,7 +18,9 @@ A request nobody wants any more (a guess at a pause the learner talked on throug
 `drop`ped: not started, it never runs; decoding, it stops at its next stage (the encoder,
 the decoder, the alignment: speech/stt.py), so the guess at the real end waits at most
 for one stage. The audio thread only submits and drops; it never waits on a decode here.
-A request's `encoded` Event says when its encoder has run (the end-of-turn judge waits for
+While the learner speaks, `hear_ahead` runs a decode's first stage, the VAD pass, over
+the utterance so far (speech/vad.py reads a longer clip on from there). A request's
+`encoded` Event says when its encoder has run (the end-of-turn judge waits for
 it, so that the two do not share the cores: call/listen/judge.py).
 """
 from __future__ import annotations
@@ -62,6 +64,7 @@ class CallStt:
         self._stops_lock = threading.Lock()
         # Each request -> its `encoded` Event (set once its encoder has run); gone with the Future.
         self._encoded: weakref.WeakKeyDictionary[Future[Transcript], threading.Event] = weakref.WeakKeyDictionary()
+        self._ahead_waiting = False  # a `hear_ahead` is queued on the worker
 
     @property
     def model(self) -> SpeechToText:
@@ -134,6 +137,28 @@ class CallStt:
         request is over without it (dropped, failed); None: not a request of this worker's."""
         with self._stops_lock:
             return self._encoded.get(future)
+
+    def hear_ahead(self, audio: np.ndarray) -> None:
+        """The utterance so far (16 kHz), while the learner speaks: the worker runs the
+        decode's VAD pass over it now, so that the end's decode reads only the frames after
+        (speech/vad.py). Not while one is still waiting; not before the model is loaded."""
+        read = getattr(getattr(self.loaded(), "vad", None), "frame_probabilities", None)
+        if read is None:
+            return
+        with self._stops_lock:
+            if self._ahead_waiting:
+                return
+            self._ahead_waiting = True
+
+        def run() -> None:
+            with self._stops_lock:
+                self._ahead_waiting = False
+            try:
+                read(audio)
+            except Exception as exc:  # noqa: BLE001 - only ahead: the end's decode reads it anyway
+                log.warning("the VAD pass ahead failed: %s", type(exc).__name__)
+
+        self.pool.submit(run)
 
     def drop(self, future: Future[Any]) -> None:
         """Nobody wants `future`'s words: it never starts, or its decode stops at its next

@@ -9,13 +9,18 @@ probabilities for the same audio.
 
 Spans of a file come from the same `Segmenter` the live path uses, so files and the
 microphone agree on what counts as speech.
+
+A clip that starts with the last clip's whole frames (a live turn asked again for its
+words, longer, or heard ahead while the learner speaks: `frame_probabilities`) is read on
+from where that one stopped, with its state: the same probabilities, bit for bit, for
+only the new frames' work - a live turn's words then need no VAD pass of their own.
 """
 from __future__ import annotations
 
 import logging
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -73,6 +78,9 @@ class SileroVad:
         self._session = onnxruntime.InferenceSession(str(model_path), sess_options=opts,
                                                      providers=["CPUExecutionProvider"])
         self._lock = threading.Lock()  # the live state is one stream's state
+        self._clip_lock = threading.Lock()
+        self._read = _ReadClip()  # the last clip's whole frames, their probabilities, the state after them
+        self.frames_run = 0  # frames the clip path ran through the model (tests)
         self.reset()
 
     # -- live stream ---------------------------------------------------------------------
@@ -95,7 +103,8 @@ class SileroVad:
 
     # -- whole clips ---------------------------------------------------------------------
     def frame_probabilities(self, samples_16k: np.ndarray) -> NDArray[np.float32]:
-        """One probability per 512-sample frame (the last frame zero-padded)."""
+        """One probability per 512-sample frame (the last frame zero-padded). When the clip
+        begins with the last clip's whole frames, only the frames after them are run."""
         samples = np.asarray(samples_16k, dtype=np.float32).reshape(-1)
         if samples.size == 0:
             return np.zeros(0, dtype=np.float32)
@@ -104,13 +113,17 @@ class SileroVad:
         context = np.zeros((len(frames), CONTEXT_SAMPLES), dtype=np.float32)
         context[1:] = frames[:-1, -CONTEXT_SAMPLES:]
         rows = np.concatenate([context, frames], axis=1)
-        h = np.zeros(STATE_SHAPE, dtype=np.float32)
-        c = np.zeros(STATE_SHAPE, dtype=np.float32)
-        outputs = []
-        for i in range(0, len(rows), 10_000):  # bounded memory on long files
-            out, h, c = self._session.run(None, {"input": rows[i:i + 10_000], "h": h, "c": c})
-            outputs.append(out)
-        return np.concatenate(outputs).astype(np.float32)
+        with self._clip_lock:
+            known, h, c = self._read.start_of(samples)
+            outputs = [self._read.probabilities[:known]]
+            self.frames_run += len(rows) - known
+            for i in range(known, len(rows), 10_000):  # bounded memory on long files
+                out, h, c = self._session.run(None, {"input": rows[i:i + 10_000], "h": h, "c": c})
+                outputs.append(out.reshape(-1))
+            probabilities = np.concatenate(outputs).astype(np.float32)
+            if not pad:  # whole frames only: a padded last frame is no start of a longer clip
+                self._read = _ReadClip(samples.copy(), probabilities, h, c)
+        return probabilities
 
     def speech_spans(self, audio: AudioClip, options: FileVadOptions | None = None) -> list[SpeechSpan]:
         """Speech stretches in a whole clip, padded, in seconds; [] for silence or noise."""
@@ -119,6 +132,25 @@ class SileroVad:
         samples = to_mono_16k(audio)
         return spans_from_probabilities(self.frame_probabilities(samples), len(samples) / SAMPLE_RATE,
                                         options or self.options)
+
+
+@dataclass(frozen=True)
+class _ReadClip:
+    """A clip of whole frames `frame_probabilities` read: its samples, their probabilities,
+    and the LSTM state after its last frame."""
+
+    samples: NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+    probabilities: NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+    h: NDArray[np.float32] = field(default_factory=lambda: np.zeros(STATE_SHAPE, dtype=np.float32))
+    c: NDArray[np.float32] = field(default_factory=lambda: np.zeros(STATE_SHAPE, dtype=np.float32))
+
+    def start_of(self, samples: NDArray[np.float32]) -> tuple[int, NDArray[np.float32], NDArray[np.float32]]:
+        """(frames of `samples` already read, the state after them): this clip's frames when
+        `samples` begins with them, else none and the initial state."""
+        n = self.samples.size
+        if n and samples.size >= n and np.array_equal(samples[:n], self.samples):
+            return len(self.probabilities), self.h, self.c
+        return 0, np.zeros(STATE_SHAPE, dtype=np.float32), np.zeros(STATE_SHAPE, dtype=np.float32)
 
 
 def spans_from_probabilities(probabilities: Iterable[float], total_seconds: float,

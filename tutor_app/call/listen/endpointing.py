@@ -57,19 +57,33 @@ class TranscriptSource(Protocol):
 class TranscribePort(Protocol):
     def transcribe_later(self, audio: Any, expect: Any = None) -> Any: ...
     def drop(self, future: Any) -> None: ...
+    def hear_ahead(self, audio: Any) -> None: ...
+
+
+# Voiced frames between two reads ahead of the VAD over the utterance so far (`Decoded.heard`).
+AHEAD_FRAMES = 16
 
 
 class Decoded:
-    """Every request decoded in full by the call's STT (`port.transcribe_later`, one at a time)."""
+    """Every request decoded in full by the call's STT (`port.transcribe_later`, one at a time).
+    While the learner speaks, only the decode's VAD pass is read ahead, every `AHEAD_FRAMES`
+    voiced frames (`port.hear_ahead`): the VAD reads a clip that starts with the last one
+    from where that stopped (speech/vad.py), so the end's decode reads only the last frames."""
 
     def __init__(self, port: TranscribePort) -> None:
         self._port = port
+        self._start: int | None = None
+        self._ahead = 0  # the end of the utterance's last read ahead
 
     def started(self, start: int, streamable: bool = True) -> None:
-        """Nothing is heard before the end."""
+        """Speech started at frame `start` (over the tutor: its words are read otherwise)."""
+        self._start, self._ahead = (start, start) if streamable else (None, 0)
 
     def heard(self, start: int, end: int, words: Callable[[], np.ndarray]) -> None:
-        """Nothing is heard before the end."""
+        """Frames [start, end) of the utterance are in, the last one voiced."""
+        if start == self._start and end - self._ahead >= AHEAD_FRAMES:
+            self._ahead = end
+            self._port.hear_ahead(words())
 
     def request(self, start: int, end: int, audio: np.ndarray,
                 expect: BiasList | None = None) -> Future[Transcript]:
