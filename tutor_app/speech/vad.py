@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MODEL_FILE = "silero_vad_v6.onnx"
+READ_ON_MAX_SAMPLES = 30 * SAMPLE_RATE  # a clip this long at most is kept to be read on from (a live turn)
 CONTEXT_SAMPLES = 64
 STATE_SHAPE = (1, 1, 128)
 
@@ -121,7 +122,9 @@ class SileroVad:
                 out, h, c = self._session.run(None, {"input": rows[i:i + 10_000], "h": h, "c": c})
                 outputs.append(out.reshape(-1))
             probabilities = np.concatenate(outputs).astype(np.float32)
-            if not pad:  # whole frames only: a padded last frame is no start of a longer clip
+            # Whole frames only (a padded last frame is no start of a longer clip), and a
+            # live turn's length at most (a long file's copy is not kept).
+            if not pad and samples.size <= READ_ON_MAX_SAMPLES:
                 self._read = _ReadClip(samples.copy(), probabilities, h, c)
         return probabilities
 
