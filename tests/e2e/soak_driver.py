@@ -47,7 +47,11 @@ class SoakFailure(Exception):
 
 
 def make_clips(folder: Path, data_dir: Path) -> list[Path]:
-    """Piper speaks the learner lines into WAVs (the app's own voice model)."""
+    """Piper speaks the learner lines into WAVs (the app's own voice model), without its
+    random noise: the same clips every run (a run once drew a "Yesterday it rained all
+    day long." Whisper was unsure of, and the turn was rightly not understood)."""
+    from dataclasses import replace
+
     from tutor_app.app import App
     from tutor_app.paths import AppPaths
     from tutor_app.settings import Settings
@@ -56,10 +60,12 @@ def make_clips(folder: Path, data_dir: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     app = App(Settings(paths=AppPaths.resolve(data_dir)))
     try:
+        tts = app.tts
+        tts.options = replace(tts.options, deterministic=True)
         clips = []
         for i, line in enumerate(LINES):
             path = folder / f"learner-{i}.wav"
-            write_wav(path, app.tts.synthesize_all(line), app.tts.sample_rate)
+            write_wav(path, tts.synthesize_all(line), tts.sample_rate)
             clips.append(path)
         return clips
     finally:
@@ -163,13 +169,12 @@ class Soak:
         self.summary["history_count"] = window.history.calls.count()
         self.summary["ok"] = True
 
-    def turn(self, c: int, t: int, record: dict[str, Any]) -> None:
-        where = f"call {c}, turn {t}"
-        # The tutor may be speaking (a greeting, or still the last reply): never talk over it.
+    def say(self, where: str, clip: Path) -> int:
+        """Once the tutor is quiet (never talk over it: a greeting, or still the last reply),
+        play `clip` into the microphone; the events from just before it (their mark)."""
         self.wait_until(self.tutor_quiet, self.turn_s, f"{where}: the tutor done speaking before the learner")
         mark = len(self.events)
-        t0 = time.monotonic()
-        player = subprocess.Popen(["paplay", "--device=micsrc", str(self.clips[(t - 1) % len(self.clips)])])
+        player = subprocess.Popen(["paplay", "--device=micsrc", str(clip)])
         try:
             self.wait_until(lambda: player.poll() is not None, 60, f"{where}: the clip played into the microphone")
         finally:
@@ -177,12 +182,29 @@ class Soak:
                 player.kill()
         if player.returncode != 0:
             raise SoakFailure(f"{where}: paplay exited {player.returncode}")
+        return mark
+
+    def turn(self, c: int, t: int, record: dict[str, Any]) -> None:
+        where = f"call {c}, turn {t}"
+        t0 = time.monotonic()
+        mark = self.say(where, self.clips[(t - 1) % len(self.clips)])
 
         def heard() -> int:  # index (in events) of the learner's utterance with words, or -1
             return next((i for i in range(mark, len(self.events))
                          if self.events[i][0] == "utterance" and self.events[i][1].text.strip()), -1)
 
-        self.wait_until(lambda: heard() >= 0, self.turn_s, f"{where}: the learner's words heard")
+        def not_understood() -> bool:  # the tutor said its fixed "didn't catch that" line
+            return any(getattr(p, "not_heard", False) for p in self.since(mark, "done"))
+
+        self.wait_until(lambda: heard() >= 0 or not_understood(), self.turn_s, f"{where}: the learner's words heard")
+        if heard() < 0:
+            # Not understood: as a learner would, she says it again - once; the app asking
+            # twice for the same clear line is a failure.
+            record["repeats"] = record.get("repeats", 0) + 1
+            mark = self.say(f"{where} (said again)", self.clips[(t - 1) % len(self.clips)])
+            self.wait_until(lambda: heard() >= 0 or not_understood(), self.turn_s, f"{where}: the words said again heard")
+            if heard() < 0:
+                raise SoakFailure(f"{where}: the learner's words were not understood, twice")
         record["learner_turns"] += 1
 
         def reply() -> Any:  # the tutor's answer to it: not a greeting, not cut short
