@@ -88,15 +88,8 @@ class CallStt:
                    stop: threading.Event | None = None, encoded: threading.Event | None = None) -> Transcript:
         """The whole of `audio` (16 kHz), now, on this thread. `expect`: the words to expect
         instead of this call's names (a backchannel); `stop` set: DecodeStopped (speech/stt.py);
-        `encoded`: set once the encoder has run, or the decode is over without it."""
-        try:
-            return self._transcribe(audio, expect, stop, encoded)
-        finally:
-            if encoded is not None:
-                encoded.set()
-
-    def _transcribe(self, audio: np.ndarray, expect: BiasList | None, stop: threading.Event | None,
-                    encoded: threading.Event | None) -> Transcript:
+        `encoded`: set once the encoder has run (`transcribe_later` sets it when the request
+        is over, whatever happened)."""
         from tutor_app.speech.bias import transcribe_with
         from tutor_app.speech.stt import stop_if_asked
 
