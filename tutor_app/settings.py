@@ -59,11 +59,13 @@ class SpeechSettings:
     # speaks (LocalAgreement-2, speech/streaming.py) so only the last words are decoded at
     # the end; and the Whisper encoder's window for the call's decodes, 8-30 s (30: Whisper's
     # own; less: sized to the speech, at least this long - SttOptions.encoder_window_s).
-    # 15 s by default: ~200 ms quicker per turn than 30 (`tutor-app bench stt-stream`);
-    # Whisper then wrote the "to" before a thinking pause as "2." ("Next month I am
-    # planning 2."), which the turn's words now read as unfinished (speech/turn_words.py).
+    # 10 s by default (with 6 s after the speech, SttOptions.encoder_margin_s): ~250 ms
+    # quicker per turn than 30, ~35 ms quicker than 15 s with 2 s after it, and no worse
+    # in WER (`tutor-app bench stt-stream --window --margin`). A short window once made
+    # Whisper write the "to" before a thinking pause as "2." ("Next month I am planning
+    # 2."), which the turn's words now read as unfinished (speech/turn_words.py).
     stt_streaming: bool = False
-    stt_call_window_s: float = 15.0
+    stt_call_window_s: float = 10.0
 
     # Bounds of the values above that have them; 0 (= by level) is always allowed.
     BOUNDS: ClassVar[dict[str, tuple[float, float]]] = {"thinking_ms": (500, 5000), "speaking_rate": (0.6, 1.5),

@@ -212,6 +212,6 @@ def test_the_call_options_carry_the_recognition_settings():
                                    tutor=SimpleNamespace(level="beginner"))
         return LoopOptions.from_settings(settings).recognition
 
-    assert options() == RecognitionOptions(streaming=False, window_s=15.0) and options().window == 15.0
+    assert options() == RecognitionOptions(streaming=False, window_s=10.0) and options().window == 10.0
     assert options(stt_streaming=True, stt_call_window_s=30).streaming and options(stt_call_window_s=30).window is None
     assert options(stt_call_window_s=3).window is None  # out of bounds: Whisper's own window

@@ -49,10 +49,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     o = StreamOptions()
     parser.add_argument("--step", type=float, default=o.step_s, help=f"seconds of new audio between passes ({o.step_s:g})")
-    parser.add_argument("--window", type=float, default=15.0,
-                        help="the short variants' encoder window floor, s (15)")
-    parser.add_argument("--margin", type=float, default=2.0,
-                        help="the short variants' padding after the speech, s (2)")
+    from tutor_app.call.options import RecognitionOptions
+    from tutor_app.speech.stt import SttOptions
+
+    window, margin = RecognitionOptions().window_s, SttOptions().encoder_margin_s  # the call's own
+    parser.add_argument("--window", type=float, default=window,
+                        help=f"the short variants' encoder window floor, s ({window:g}, the call's)")
+    parser.add_argument("--margin", type=float, default=margin,
+                        help=f"the short variants' padding after the speech, s ({margin:g}, the call's)")
     parser.add_argument("--context", type=float, default=o.context_s,
                         help=f"StreamOptions.context_s: decode from a cut at least this long before the end ({o.context_s:g})")
     parser.add_argument("--prompt-chars", type=int, default=o.prompt_chars,

@@ -129,10 +129,11 @@ class RecognitionOptions:
     # (`tutor-app bench stt-stream`).
     streaming: bool = False
     # The Whisper encoder's window for the call's decodes (SttOptions.encoder_window_s):
-    # the speech plus 2 s, at least this long; 30 (or 0): Whisper's own fixed window.
-    # 15 s halves the end's decode (+0.57 WER points over the shared and pause clips;
-    # shorter windows cost 2-3 points: `tutor-app bench stt-stream --window`).
-    window_s: float = 15.0
+    # the speech plus 6 s (SttOptions.encoder_margin_s), at least this long; 30 (or 0):
+    # Whisper's own fixed window. 10 s: the end's decode 144-149 ms p50 against 174-190
+    # for 15 s with 2 s after the speech, WER 7.55 % against 7.78 % over the shared and
+    # pause clips (`tutor-app bench stt-stream --window 10 --margin 6`; see the README).
+    window_s: float = 10.0
 
     @property
     def window(self) -> float | None:

@@ -92,9 +92,12 @@ class SttOptions:
     # encoder's cost falls with it, but Whisper was trained on 30 s windows and, without
     # enough padding after the speech, loops ("Go forward 10 meters. Go forward ...") -
     # so a decode that looks looped (words per second, compression ratio) is done again
-    # on the full window. `tutor-app bench stt-stream` measures both.
+    # on the full window. `tutor-app bench stt-stream` measures both. The WER moves
+    # erratically with the window (one or two hard clips flip); 6 s after the speech, at
+    # least 10 s, was as good as any setting tried and better than 2 s after it at least
+    # 15 s (4 s after the speech: a 10 s clip got "Thank you very much." added).
     encoder_window_s: float = 30.0
-    encoder_margin_s: float = 2.0
+    encoder_margin_s: float = 6.0
     # faster-whisper decodes again, *sampling* at rising temperatures, when the greedy
     # decode's mean log-probability is under `fallback_logprob` (its default is -1.0). A
     # sample's log-probabilities come from the temperature-sharpened distribution, so
