@@ -1,4 +1,4 @@
-"""Piper through our TTS: chunks per sentence, determinism, and a round trip to Whisper."""
+"""Piper through our TTS: a sentence's first part alone, levels, determinism, and a round trip to Whisper."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,20 +16,48 @@ def test_protocol_and_rate(tts):
     assert tts.sample_rate == 22050
 
 
-def test_one_float32_chunk_per_sentence(tts):
+def test_a_sentence_comes_as_its_first_part_then_the_rest(tts):
+    """Three sentences, each in two chunks: its first 32 decoder frames (0.37 s), then the rest."""
+    assert tts.split  # Piper's joe-medium graph is cut at its decoder
+    head = tts.options.first_part_frames * 256  # hop_length 256 at 22.05 kHz
     chunks = list(tts.synthesize("Hello there. How are you today? I am fine, thanks!"))
-    assert len(chunks) == 3
+    assert len(chunks) == 6
+    for first, rest in zip(chunks[::2], chunks[1::2]):
+        assert len(first) == head and 0.1 < len(rest) / tts.sample_rate < 4.0
     for chunk in chunks:
         assert chunk.dtype == np.float32 and chunk.ndim == 1
-        assert 0.3 < len(chunk) / tts.sample_rate < 4.0
         assert np.abs(chunk).max() <= 1.0
+
+
+def test_the_parts_join_as_the_whole_decode(tts, registry, speech_settings):
+    """The split decode gives the whole decode's samples: the cut's context is enough."""
+    from tutor_app.speech.tts import TtsOptions, load_tts
+
+    whole = load_tts(speech_settings, registry, TtsOptions(deterministic=True, first_part_frames=0))
+    assert not whole.split
+    text = "That sounds really interesting. Could you tell me a little more about it? Okay."
+    a, b = tts.synthesize_all(text), whole.synthesize_all(text)
+    assert len(a) == len(b) and len(list(whole.synthesize(text))) == 3
+    assert np.max(np.abs(a - b)) < 1e-3
+
+
+def test_a_sentence_is_levelled_without_clipping(tts):
+    """One gain per sentence from its start; peaks past the volume are rounded off, not cut."""
+    from tutor_app.speech.tts import soft_limit
+
+    for sentence in ("Okay.", "That sounds really interesting.", "Could you tell me a little more about it?"):
+        audio = tts.synthesize_all(sentence)
+        assert 0.3 < np.abs(audio).max() < 1.0
+    x = np.array([0.0, 0.5, 0.9, 0.95, 1.1, -1.1, 30.0], dtype=np.float32)
+    y = soft_limit(x, 0.9)
+    assert list(y[:3]) == list(x[:3]) and 0.9 < y[3] < y[4] < 1.0 and y[5] == -y[4] and y[6] <= 1.0
 
 
 def test_synthesize_is_lazy(tts):
     generator = tts.synthesize("First sentence here. Second sentence here.")
-    first = next(generator)  # the first sentence is ready before the second is made
-    assert first.size > 0
-    assert len(list(generator)) == 1
+    first = next(generator)  # the first sentence's start is ready before anything else is made
+    assert 0 < first.size <= tts.options.first_part_frames * 256
+    assert len(list(generator)) == 3
 
 
 def test_deterministic_output(tts):
@@ -61,7 +89,10 @@ def test_round_trip_piper_to_whisper(tts, stt, sentence):
     assert wer(sentence, text) <= 0.15, text
 
 
-def test_fast_start_splits_long_first_sentence(tts, stt):
+def test_fast_start_splits_long_first_sentence(registry, speech_settings, stt):
+    from tutor_app.speech.tts import TtsOptions, load_tts
+
+    tts = load_tts(speech_settings, registry, TtsOptions(deterministic=True, first_part_frames=0))  # chunk = phrase
     sentence = "Could you tell me a little more about your job interview yesterday?"
     assert len(list(tts.synthesize(sentence))) == 1
     chunks = list(tts.synthesize(sentence, fast_start=True))
@@ -101,10 +132,12 @@ def test_rate_change_applies_from_the_next_sentence(tts):
     try:
         normal = [c.size for c in tts.synthesize(f"{first} {second}")]
         chunks = tts.synthesize(f"{first} {second}")
-        head = next(chunks)  # the first sentence is out (playing) when the learner asks
+        head = next(chunks)  # the first sentence's start is out (playing) when the learner asks
         tts.set_rate(0.7)
-        rest = [c.size for c in chunks]
-        assert head.size == normal[0] and rest[0] > 1.2 * normal[1], (normal, head.size, rest)
+        rest = [c.size for c in chunks]  # that sentence's rest, then the second sentence in two
+        assert len(normal) == 4 and len(rest) == 3, (normal, rest)
+        assert head.size == normal[0] and rest[0] == normal[1], "a sentence keeps the rate it began with"
+        assert sum(rest[1:]) > 1.2 * sum(normal[2:]), (normal, head.size, rest)
     finally:
         tts.set_rate(1.0)
 
@@ -137,3 +170,19 @@ def test_voice_follows_the_level_by_default(speech_settings, registry):
     assert load_tts(beginner, registry).rate == 0.85
     chosen = replace(beginner, speech=replace(speech_settings.speech, speaking_rate=1.2))
     assert load_tts(chosen, registry).rate == 1.2
+
+
+def test_a_damaged_voice_file_gives_one_clear_error(registry, speech_settings, tmp_path):
+    """A truncated model (a download cut short): one TutorError naming the file, split or not."""
+    from pathlib import Path
+
+    from tutor_app.errors import TutorError
+    from tutor_app.speech.tts import PiperTts, TtsOptions
+
+    source = next(Path(registry.path(speech_settings.speech.tts_voice)).glob("*.onnx"))
+    broken = tmp_path / source.name
+    broken.write_bytes(source.read_bytes()[: 1 << 20])
+    (tmp_path / f"{source.name}.json").write_bytes(Path(f"{source}.json").read_bytes())
+    for options in (TtsOptions(), TtsOptions(first_part_frames=0)):
+        with pytest.raises(TutorError, match=f"cannot load the Piper voice {source.name}"):
+            PiperTts(broken, options=options)

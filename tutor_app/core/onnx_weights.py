@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from tutor_app.core.protobuf_wire import LENGTH, fields, read_varint
+
 _GRAPH, _INITIALIZER = 7, 5
 _DIMS, _DATA_TYPE, _FLOAT_DATA, _NAME, _RAW_DATA, _LOCATION = 1, 2, 4, 8, 9, 14
 _FLOAT, _EXTERNAL = 1, 1
@@ -24,45 +26,10 @@ class OnnxWeightError(ValueError):
     """The file is not a readable ONNX model, or has no such float32 weight."""
 
 
-def _varint(buf: mmap.mmap, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        byte = buf[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
-        if shift > 63:
-            raise OnnxWeightError("malformed varint")
-
-
-def _fields(buf: mmap.mmap, start: int, end: int) -> Iterator[tuple[int, int, int, int]]:
-    """(field number, wire type, value, end): for a length-delimited field `value` is
-    where its bytes start and `end` where they stop; for a varint `value` is the number."""
-    pos = start
-    while pos < end:
-        key, pos = _varint(buf, pos)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            value, pos = _varint(buf, pos)
-            yield number, wire, value, pos
-        elif wire == 2:
-            length, pos = _varint(buf, pos)
-            if pos + length > end:
-                raise OnnxWeightError("a field runs past its message")
-            yield number, wire, pos, pos + length
-            pos += length
-        elif wire in (1, 5):
-            pos += 8 if wire == 1 else 4
-        else:
-            raise OnnxWeightError(f"unsupported wire type {wire}")
-
-
 def _only(buf: mmap.mmap, start: int, end: int, number: int) -> tuple[int, int] | None:
-    for num, wire, value, stop in _fields(buf, start, end):
-        if num == number and wire == 2:
-            return value, stop
+    for field in fields(buf, start, end):
+        if field.number == number and field.wire == LENGTH:
+            return field.value, field.end
     return None
 
 
@@ -71,7 +38,7 @@ def _tensor(buf: mmap.mmap, start: int, end: int, name: str) -> npt.NDArray[np.f
     dtype = external = 0
     found = False
     data: tuple[int, int] | None = None
-    for num, wire, value, stop in _fields(buf, start, end):
+    for num, wire, value, stop in _plain(buf, start, end):
         if num == _NAME and wire == 2:
             if buf[value:stop].decode("utf-8", "replace") != name:
                 return None
@@ -81,7 +48,7 @@ def _tensor(buf: mmap.mmap, start: int, end: int, name: str) -> npt.NDArray[np.f
         elif num == _DIMS and wire == 2:  # packed dims
             pos = value
             while pos < stop:
-                dim, pos = _varint(buf, pos)
+                dim, pos = read_varint(buf, pos)
                 dims.append(dim)
         elif num == _DATA_TYPE and wire == 0:
             dtype = value
@@ -100,6 +67,12 @@ def _tensor(buf: mmap.mmap, start: int, end: int, name: str) -> npt.NDArray[np.f
     return flat.reshape(dims).astype(np.float32, copy=True)  # a copy: the file closes
 
 
+def _plain(buf: mmap.mmap, start: int, end: int) -> Iterator[tuple[int, int, int, int]]:
+    """(field number, wire type, value, end) per field (see core/protobuf_wire.py)."""
+    for field in fields(buf, start, end):
+        yield field.number, field.wire, field.value, field.end
+
+
 def read_weight(path: Path, name: str) -> npt.NDArray[np.float32]:
     """The float32 initializer `name` of the ONNX model at `path` (a copy in memory)."""
     try:
@@ -107,7 +80,7 @@ def read_weight(path: Path, name: str) -> npt.NDArray[np.float32]:
             graph = _only(buf, 0, len(buf), _GRAPH)
             if graph is None:
                 raise OnnxWeightError(f"{path.name} has no graph")
-            for num, wire, value, stop in _fields(buf, *graph):
+            for num, wire, value, stop in _plain(buf, *graph):
                 if num == _INITIALIZER and wire == 2:
                     tensor = _tensor(buf, value, stop, name)
                     if tensor is not None:

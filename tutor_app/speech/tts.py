@@ -1,8 +1,20 @@
-"""Text to speech with Piper, behind `TextToSpeech`: one float32 chunk per sentence.
+"""Text to speech with Piper, behind `TextToSpeech`: float32 chunks, sentence by sentence.
 
 Text is normalised first (markup, emoji, numbers: see text_normalize.py), then Piper
 splits it into sentences (espeak-ng's own sentence ends) and each sentence is yielded as
 soon as it is synthesised, so playback starts while the rest is still being made.
+
+A sentence comes in two chunks when it is longer than ~0.55 s: its first 0.37 s, then the
+rest. The voice's graph is split at its decoder (speech/vits_split.py): the text side runs
+once, the decoder runs on the first 32 latent frames (+16 of context) and then on the rest,
+and the parts join sample for sample as the whole decode would. A 1.9 s sentence's first
+audio is ready after ~45 ms instead of ~80 (2 cores; 100-140 in a call). A voice whose
+graph cannot be split runs whole, one chunk per sentence.
+
+Level: Piper peak-normalised each sentence, which needs the whole sentence before its first
+sample. Here a sentence's gain is `volume` over the larger of its first 0.37 s's peak and
+the voice's typical sentence peak (measured once per voice on fixed lines), and peaks
+above `volume` are rounded off softly (`soft_limit`), never clipped.
 
 `deterministic=True` zeroes Piper's two noise scales: the VITS model otherwise samples
 random noise on every call (ONNX Runtime's random ops are not seedable from Python), so
@@ -17,6 +29,7 @@ whole frames, so near 1.0 it hardly changes the speech time (length_scale 1.1 ma
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -26,7 +39,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -47,13 +60,18 @@ log = logging.getLogger(__name__)
 class TtsOptions:
     length_scale: float | None = None  # None = the voice's own; > 1 speaks slower (see also set_rate)
     deterministic: bool = False
-    volume: float = 0.9  # Piper peak-normalises each sentence; leave a little headroom
+    volume: float = 0.9  # a sentence's level: its first peak (or the voice's typical one) is brought here
     # Fast start: a long first sentence is spoken as two chunks, split at a phrase break
     # (comma, or before "and", "about", ...), so the first audio is ready in about half
     # the time. Off by default: it costs a little prosody, and it only pays on the first
     # sentence of a reply (`synthesize(text, fast_start=True)` asks for it per call).
     fast_start: bool = False
     fast_start_words: int = 8  # longest first phrase; sentences this short are not split
+    # A sentence's first chunk, in the decoder's frames (hop_length samples each: 256 at
+    # 22.05 kHz, 0.37 s); 0: every sentence in one chunk. The context on each side of a cut:
+    # 16 frames gave the whole decode's samples (max difference < 5e-5; 8: 3e-3).
+    first_part_frames: int = 32
+    context_frames: int = 16
 
 
 # Voiced time of six sentences (joe-medium, noise off) relative to length_scale 1.0.
@@ -68,22 +86,28 @@ def length_scale_for(rate: float) -> float:
     return float(np.interp(1.0 / rate, _SPEECH_TIME, _LENGTH_SCALES))
 
 
+# A sentence's gain is read from this many of its first decoder frames (0.37 s at 22.05 kHz).
+LEVEL_FRAMES = 32
+# Fixed lines whose median peak is the voice's typical sentence peak (see the module).
+REFERENCE_LINES = ("That sounds really interesting.", "Could you tell me a little more about it?",
+                   "How did the job interview go yesterday?")
+
+
 class PiperTts:
     """Satisfies `TextToSpeech`."""
 
     def __init__(self, model_path: Path | str, config_path: Path | str | None = None,
                  options: TtsOptions | None = None) -> None:
-        from piper import PiperVoice
-
         self.options = options or TtsOptions()
         model_path = Path(model_path)
         config_path = Path(config_path) if config_path else Path(f"{model_path}.json")
         started = time.perf_counter()
         try:
-            self._voice = PiperVoice.load(model_path, config_path=config_path)
-        except (OSError, ValueError, KeyError, RuntimeError) as exc:
+            self._voice, self._decoder = _load_voice(model_path, config_path, self.options.first_part_frames > 0)
+        except Exception as exc:  # noqa: BLE001 - onnxruntime's errors derive from Exception alone
             raise TutorError(f"cannot load the Piper voice {model_path.name}: {exc}") from None
         self.load_seconds = time.perf_counter() - started
+        self._typical_peak: float | None = None  # measured on first use (`typical_peak`)
         self._lock = threading.Lock()  # espeak-ng is process-global state
         self._rate = 1.0  # a float, swapped whole: safe to set from any thread
 
@@ -103,6 +127,22 @@ class PiperTts:
     def sample_rate(self) -> int:
         return int(self._voice.config.sample_rate)
 
+    @property
+    def split(self) -> bool:
+        """Is a sentence's first part decoded alone (the voice's graph split)?"""
+        return self._decoder is not None
+
+    @property
+    def typical_peak(self) -> float:
+        """The voice's median raw sentence peak on REFERENCE_LINES (noise off, rate 1)."""
+        if self._typical_peak is None:
+            from piper import SynthesisConfig
+
+            config = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
+            peaks = [_peak(self._raw(phonemes, config)) for line in REFERENCE_LINES for phonemes in self._phonemize(line)]
+            self._typical_peak = float(np.median(peaks)) if peaks and max(peaks) > LEAD_FLOOR else 1.0
+        return self._typical_peak
+
     def synthesize(self, text: str, fast_start: bool | None = None) -> Iterator[NDArray[np.float32]]:
         """Yield float32 mono chunks, one per sentence; nothing for unspeakable text.
 
@@ -117,9 +157,9 @@ class PiperTts:
             parts = list(split_first_phrase(spoken, self.options.fast_start_words) or parts)
         for part in parts:  # phonemize lazily: the first part plays while the rest is made
             for phonemes in self._phonemize(part):
-                chunk = self._audio(phonemes, self._config())  # per sentence: picks up set_rate
-                if chunk.size:
-                    yield chunk
+                for chunk in self._audio(phonemes, self._config()):  # per sentence: picks up set_rate
+                    if chunk.size:
+                        yield chunk
 
     def synthesize_all(self, text: str) -> NDArray[np.float32]:
         """The whole text as one array (for files)."""
@@ -139,19 +179,107 @@ class PiperTts:
         noise = 0.0 if o.deterministic else None
         base = o.length_scale if o.length_scale is not None else float(self._voice.config.length_scale)
         return SynthesisConfig(length_scale=base * length_scale_for(self._rate), noise_scale=noise, noise_w_scale=noise,
-                               normalize_audio=True, volume=o.volume)
+                               normalize_audio=False, volume=o.volume)  # levelled here (see the module)
 
     def _phonemize(self, text: str) -> list[list[str]]:
         with self._lock:
             return [p for p in self._voice.phonemize(text) if p]
 
-    def _audio(self, phonemes: list[str], config: SynthesisConfig) -> NDArray[np.float32]:
-        """One sentence: the same steps as PiperVoice.synthesize, without re-phonemizing."""
-        ids = self._voice.phonemes_to_ids(phonemes)
-        audio = np.asarray(self._voice.phoneme_ids_to_audio(ids, config), dtype=np.float32)
-        peak = float(np.max(np.abs(audio))) if audio.size else 0.0
-        audio = audio / peak if peak > 1e-8 else np.zeros_like(audio)
-        return np.asarray(np.clip(audio * config.volume, -1.0, 1.0), dtype=np.float32)
+    def _audio(self, phonemes: list[str], config: SynthesisConfig) -> Iterator[NDArray[np.float32]]:
+        """One sentence as one or two chunks, at one gain (see the module)."""
+        gain = 0.0
+        for part in self._parts(phonemes, config):
+            if not gain:  # from the sentence's first LEVEL_FRAMES, split or not: the same level
+                head = part[:LEVEL_FRAMES * int(self._voice.config.hop_length)]
+                gain = config.volume / max(_peak(head), self.typical_peak)
+            yield soft_limit(part * gain, config.volume)
+
+    def _parts(self, phonemes: list[str], config: SynthesisConfig) -> Iterator[NDArray[np.float32]]:
+        """The sentence's raw audio: its first `first_part_frames` decoded alone, then the rest."""
+        if self._decoder is None:
+            yield self._raw(phonemes, config)
+            return
+        latent = self._latent(phonemes, config)
+        frames, first, context = latent.shape[2], self.options.first_part_frames, self.options.context_frames
+        hop = int(self._voice.config.hop_length)
+        if frames <= first + context:
+            yield self._decode(latent)
+            return
+        yield self._decode(latent[:, :, :first + context])[:first * hop]
+        yield self._decode(latent[:, :, first - context:])[context * hop:]
+
+    def _raw(self, phonemes: list[str], config: SynthesisConfig) -> NDArray[np.float32]:
+        """The whole sentence in one run, not levelled."""
+        if self._decoder is None:
+            ids = self._voice.phonemes_to_ids(phonemes)
+            return np.asarray(self._voice.phoneme_ids_to_audio(ids, config), dtype=np.float32).reshape(-1)
+        return self._decode(self._latent(phonemes, config))
+
+    def _latent(self, phonemes: list[str], config: SynthesisConfig) -> NDArray[np.float32]:
+        """The text side of the split graph: the decoder's input frames, [1, channels, frames]."""
+        voice = self._voice
+        c = voice.config
+        ids = np.array([voice.phonemes_to_ids(phonemes)], dtype=np.int64)
+        scales = np.array([c.noise_scale if config.noise_scale is None else config.noise_scale,
+                           c.length_scale if config.length_scale is None else config.length_scale,
+                           c.noise_w_scale if config.noise_w_scale is None else config.noise_w_scale], dtype=np.float32)
+        feed = {"input": ids, "input_lengths": np.array([ids.shape[1]], dtype=np.int64), "scales": scales}
+        if c.num_speakers > 1:
+            speaker = config.speaker_id if config.speaker_id is not None else c.default_speaker_id
+            feed["sid"] = np.array([speaker], dtype=np.int64)
+        return np.asarray(voice.session.run(None, feed)[0], dtype=np.float32)
+
+    def _decode(self, latent: NDArray[np.float32]) -> NDArray[np.float32]:
+        assert self._decoder is not None
+        session, name = self._decoder
+        out = session.run(None, {name: np.ascontiguousarray(latent)})[0]
+        return np.asarray(out, dtype=np.float32).reshape(-1)
+
+
+def _load_voice(model_path: Path, config_path: Path, split: bool) -> tuple[Any, tuple[Any, str] | None]:
+    """(the PiperVoice, (the decoder's session, its input's name) or None). Split: the
+    voice's session is the graph's text side (speech/vits_split.py); else Piper's own."""
+    from piper import PiperConfig, PiperVoice
+
+    if split:
+        from tutor_app.core.onnx import import_onnxruntime
+        from tutor_app.speech.vits_split import split_at_decoder
+
+        parts = split_at_decoder(model_path.read_bytes())
+        if parts is not None:
+            ort = import_onnxruntime()
+            with open(config_path, encoding="utf-8") as fh:
+                config = PiperConfig.from_dict(json.load(fh))
+            # The machine's cores (ORT's default), but idle threads sleep: each session has
+            # its own pool, and the text side's threads spinning after their run took the
+            # cores from the decoder's (its first part: 31-35 ms instead of 15-17; the
+            # first audio 63-78 ms instead of 50-53, measured back to back on 2 cores).
+            options = ort.SessionOptions()
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            try:
+                front, decoder = (ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
+                                  for model in (parts.front, parts.decoder))
+                return PiperVoice(session=front, config=config), (decoder, parts.latent)
+            except Exception as exc:  # noqa: BLE001 - onnxruntime's errors derive from Exception alone
+                log.warning("the split voice %s did not load (%s): each sentence is made whole",
+                            model_path.name, type(exc).__name__)
+        else:
+            log.info("the voice %s could not be split at its decoder: each sentence is made whole", model_path.name)
+    return PiperVoice.load(model_path, config_path=config_path), None
+
+
+def _peak(samples: NDArray[np.float32]) -> float:
+    return float(np.max(np.abs(samples))) if samples.size else 0.0
+
+
+def soft_limit(samples: NDArray[np.float32], knee: float) -> NDArray[np.float32]:
+    """`samples` unchanged up to +-`knee`; beyond it rounded off towards +-1, never past."""
+    out = np.asarray(samples, dtype=np.float32).copy()
+    over = np.abs(out) > knee
+    if knee < 1.0 and over.any():
+        room = 1.0 - knee
+        out[over] = np.sign(out[over]) * (knee + room * np.tanh((np.abs(out[over]) - knee) / room))
+    return np.clip(out, -1.0, 1.0)
 
 
 _BREAK_WORDS = frozenset(
