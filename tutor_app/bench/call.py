@@ -5,12 +5,13 @@ Recorded utterances are played into the virtual microphone (PulseAudio null sink
 is the project's fake Anthropic server with a fixed timing (default: first token after
 400 ms, then 40 tokens/s; `tutor-app --llm local bench call`: the local model instead),
 and Piper speaks into the virtual speaker. Per turn, from the
-end of the learner's speech (ms): STT done, first LLM token, first sentence, first audio
-out. The same run times the naive cascade on the same clips: full STT -> full LLM reply
+last voiced sample (ms): STT done, first LLM token, first sentence, first audio (the
+first sample handed to the output device) and first audible (that plus the output
+stream's latency, as PortAudio reports it: what the learner hears; voice-to-voice). The same run times the naive cascade on the same clips: full STT -> full LLM reply
 -> full TTS -> play. Also: CPU use while idle-listening (process CPU time over a quiet
 period). Prints numbers next to the targets; never asserts.
 
-Targets (2-core CPU, Whisper tiny.en): pipeline overhead beyond the LLM's own time to
+Targets (2-core CPU, Whisper tiny.en): first audible <= 900 ms p50; pipeline overhead beyond the LLM's own time to
 its first sentence <= 400 ms p50; first audio <= 0.3 x the naive cascade; idle-listening
 CPU <= 10 % of one core. First, from `start_call` to the greeting's first sample handed to
 the device (the tutor speaks first; target 1.5 s).
@@ -32,8 +33,9 @@ from tutor_app.bench.common import TYPICAL_REPLY, fake_server_module
 
 TARGETS = {"overhead_ms_p50": 400, "first_audio_vs_naive": 0.3, "idle_cpu_pct": 10}
 REPLY = TYPICAL_REPLY
-STAMPS = ("stt_done", "first_token", "first_sentence", "first_audio", "sentence_to_audio", "overhead")
-LABELS = {"sentence_to_audio": "first sentence -> audio", "overhead": "overhead (all but the LLM)"}
+STAMPS = ("stt_done", "first_token", "first_sentence", "first_audio", "first_audible", "sentence_to_audio", "overhead")
+LABELS = {"first_audio": "first audio (to device)", "first_audible": "first audible (voice2voice)",
+          "sentence_to_audio": "first sentence -> audio", "overhead": "overhead (all but the LLM)"}
 LLM_START_STAGES = ("stt", "emotion", "guardrail", "gate", "recall", "history", "prompt")
 
 
@@ -192,6 +194,9 @@ def _live(app, engine, clips, args) -> tuple[list[dict], float, float | None]:
             if not done.wait(120):
                 print(f"turn {i + 1}: no reply within 120 s", file=sys.stderr)
         results = list(loop.results)
+        player = loop.speaker.player
+        out_ms = 1000.0 * float(getattr(player, "latency_s", 0.0) or 0.0)
+        print(f"output stream latency (added to first audio for first audible): {out_ms:.1f} ms")
         print(f"the words of the tutor's turns started (retracted ones too) were asked at: {dict(loop.listener.guesses) or 'none'}")
     finally:
         controller.end_call()
@@ -200,13 +205,14 @@ def _live(app, engine, clips, args) -> tuple[list[dict], float, float | None]:
         t = result.timings_ms
         row = {k: t.get(k) for k in STAMPS[:4]}
         if None not in row.values():
+            row["first_audible"] = round(t["first_audio"] + out_ms, 1)
             row["sentence_to_audio"] = round(t["first_audio"] - t["first_sentence"], 1)
             llm_start = sum(t.get(k, 0.0) for k in LLM_START_STAGES)
             # Everything but the LLM's own time to its first sentence.
             row["overhead"] = round(llm_start + t["first_audio"] - t["first_sentence"], 1)
             rows.append(row)
             if args.per_turn:
-                print("turn " + ", ".join(f"{k} {row[k]:.0f}" for k in STAMPS[:4])
+                print("turn " + ", ".join(f"{k} {row[k]:.0f}" for k in STAMPS[:5])
                       + ", before the model " + ", ".join(f"{k} {t.get(k, 0.0):.0f}" for k in LLM_START_STAGES))
     return rows, idle_cpu, greeting_ms
 
@@ -287,6 +293,7 @@ def _report(live: list[dict], naive: list[float], idle_cpu: float) -> dict:
     summary["first_audio_vs_naive"] = round(ratio, 3)
     summary["idle_cpu_pct"] = round(idle_cpu, 1)
     print(f"\n{'target':<34}{'measured':>10}{'target':>10}")
+    print(f"{'first audible p50 (ms)':<34}{summary['first_audible_ms_p50']:>10.0f}{'<= 900':>10}")
     print(f"{'overhead p50 (ms)':<34}{summary['overhead_ms_p50']:>10.0f}{'<= 400':>10}")
     print(f"{'first audio / naive cascade (p50)':<34}{ratio:>10.2f}{'<= 0.3':>10}")
     print(f"{'idle-listening CPU (% of a core)':<34}{idle_cpu:>10.1f}{'<= 10':>10}")
