@@ -39,6 +39,10 @@ def test_the_parts_join_as_the_whole_decode(tts, registry, speech_settings):
     a, b = tts.synthesize_all(text), whole.synthesize_all(text)
     assert len(a) == len(b) and len(list(whole.synthesize(text))) == 3
     assert np.max(np.abs(a - b)) < 1e-3
+    # A first part shorter than the context: the rest is decoded from the sentence's start.
+    short = load_tts(speech_settings, registry, TtsOptions(deterministic=True, first_part_frames=8))
+    c = short.synthesize_all(text)
+    assert len(c) == len(b) and np.max(np.abs(c - b)) < 1e-3
 
 
 def test_a_sentence_is_levelled_without_clipping(tts):

@@ -144,7 +144,8 @@ class PiperTts:
         return self._typical_peak
 
     def synthesize(self, text: str, fast_start: bool | None = None) -> Iterator[NDArray[np.float32]]:
-        """Yield float32 mono chunks, one per sentence; nothing for unspeakable text.
+        """Yield float32 mono chunks, a sentence at a time (a longer one as its first 0.37 s,
+        then the rest: see the module); nothing for unspeakable text.
 
         `fast_start` (default: options.fast_start) splits a long first sentence into two
         chunks; the engine asks for it on the first sentence of a reply only.
@@ -206,7 +207,8 @@ class PiperTts:
             yield self._decode(latent)
             return
         yield self._decode(latent[:, :, :first + context])[:first * hop]
-        yield self._decode(latent[:, :, first - context:])[context * hop:]
+        start = max(0, first - context)
+        yield self._decode(latent[:, :, start:])[(first - start) * hop:]
 
     def _raw(self, phonemes: list[str], config: SynthesisConfig) -> NDArray[np.float32]:
         """The whole sentence in one run, not levelled."""
