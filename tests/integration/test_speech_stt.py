@@ -156,3 +156,23 @@ def test_a_stopped_decode_ends_at_its_next_stage_and_the_next_decode_is_whole(st
     assert stop.looks == stage  # it looked at every stage up to the one it stopped at
     again = stt.transcribe_part(audio, window_s=15.0, stop=threading.Event())
     assert again.text == whole.text and again.text
+
+
+def test_a_stock_line_whisper_adds_after_the_speech_is_dropped(stt, vad, speech_clips):
+    """Whisper adds "Thank you very much." to this clip (cut from 300 ms before its first
+    voiced frame to the end of its last, as a call cuts it) on a 10 s window with 4 s after
+    the speech; the line has no sound of its own and is dropped (SQUEEZED_WORD_S)."""
+    from dataclasses import replace
+
+    from tutor_app.bench.stt_stream import _utterance
+
+    row = next(r for r in speech_clips if r["file"].startswith("librispeech_test-clean_1089-134686-0000"))
+    audio = _utterance(vad, load_audio(row["path"]).samples)
+    options = stt.options
+    stt.options = replace(options, encoder_window_s=10.0, encoder_margin_s=4.0)
+    try:
+        text = stt.transcribe(AudioClip(audio, 16000)).text
+    finally:
+        stt.options = options
+    assert text.endswith("sauce."), text
+    assert wer(row["transcript"], text) <= 0.15, text

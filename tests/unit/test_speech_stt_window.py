@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from tests.unit.test_protocols import seam_problems
-from tutor_app.core.types import Segment, SpeechSpan
+from tutor_app.core.types import Segment, SpeechSpan, Word
 from tutor_app.speech.ports import PartTranscriber
-from tutor_app.speech.stt import SttOptions, looped, max_tokens, spans_from, window_frames
+from tutor_app.speech.stt import SttOptions, looped, max_tokens, spans_from, window_frames, without_soundless_tail
 
 
 def test_the_default_is_whispers_own_30_s_window() -> None:
@@ -25,6 +25,36 @@ def test_a_decode_with_more_words_than_speech_can_hold_is_a_loop() -> None:
     assert looped([Segment(0, 2, "Go forward 10 meters. " * 6)], 2.0)
     assert looped([Segment(0, 2, "go go", compression_ratio=3.1)], 2.0)
     assert max_tokens(16000 * 2) > 3 * len(said.text.split())
+
+
+def timed(text: str, *times: tuple[float, float]) -> Segment:
+    words = tuple(Word(a, b, f" {w}", 0.9) for w, (a, b) in zip(text.split(), times))
+    return Segment(times[0][0], times[-1][1], text, words)
+
+
+def test_a_stock_line_with_no_sound_of_its_own_at_the_end_is_dropped() -> None:
+    """Whisper's "Thank you very much." after a 10.16 s utterance, as it was timed: its
+    words squeezed to nothing at the last frame."""
+    said = timed("flower-fattened sauce.", (8.68, 9.48), (9.48, 9.80))
+    stock = timed("Thank you very much.", (9.80, 10.14), (10.14, 10.14), (10.14, 10.14), (10.14, 10.14))
+    assert without_soundless_tail([said, stock], 10.156) == [said]
+    # Twice over, and alone: dropped too (nothing of it was said).
+    assert without_soundless_tail([said, stock, stock], 10.156) == [said]
+    assert without_soundless_tail([stock], 10.156) == []
+
+
+def test_real_words_at_the_end_are_kept() -> None:
+    last = timed("Please.", (9.70, 10.12))
+    short = timed("Yes. Okay.", (9.80, 9.95), (9.95, 10.14))  # short, but each has its frames
+    squeezed_early = timed("so so so", (3.0, 3.0), (3.0, 3.0), (3.0, 3.01))  # not at the end
+    for segment in (last, short, squeezed_early):
+        assert without_soundless_tail([segment], 10.156) == [segment]
+    # No word timings: nothing to judge by.
+    plain = Segment(9.8, 10.14, "Thank you very much.")
+    assert without_soundless_tail([plain], 10.156) == [plain]
+    # Only the tail is judged: a squeezed segment before real words stays.
+    stock = timed("Thank you.", (10.14, 10.14), (10.14, 10.14))
+    assert without_soundless_tail([stock, last], 10.156) == [stock, last]
 
 
 def test_spans_from_keeps_what_follows_the_start() -> None:

@@ -195,6 +195,7 @@ class WhisperStt:
                     segments = self._decode_windowed(speech, None, prompt, words, window_s)
             finally:
                 self._model.stop = self._model.encoded = None
+        segments = without_soundless_tail(segments, len(speech) / SAMPLE_RATE)
         segments = [snap_segment(remap_segment(s, offsets), bias) for s in segments]
         text = " ".join(s.text for s in segments if s.text).strip()
         return Transcript(text, self.options.language, seconds, segments, pauses, voiced)
@@ -355,6 +356,32 @@ def looped(segments: list[Segment], speech_s: float) -> bool:
     words = sum(len(s.text.split()) for s in segments)
     return (words > 2 + MAX_WORDS_PER_SECOND * speech_s
             or any(s.compression_ratio > MAX_COMPRESSION_RATIO for s in segments))
+
+
+# Whisper, trained on subtitles, ends some decodes with a stock line that was never said
+# ("Thank you for watching.", "Thank you very much."). Word alignment finds no sound for
+# such a line: its words are squeezed to nothing at the audio's very end (measured: three
+# of four words 0 ms long at the last frame, the first word's probability 0.0). A word of
+# real speech, even a last short one, gets frames of its own.
+SQUEEZED_WORD_S = 0.02
+AUDIO_END_S = 0.06  # how near the audio's end a squeezed word lies
+
+
+def without_soundless_tail(segments: list[Segment], audio_s: float) -> list[Segment]:
+    """`segments` without the trailing ones whose words are mostly squeezed to nothing at
+    the end of the `audio_s`-second audio (times in that audio). Segments without word
+    timings are kept: there is nothing to judge by."""
+    kept = list(segments)
+    while kept and soundless(kept[-1], audio_s):
+        log.info("dropped a segment that had no sound of its own at the end of the audio")
+        kept.pop()
+    return kept
+
+
+def soundless(segment: Segment, audio_s: float) -> bool:
+    words = segment.words
+    squeezed = [w for w in words if w.end - w.start < SQUEEZED_WORD_S and w.end >= audio_s - AUDIO_END_S]
+    return bool(words) and 2 * len(squeezed) > len(words)
 
 
 def bias_arguments(bias: BiasList | None, mode: str) -> dict[str, str]:

@@ -75,10 +75,8 @@ def heard(transcript: Transcript, rules: HeardRules | None = None) -> Heard:
         return Heard(False, "no-words" if voiced >= rules.no_words_min_speech_s else "empty")
     # A recogniser that gives no decoder signals (a transcript made by hand): nothing to doubt.
     segments = [s for s in getattr(transcript, "segments", None) or () if s.text.strip()]
-    if spelled(transcript.text, rules):
-        return Heard(False, "spelled")
     if not segments:
-        return Heard(True, "ok")
+        return Heard(False, "spelled") if spelled(transcript.text, rules) else Heard(True, "ok")
     weights = [max(s.end - s.start, 0.01) for s in segments]
     total = sum(weights)
     logprob = sum(s.avg_logprob * w for s, w in zip(segments, weights)) / total
@@ -94,6 +92,10 @@ def heard(transcript: Transcript, rules: HeardRules | None = None) -> Heard:
         # Looped, or a sample that replaced a looped decode (its log-probabilities look
         # surer than they are: espeak's Korean once passed at -0.71 that way).
         return verdict(False, "repetitive")
+    # After the loop check: a sample's words vary from run to run (spelled or not), the
+    # fact that it replaced a loop does not - the same clip gets the same reason.
+    if spelled(transcript.text, rules):
+        return verdict(False, "spelled")
     short = len(words) <= rules.short_words if words else len(transcript.text.split()) <= rules.short_words
     if not short and no_speech > rules.max_no_speech_prob and logprob < rules.no_speech_logprob:
         return verdict(False, "no-speech")
