@@ -159,15 +159,17 @@ def test_a_stopped_decode_ends_at_its_next_stage_and_the_next_decode_is_whole(st
 
 
 def test_a_stock_line_whisper_adds_after_the_speech_is_dropped(stt, vad, speech_clips):
-    """Whisper adds "Thank you very much." to this clip (cut from 300 ms before its first
-    voiced frame to the end of its last, as a call cuts it) on a 10 s window with 4 s after
-    the speech; the line has no sound of its own and is dropped (SQUEEZED_WORD_S)."""
+    """Whisper adds "Thank you." to this clip (from 300 ms before its first voiced frame to
+    the end of its last, then one frame of silence: a turn as the call cuts it) on a 10 s
+    window with 4 s after the speech. The line has no sound of its own and is dropped
+    (speech/stt.py SQUEEZED_WORD_S)."""
     from dataclasses import replace
 
-    from tutor_app.bench.stt_stream import _utterance
-
     row = next(r for r in speech_clips if r["file"].startswith("librispeech_test-clean_1089-134686-0000"))
-    audio = _utterance(vad, load_audio(row["path"]).samples)
+    samples = load_audio(row["path"]).samples
+    voiced = np.flatnonzero(vad.frame_probabilities(samples) >= 0.5)
+    start, end = max(0, int(voiced[0]) * 512 - 4800), (int(voiced[-1]) + 1) * 512
+    audio = np.concatenate([samples[start:end], np.zeros(512, dtype=np.float32)])
     options = stt.options
     stt.options = replace(options, encoder_window_s=10.0, encoder_margin_s=4.0)
     try:

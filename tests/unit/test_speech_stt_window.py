@@ -41,6 +41,9 @@ def test_a_stock_line_with_no_sound_of_its_own_at_the_end_is_dropped() -> None:
     # Twice over, and alone: dropped too (nothing of it was said).
     assert without_soundless_tail([said, stock, stock], 10.156) == [said]
     assert without_soundless_tail([stock], 10.156) == []
+    # The same clip with one more frame of silence: "Thank you.", one word of two squeezed.
+    short = timed("Thank you.", (9.82, 10.16), (10.16, 10.16))
+    assert without_soundless_tail([said, short], 10.188) == [said]
 
 
 def test_real_words_at_the_end_are_kept() -> None:
@@ -94,3 +97,42 @@ def test_every_decode_is_capped_by_the_speechs_length_whatever_the_window() -> N
         stt.options, stt._model, stt._lock = SttOptions(encoder_window_s=window), Model(), threading.Lock()
         stt._decode_windowed(speech, None, "", False)
         assert [c.get("max_new_tokens") for c in stt._model.calls] == [max_tokens(16000)], window
+
+
+def test_the_tail_is_judged_only_when_the_speech_ended_before_the_audio() -> None:
+    """Cut while the learner still speaks (the words so far over the tutor), a last word is
+    squeezed for real ("Actually, I-"): kept. One frame of silence at the end: dropped."""
+    import threading
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from tutor_app.speech.stt import WhisperStt
+
+    def word(a: float, b: float, w: str) -> SimpleNamespace:
+        return SimpleNamespace(start=a, end=b, word=w, probability=0.9)
+
+    class Model:
+        window_frames = stop = encoded = None
+
+        def transcribe(self, speech, **arguments):  # noqa: ANN001, ANN003
+            end = len(speech) / 16000
+            said = SimpleNamespace(start=0.0, end=0.5, text=" Actually,", words=[word(0.0, 0.5, " Actually,")],
+                                   avg_logprob=-0.3, no_speech_prob=0.01, compression_ratio=1.0, temperature=0.0)
+            cut = SimpleNamespace(start=0.5, end=end, text=" I-", words=[word(end, end, " I-")],
+                                  avg_logprob=-0.9, no_speech_prob=0.2, compression_ratio=1.0, temperature=0.0)
+            return iter([said, cut]), None
+
+    class Vad:
+        def __init__(self, last: float) -> None:
+            self.last = last
+
+        def frame_probabilities(self, samples):  # noqa: ANN001
+            return np.array([0.9] * (len(samples) // 512 - 1) + [self.last])
+
+    texts = {}
+    for last in (0.9, 0.1):
+        stt = object.__new__(WhisperStt)
+        stt.options, stt._model, stt._lock, stt.vad = SttOptions(), Model(), threading.Lock(), Vad(last)
+        texts[last] = stt.transcribe_part(np.full(16 * 512, 0.1, dtype=np.float32)).text
+    assert texts == {0.9: "Actually, I-", 0.1: "Actually,"}

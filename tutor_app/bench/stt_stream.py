@@ -191,13 +191,14 @@ def _clips(args, app) -> list[tuple[str, str, object]]:
 
 
 def _utterance(vad, samples):
-    """From 300 ms before the first voiced frame to the end of the last one."""
+    """From 300 ms before the first voiced frame to one frame past the last one: the call
+    decodes a turn from its first frame of silence."""
     probabilities = vad.frame_probabilities(samples)
     voiced = [i for i, p in enumerate(probabilities) if p >= 0.5]
     if not voiced:
         return samples
     start = max(0, voiced[0] * FRAME - int(PREROLL_S * 16000))
-    return samples[start:min(len(samples), (voiced[-1] + 1) * FRAME)]
+    return samples[start:min(len(samples), (voiced[-1] + 2) * FRAME)]
 
 
 def _one(variant: str, stt, args, name: str, reference: str, audio, totals: Totals) -> None:

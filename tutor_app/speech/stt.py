@@ -176,7 +176,8 @@ class WhisperStt:
             bias = None
         seconds = len(samples) / SAMPLE_RATE
         stop_if_asked(stop)
-        spans, pauses = speech_and_pauses(self.vad, samples)
+        heard = speech_and_pauses(self.vad, samples)
+        spans, pauses = heard.spans, heard.pauses
         if not spans:
             return Transcript("", self.options.language, seconds)
         voiced = round(sum(span.end - span.start for span in spans), 3)
@@ -195,7 +196,8 @@ class WhisperStt:
                     segments = self._decode_windowed(speech, None, prompt, words, window_s)
             finally:
                 self._model.stop = self._model.encoded = None
-        segments = without_soundless_tail(segments, len(speech) / SAMPLE_RATE)
+        if not heard.voice_at_end:  # cut while the learner spoke, a last word is squeezed for real
+            segments = without_soundless_tail(segments, len(speech) / SAMPLE_RATE)
         segments = [snap_segment(remap_segment(s, offsets), bias) for s in segments]
         text = " ".join(s.text for s in segments if s.text).strip()
         return Transcript(text, self.options.language, seconds, segments, pauses, voiced)
@@ -359,16 +361,18 @@ def looped(segments: list[Segment], speech_s: float) -> bool:
 
 
 # Whisper, trained on subtitles, ends some decodes with a stock line that was never said
-# ("Thank you for watching.", "Thank you very much."). Word alignment finds no sound for
-# such a line: its words are squeezed to nothing at the audio's very end (measured: three
-# of four words 0 ms long at the last frame, the first word's probability 0.0). A word of
-# real speech, even a last short one, gets frames of its own.
+# ("Thank you for watching.", "Thank you very much.", "Thank you."), decoded from the last
+# fraction of a second after the speech. Word alignment finds no sound for such a line: at
+# least half its words are squeezed to nothing at the audio's very end (measured: three of
+# four, one of two; the first word's probability 0.0). A word of
+# real speech, even a last short one, gets frames of its own - unless the audio was cut in
+# the middle of it (the words so far over the tutor): then the tail is kept.
 SQUEEZED_WORD_S = 0.02
 AUDIO_END_S = 0.06  # how near the audio's end a squeezed word lies
 
 
 def without_soundless_tail(segments: list[Segment], audio_s: float) -> list[Segment]:
-    """`segments` without the trailing ones whose words are mostly squeezed to nothing at
+    """`segments` without the trailing ones with at least half their words squeezed to nothing at
     the end of the `audio_s`-second audio (times in that audio). Segments without word
     timings are kept: there is nothing to judge by."""
     kept = list(segments)
@@ -381,7 +385,7 @@ def without_soundless_tail(segments: list[Segment], audio_s: float) -> list[Segm
 def soundless(segment: Segment, audio_s: float) -> bool:
     words = segment.words
     squeezed = [w for w in words if w.end - w.start < SQUEEZED_WORD_S and w.end >= audio_s - AUDIO_END_S]
-    return bool(words) and 2 * len(squeezed) > len(words)
+    return bool(squeezed) and 2 * len(squeezed) >= len(words)
 
 
 def bias_arguments(bias: BiasList | None, mode: str) -> dict[str, str]:

@@ -195,16 +195,26 @@ def quiet_stretches(probabilities: Iterable[float], threshold: float = 0.5, min_
     return out
 
 
-def speech_and_pauses(vad: VoiceActivity,
-                      samples_16k: NDArray[np.float32]) -> tuple[list[SpeechSpan], list[tuple[float, float]]]:
-    """The clip's speech spans and its quiet stretches from one VAD pass (a VAD without
-    frame probabilities gives spans only)."""
+@dataclass(frozen=True)
+class ClipSpeech:
+    """One VAD pass over a clip: its speech spans, its quiet stretches (`quiet_stretches`),
+    and whether its last frame is voice (the clip was cut while someone spoke)."""
+    spans: list[SpeechSpan]
+    pauses: list[tuple[float, float]]
+    voice_at_end: bool
+
+
+def speech_and_pauses(vad: VoiceActivity, samples_16k: NDArray[np.float32], threshold: float = 0.5) -> ClipSpeech:
+    """The clip's speech from one VAD pass (a VAD without frame probabilities gives spans
+    only, and `voice_at_end` from them)."""
     probabilities = getattr(vad, "frame_probabilities", None)
     seconds = len(samples_16k) / SAMPLE_RATE
     if probabilities is None:
-        return vad.speech_spans(AudioClip(samples_16k, SAMPLE_RATE)), []
-    probs = probabilities(samples_16k)
-    return spans_from_probabilities(probs, seconds, getattr(vad, "options", None)), quiet_stretches(probs)
+        spans = vad.speech_spans(AudioClip(samples_16k, SAMPLE_RATE))
+        return ClipSpeech(spans, [], bool(spans) and spans[-1].end >= seconds)
+    probs = list(probabilities(samples_16k))
+    return ClipSpeech(spans_from_probabilities(probs, seconds, getattr(vad, "options", None)),
+                      quiet_stretches(probs, threshold), bool(probs) and probs[-1] >= threshold)
 
 
 def load_vad(settings: Settings, registry: ModelRegistry) -> SileroVad:
