@@ -176,8 +176,8 @@ class WhisperStt:
             bias = None
         seconds = len(samples) / SAMPLE_RATE
         stop_if_asked(stop)
-        heard = speech_and_pauses(self.vad, samples)
-        spans, pauses = heard.spans, heard.pauses
+        clip = speech_and_pauses(self.vad, samples)
+        spans, pauses = clip.spans, clip.pauses
         if not spans:
             return Transcript("", self.options.language, seconds)
         voiced = round(sum(span.end - span.start for span in spans), 3)
@@ -196,7 +196,7 @@ class WhisperStt:
                     segments = self._decode_windowed(speech, None, prompt, words, window_s)
             finally:
                 self._model.stop = self._model.encoded = None
-        if not heard.voice_at_end:  # cut while the learner spoke, a last word is squeezed for real
+        if not clip.voice_at_end:  # cut while the learner spoke, a last word is squeezed for real
             segments = without_soundless_tail(segments, len(speech) / SAMPLE_RATE)
         segments = [snap_segment(remap_segment(s, offsets), bias) for s in segments]
         text = " ".join(s.text for s in segments if s.text).strip()
@@ -364,17 +364,17 @@ def looped(segments: list[Segment], speech_s: float) -> bool:
 # ("Thank you for watching.", "Thank you very much.", "Thank you."), decoded from the last
 # fraction of a second after the speech. Word alignment finds no sound for such a line: at
 # least half its words are squeezed to nothing at the audio's very end (measured: three of
-# four, one of two; the first word's probability 0.0). A word of
-# real speech, even a last short one, gets frames of its own - unless the audio was cut in
-# the middle of it (the words so far over the tutor): then the tail is kept.
+# four, one of two; the first word's probability 0.0). A word of real speech, even a last
+# short one, gets frames of its own - unless the audio was cut in the middle of it (the
+# words so far over the tutor): then the tail is kept.
 SQUEEZED_WORD_S = 0.02
 AUDIO_END_S = 0.06  # how near the audio's end a squeezed word lies
 
 
 def without_soundless_tail(segments: list[Segment], audio_s: float) -> list[Segment]:
-    """`segments` without the trailing ones with at least half their words squeezed to nothing at
-    the end of the `audio_s`-second audio (times in that audio). Segments without word
-    timings are kept: there is nothing to judge by."""
+    """`segments` without the trailing ones that have at least half their words squeezed to
+    nothing at the end of the `audio_s`-second audio (times in that audio). Segments
+    without word timings are kept: there is nothing to judge by."""
     kept = list(segments)
     while kept and soundless(kept[-1], audio_s):
         log.info("dropped a segment that had no sound of its own at the end of the audio")

@@ -204,17 +204,18 @@ class ClipSpeech:
     voice_at_end: bool
 
 
-def speech_and_pauses(vad: VoiceActivity, samples_16k: NDArray[np.float32], threshold: float = 0.5) -> ClipSpeech:
-    """The clip's speech from one VAD pass (a VAD without frame probabilities gives spans
-    only, and `voice_at_end` from them)."""
+def speech_and_pauses(vad: VoiceActivity, samples_16k: NDArray[np.float32]) -> ClipSpeech:
+    """The clip's speech from one VAD pass, voice being over the VAD's `FileVadOptions`
+    threshold (a VAD without frame probabilities gives spans only, and `voice_at_end` from them)."""
     probabilities = getattr(vad, "frame_probabilities", None)
     seconds = len(samples_16k) / SAMPLE_RATE
     if probabilities is None:
         spans = vad.speech_spans(AudioClip(samples_16k, SAMPLE_RATE))
         return ClipSpeech(spans, [], bool(spans) and spans[-1].end >= seconds)
     probs = list(probabilities(samples_16k))
-    return ClipSpeech(spans_from_probabilities(probs, seconds, getattr(vad, "options", None)),
-                      quiet_stretches(probs, threshold), bool(probs) and probs[-1] >= threshold)
+    options = getattr(vad, "options", None) or FileVadOptions()
+    return ClipSpeech(spans_from_probabilities(probs, seconds, options),
+                      quiet_stretches(probs, options.threshold), bool(probs) and probs[-1] >= options.threshold)
 
 
 def load_vad(settings: Settings, registry: ModelRegistry) -> SileroVad:
