@@ -1,0 +1,144 @@
+"""Voice to voice timed outside the app, on the virtual sound card (scripts/virtual-audio.sh).
+
+What the learner says (the monitor of the virtual microphone `micsrc`) and what the tutor
+plays (the monitor of the virtual speaker `spk`) are looped by PulseAudio into the two
+channels of one null sink, `probe`, and `parecord` records its monitor: one file, one
+clock, nothing of the app's own stamps or of the latencies PortAudio reports. The two
+loopbacks have the same target latency; measured here with a click played into both
+sinks at once (a combine sink), the channels agreed within 3 ms on the first click and
+within 0-2 samples after.
+
+`voice_to_voice` then reads each turn from the file: the learner's clips are the sounding
+stretches of the left channel (separated by far longer silences than any pause inside
+one), the last voiced sample is the end of the clip's last 32 ms frame the app's VAD calls
+speech (as the call's listener decides), and the tutor's first audible sample the first
+sample on the right channel after it above -60 dBFS (what Piper's trimmed lead keeps).
+"""
+from __future__ import annotations
+
+import signal
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+
+from tutor_app.core.types import FRAME_SAMPLES, SAMPLE_RATE
+from tutor_app.errors import TutorError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+AUDIBLE = 1e-3  # -60 dBFS: below it nothing is heard (speech/tts.py LEAD_FLOOR)
+CLIP_GAP_S = 2.0  # silence that separates two played clips (a pause inside one is shorter)
+LOOP_MS = 20
+
+
+class FrameVad(Protocol):
+    def frame_probabilities(self, samples_16k: NDArray[np.float32]) -> NDArray[np.float32]: ...
+
+
+@dataclass(frozen=True)
+class OutsideTurn:
+    last_voiced_s: float  # in the recording
+    first_audible_s: float | None  # None: the tutor said nothing after it
+
+    @property
+    def voice_to_voice_ms(self) -> float | None:
+        if self.first_audible_s is None:
+            return None
+        return round(1000.0 * (self.first_audible_s - self.last_voiced_s), 1)
+
+
+def clips_in(channel: NDArray[np.float32], rate: int = SAMPLE_RATE, gap_s: float = CLIP_GAP_S) -> list[tuple[int, int]]:
+    """[start, end) of each sounding stretch, stretches closer than `gap_s` joined."""
+    loud = np.flatnonzero(np.abs(channel) > AUDIBLE)
+    if not loud.size:
+        return []
+    breaks = np.flatnonzero(np.diff(loud) > int(gap_s * rate))
+    starts = np.concatenate([[loud[0]], loud[breaks + 1]])
+    ends = np.concatenate([loud[breaks], [loud[-1]]]) + 1
+    return [(int(s), int(e)) for s, e in zip(starts, ends)]
+
+
+def voice_to_voice(learner: NDArray[np.float32], tutor: NDArray[np.float32], vad: FrameVad,
+                   threshold: float = 0.5) -> list[OutsideTurn]:
+    """Each of the learner's clips in the recording (16 kHz, the two channels) with its
+    last voiced sample and the tutor's first audible sample after it (before the next clip)."""
+    clips = clips_in(learner)
+    turns = []
+    for i, (start, end) in enumerate(clips):
+        probabilities = vad.frame_probabilities(np.ascontiguousarray(learner[start:end], dtype=np.float32))
+        voiced = np.flatnonzero(probabilities >= threshold)
+        if not voiced.size:
+            continue  # no speech in it (a click, a cough): no turn to time
+        last = start + (int(voiced[-1]) + 1) * FRAME_SAMPLES
+        until = clips[i + 1][0] if i + 1 < len(clips) else len(tutor)
+        heard = np.flatnonzero(np.abs(tutor[last:until]) > AUDIBLE)
+        first = (last + int(heard[0])) / SAMPLE_RATE if heard.size else None
+        turns.append(OutsideTurn(last / SAMPLE_RATE, first))
+    return turns
+
+
+class OutsideRecorder:
+    """The probe sink, its two loopbacks and the recording, for a `with` block; `.path`
+    is the recording (16 kHz stereo WAV: left the microphone's feed, right the speaker)."""
+
+    def __init__(self) -> None:
+        self._modules: list[str] = []
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._dir = tempfile.TemporaryDirectory(prefix="tutor-outside-")
+        self.path = Path(self._dir.name) / "probe.wav"
+
+    def __enter__(self) -> OutsideRecorder:
+        try:
+            self._load("module-null-sink", "sink_name=probe", "channels=2", "channel_map=front-left,front-right",
+                       f"rate={SAMPLE_RATE}")
+            for source, side in (("micsrc.monitor", "front-left"), ("spk.monitor", "front-right")):
+                self._load("module-loopback", f"source={source}", "sink=probe", f"latency_msec={LOOP_MS}",
+                           "channels=1", f"channel_map={side}", "remix=no",
+                           "source_dont_move=true", "sink_dont_move=true")
+            self._proc = subprocess.Popen(["parecord", "--device=probe.monitor", "--file-format=wav",
+                                           f"--rate={SAMPLE_RATE}", "--channels=2", str(self.path)],
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def _load(self, module: str, *arguments: str) -> None:
+        loaded = subprocess.run(["pactl", "load-module", module, *arguments], check=False,
+                                capture_output=True, text=True)
+        if loaded.returncode != 0:
+            raise TutorError(f"PulseAudio would not load {module} for the outside timing "
+                             f"({(loaded.stderr or loaded.stdout).strip() or 'no reason given'})")
+        self._modules.append(loaded.stdout.strip())
+
+    def stop(self) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """Ends the recording: (learner channel, tutor channel)."""
+        import soundfile as sf
+
+        self._end_recording()
+        data, rate = sf.read(str(self.path), dtype="float32", always_2d=True)
+        if rate != SAMPLE_RATE or data.shape[1] != 2:
+            raise TutorError(f"the outside recording is {rate} Hz x {data.shape[1]}, not {SAMPLE_RATE} Hz stereo")
+        return np.ascontiguousarray(data[:, 0]), np.ascontiguousarray(data[:, 1])
+
+    def _end_recording(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.send_signal(signal.SIGINT)  # parecord finishes a valid WAV
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    def __exit__(self, *exc: object) -> None:
+        self._end_recording()
+        for module in reversed(self._modules):
+            subprocess.run(["pactl", "unload-module", module], check=False, capture_output=True)
+        self._modules.clear()
+        self._dir.cleanup()
