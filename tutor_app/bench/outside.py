@@ -19,6 +19,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -103,10 +104,23 @@ class OutsideRecorder:
             self._proc = subprocess.Popen(["parecord", "--device=probe.monitor", "--file-format=wav",
                                            f"--rate={SAMPLE_RATE}", "--channels=2", str(self.path)],
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self._wait_flowing()
         except BaseException:
             self.__exit__()
             raise
         return self
+
+    def _wait_flowing(self, timeout_s: float = 10.0) -> None:
+        """Until the recording holds its first 100 ms: the first stream opened on a fresh
+        sound server can take a second or more, and a clip played before then is lost."""
+        enough = 44 + int(0.1 * SAMPLE_RATE) * 2 * 2  # the WAV header, 100 ms of 16-bit stereo
+        deadline = time.monotonic() + timeout_s
+        while not (self.path.exists() and self.path.stat().st_size >= enough):
+            if self._proc is not None and self._proc.poll() is not None:
+                raise TutorError(f"parecord of the probe sink ended at once (exit {self._proc.returncode})")
+            if time.monotonic() > deadline:
+                raise TutorError(f"the probe sink's recording did not start within {timeout_s:.0f} s")
+            time.sleep(0.02)  # polling a file another process writes: nothing to wait on
 
     def _load(self, module: str, *arguments: str) -> None:
         loaded = subprocess.run(["pactl", "load-module", module, *arguments], check=False,
