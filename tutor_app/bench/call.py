@@ -102,7 +102,7 @@ def run(args: argparse.Namespace, app) -> int:
         live = _live(app, engine, clips, args)
         naive, out_latency, naive_stages = _naive(app, engine, clips, args)
     summary = _report(live.rows, naive, live.idle_cpu)
-    summary.update(_report_outside(live.outside, len(live.rows), args.per_turn))
+    summary.update(_report_outside(live.outside, args.turns, args.per_turn))
     summary["greeting_first_audio_ms"] = live.greeting_ms
     print("naive cascade stages p50 (ms): " + ", ".join(
         f"{k} {_pct(v, 0.5):.0f}" for k, v in naive_stages.items()))
@@ -239,7 +239,7 @@ def _live(app, engine, clips, args) -> LiveRun:
 
 
 def _report_outside(timed: list[OutsideTurn], turns: int, per_turn: bool) -> dict:
-    """Voice to voice as recorded outside the app (bench/outside.py)."""
+    """Voice to voice as recorded outside the app (bench/outside.py); `turns`: clips played."""
     values = [t.voice_to_voice_ms for t in timed if t.voice_to_voice_ms is not None]
     p50, p90 = _pct(values, 0.5), _pct(values, 0.9)
     if per_turn:

@@ -12,24 +12,28 @@ import re
 import subprocess
 
 
+def load_module(module: str, *arguments: str, purpose: str) -> str:
+    """`pactl load-module`: the module's index, or one clear TutorError saying `purpose`."""
+    from tutor_app.errors import TutorError
+
+    loaded = subprocess.run(["pactl", "load-module", module, *arguments], check=False, capture_output=True, text=True)
+    if loaded.returncode != 0:
+        # The daemon went away (the shell that sourced scripts/virtual-audio.sh exited).
+        raise TutorError(f"PulseAudio would not load {purpose} "
+                         f"({(loaded.stderr or loaded.stdout).strip() or 'no reason given'}): "
+                         "run `source scripts/virtual-audio.sh` in this shell first")
+    return loaded.stdout.strip()
+
+
 class Loopback:
     def __init__(self, latency_ms: int = 30, gain_db: float = 0.0) -> None:
         self.latency_ms, self.gain_db = latency_ms, gain_db
         self.module: str | None = None
 
     def __enter__(self) -> "Loopback":
-        from tutor_app.errors import TutorError
-
-        loaded = subprocess.run(
-            ["pactl", "load-module", "module-loopback", "source=spk.monitor", "sink=micsrc",
-             f"latency_msec={self.latency_ms}", "source_dont_move=true", "sink_dont_move=true"],
-            check=False, capture_output=True, text=True)
-        if loaded.returncode != 0:
-            # The daemon went away (the shell that sourced scripts/virtual-audio.sh exited).
-            raise TutorError("PulseAudio would not load the loopback from the virtual speaker to the "
-                             f"microphone ({(loaded.stderr or loaded.stdout).strip() or 'no reason given'}): "
-                             "run `source scripts/virtual-audio.sh` in this shell first")
-        self.module = loaded.stdout.strip()
+        self.module = load_module("module-loopback", "source=spk.monitor", "sink=micsrc",
+                                  f"latency_msec={self.latency_ms}", "source_dont_move=true", "sink_dont_move=true",
+                                  purpose="the loopback from the virtual speaker to the microphone")
         try:
             self._set_gain()
         except Exception:

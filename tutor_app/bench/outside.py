@@ -123,12 +123,9 @@ class OutsideRecorder:
             time.sleep(0.02)  # polling a file another process writes: nothing to wait on
 
     def _load(self, module: str, *arguments: str) -> None:
-        loaded = subprocess.run(["pactl", "load-module", module, *arguments], check=False,
-                                capture_output=True, text=True)
-        if loaded.returncode != 0:
-            raise TutorError(f"PulseAudio would not load {module} for the outside timing "
-                             f"({(loaded.stderr or loaded.stdout).strip() or 'no reason given'})")
-        self._modules.append(loaded.stdout.strip())
+        from tutor_app.bench.loopback import load_module
+
+        self._modules.append(load_module(module, *arguments, purpose=f"{module} for the outside timing"))
 
     def stop(self) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
         """Ends the recording: (learner channel, tutor channel)."""
