@@ -123,6 +123,11 @@ def signal_path(app, reply) -> dict:
     player = Player(sd, None, app.tts.sample_rate, far_tap=tap)
     player.start()
     try:
+        # As in a call, where both streams run from its start: the reply plays once the
+        # canceller pairs the two (its timelines settle over the first ~0.5 s of each).
+        ready = time.monotonic() + 5.0
+        while not aec.paired and time.monotonic() < ready:
+            capture.read(0.1)
         player.play(reply, "reply")
         end = time.monotonic() + len(reply) / app.tts.sample_rate + 1.0
         while time.monotonic() < end:
@@ -142,7 +147,8 @@ def signal_path(app, reply) -> dict:
         counts.append(int(np.sum(vad.frame_probabilities(audio) >= 0.5)))
         levels.append(float(np.sqrt(np.mean(audio * audio))) if audio.size else 0.0)
     seconds = aec.frames / 100
-    return {"erle_db": round(aec.erle_db or 0.0, 1), "vad_raw": counts[0], "vad_clean": counts[1],
+    return {"erle_db": round(aec.erle_db or 0.0, 1), "settled_erle_db": round(aec.settled_erle_db or 0.0, 1),
+            "vad_raw": counts[0], "vad_clean": counts[1],
             "rms_raw": levels[0], "rms_clean": levels[1], "stalls": stalls,
             "cpu_pct": round(100 * aec.cpu_s / seconds, 2) if seconds else 0.0}
 

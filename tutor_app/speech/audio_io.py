@@ -35,11 +35,12 @@ if TYPE_CHECKING:  # numpy itself is imported where it is used
 
 log = logging.getLogger(__name__)
 
-# One VAD frame per callback when the device runs at 16 kHz. Half a frame would bring
-# every decision 32 ms sooner (PortAudio's input latency is two blocks; voice to voice
-# recorded outside the app 890 -> 852 ms p50), but the canceller's ERLE on the looped-back
-# speaker fell from 36-48 to 20-25 dB with it, so it waits until that is understood.
-CAPTURE_BLOCK = FRAME_SAMPLES
+# Half a VAD frame per callback when the device runs at 16 kHz: PortAudio's input latency
+# is two blocks, so every decision comes 32 ms sooner than with whole frames (voice to
+# voice recorded outside the app 890 -> 852 ms p50). The canceller's total ERLE is lower
+# with it (20-25 dB against 36-48) only because more of its convergence is counted; once
+# settled it cancels as well (59-60 dB against 58-59 from 2 s on).
+CAPTURE_BLOCK = FRAME_SAMPLES // 2
 PLAY_BLOCK_S = 0.025  # output block: bounds how long a clear() takes to be heard
 
 
@@ -95,7 +96,7 @@ class Capture:
     """Microphone blocks (`MicBlock`: mono float32 16 kHz samples, rms level) through `read()`."""
 
     def __init__(self, sd: Any, device: int | None = None, rate: int = SAMPLE_RATE,
-                 block: int = CAPTURE_BLOCK, max_blocks: int = 256, echo: EchoProcessor | None = None) -> None:
+                 block: int = CAPTURE_BLOCK, max_blocks: int = 512, echo: EchoProcessor | None = None) -> None:
         """`sd`: the sounddevice module (untyped) or a test's fake. `echo`: an EchoCanceller
         (speech/aec.py); `read()` then returns cleaned samples."""
         self.sd = sd
@@ -104,7 +105,7 @@ class Capture:
         self.rate = rate  # what the reader gets
         self.block = block
         self.stats = CaptureStats()
-        # (samples, level, time.perf_counter() in the callback); ~8 s at 32 ms blocks
+        # (samples, level, time.perf_counter() in the callback); ~8 s at 16 ms blocks
         # None: `wake()` - the reader is to look at something other than the microphone.
         self._queue: queue.Queue[tuple[NDArray[np.float32], float, float] | None] = queue.Queue(maxsize=max_blocks)
         self._stream: Any = None  # a sounddevice.InputStream
