@@ -22,7 +22,7 @@ from tutor_app.call.listen.turn_taking import (
     is_own_words,
     over_the_tutor,
 )
-from tutor_app.call.options import EchoOptions, LoopOptions
+from tutor_app.call.options import EchoOptions, EndpointingOptions, LoopOptions, frames
 from tutor_app.core.types import SAMPLE_RATE
 from tutor_app.speech.double_talk import GateOptions, block_rms, keep_second_voice, remove_echo_linearly, speech_onset
 from tutor_app.speech.echo import SPEAKER
@@ -270,8 +270,8 @@ def _stretch(short: ShortSpeech, voiced: int, audible: bool = True, quiet: int =
 def test_a_short_stretch_is_looked_at_a_second_after_it_ended():
     short, _ = _short("Mm-hmm.")
     found = _stretch(short, voiced=3)
-    # voice in frames 10-12: ended at frame 18 (6 frames of quiet: check_ms), looked at 31 frames (1 s) later
-    assert found == [(12 + 6 + 31, (10, 13))]
+    # voice in frames 10-12: ended after check_ms of quiet, looked at 31 frames (1 s) later
+    assert found == [(12 + frames(EndpointingOptions().check_ms) + 31, (10, 13))]
 
 
 def test_no_stretch_when_the_tutor_is_silent_or_the_voice_too_long():

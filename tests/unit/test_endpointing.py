@@ -10,7 +10,9 @@ from tutor_app.call.options import EndpointingOptions, SpeculationOptions, frame
 COMPLETE = SimpleNamespace(complete=True)
 UNFINISHED = SimpleNamespace(complete=False)
 LIKELY = SimpleNamespace(complete=False, likely=True)
-EARLY, CHECK = frames(EndpointingOptions().early_stt_ms), frames(200)  # 1 and 6 frames of silence
+EARLY, CHECK = frames(EndpointingOptions().early_stt_ms), frames(EndpointingOptions().check_ms)  # 1 and 5 frames
+# a speculation is committed this long after it started (`commit_ms` of silence in all)
+AFTER = frames(SpeculationOptions().commit_ms - EndpointingOptions().check_ms)
 JUDGE = frames(EndpointingOptions().judge_ms)  # 4: asked before the check, decides from it
 EARLIEST = frames(SpeculationOptions().earliest_ms)  # 15: no reply plays before it
 
@@ -66,8 +68,8 @@ def _ends(**options) -> Endpointing:
 def test_a_complete_turn_is_transcribed_early_judged_early_decided_at_the_check_and_committed():
     script = Script(_ends())
     assert script.run(40) == [(EARLY, Do.TRANSCRIBE), (JUDGE, Do.JUDGE), (CHECK + 1, Do.VERDICT),
-                              (CHECK + 1, Do.SPECULATE), (EARLIEST, Do.RELEASE), (CHECK + 1 + frames(500), Do.COMMIT)]
-    assert script.ends.how == "judge"  # committed 500 ms after it started
+                              (CHECK + 1, Do.SPECULATE), (EARLIEST, Do.RELEASE), (CHECK + 1 + AFTER, Do.COMMIT)]
+    assert script.ends.how == "judge"  # committed `commit_ms - check_ms` after it started
 
 
 def test_a_verdict_in_before_the_check_decides_only_at_the_check():
@@ -106,11 +108,11 @@ def test_without_an_earliest_silence_a_complete_turn_plays_at_once():
     assert ends.speculation is not None and not ends.speculation.held
 
 
-def test_a_late_verdict_commits_500_ms_after_the_speculation():
+def test_a_late_verdict_commits_a_while_after_the_speculation():
     script = Script(_ends(), answers_at=frames(400))
     done = script.run(40)
     assert done[2:] == [(frames(400), Do.VERDICT), (frames(400), Do.SPECULATE), (EARLIEST, Do.RELEASE),
-                        (frames(400) + frames(500), Do.COMMIT)]
+                        (frames(400) + AFTER, Do.COMMIT)]
 
 
 def test_no_early_guess_while_a_stale_one_is_still_decoding():
@@ -125,11 +127,11 @@ def test_an_unfinished_turn_is_left_to_the_thinking_time():
 
 def test_a_likely_turn_is_speculated_held_at_once_and_released_at_the_sentence_wait():
     """The reply is asked for on the verdict, but may play only after the sentence wait
-    (half the thinking time); committed 500 ms after that, as if speculated then."""
+    (half the thinking time); committed as long after that as if speculated then."""
     script = Script(_ends(thinking_ms=2000), verdict=LIKELY)
     done = script.run(100)
     assert done == [(EARLY, Do.TRANSCRIBE), (JUDGE, Do.JUDGE), (CHECK + 1, Do.VERDICT), (CHECK + 1, Do.SPECULATE),
-                    (frames(1000), Do.RELEASE), (frames(1000) + frames(500), Do.COMMIT)]
+                    (frames(1000), Do.RELEASE), (frames(1000) + AFTER, Do.COMMIT)]
     assert script.ends.how == "sentence"
 
 
