@@ -35,12 +35,12 @@ if TYPE_CHECKING:  # numpy itself is imported where it is used
 
 log = logging.getLogger(__name__)
 
-# Half a VAD frame per callback when the device runs at 16 kHz: PortAudio's input latency
-# is two blocks, so every decision comes 32 ms sooner than with whole frames (voice to
-# voice recorded outside the app 890 -> 852 ms p50). The canceller's total ERLE is lower
-# with it (20-25 dB against 36-48) only because more of its convergence is counted; once
-# settled it cancels as well (59-60 dB against 58-59 from 2 s on).
-CAPTURE_BLOCK = FRAME_SAMPLES // 2
+# One VAD frame per callback when the device runs at 16 kHz. Half a frame takes 32 ms off
+# PortAudio's input latency (two blocks) but gained nothing measurable: voice to voice
+# recorded outside the app was 852-950 ms p50 over six `bench call` runs with it, 890-925
+# over five with whole frames; the words of a turn were in no sooner (twice the callbacks
+# and canceller calls compete with the decode). The canceller cancels as well with either.
+CAPTURE_BLOCK = FRAME_SAMPLES
 PLAY_BLOCK_S = 0.025  # output block: bounds how long a clear() takes to be heard
 
 
@@ -96,7 +96,7 @@ class Capture:
     """Microphone blocks (`MicBlock`: mono float32 16 kHz samples, rms level) through `read()`."""
 
     def __init__(self, sd: Any, device: int | None = None, rate: int = SAMPLE_RATE,
-                 block: int = CAPTURE_BLOCK, max_blocks: int = 512, echo: EchoProcessor | None = None) -> None:
+                 block: int = CAPTURE_BLOCK, max_blocks: int = 256, echo: EchoProcessor | None = None) -> None:
         """`sd`: the sounddevice module (untyped) or a test's fake. `echo`: an EchoCanceller
         (speech/aec.py); `read()` then returns cleaned samples."""
         self.sd = sd
@@ -105,7 +105,7 @@ class Capture:
         self.rate = rate  # what the reader gets
         self.block = block
         self.stats = CaptureStats()
-        # (samples, level, time.perf_counter() in the callback); ~8 s at 16 ms blocks
+        # (samples, level, time.perf_counter() in the callback); ~8 s at 32 ms blocks
         # None: `wake()` - the reader is to look at something other than the microphone.
         self._queue: queue.Queue[tuple[NDArray[np.float32], float, float] | None] = queue.Queue(maxsize=max_blocks)
         self._stream: Any = None  # a sounddevice.InputStream
