@@ -270,8 +270,8 @@ def _stretch(short: ShortSpeech, voiced: int, audible: bool = True, quiet: int =
 def test_a_short_stretch_is_looked_at_a_second_after_it_ended():
     short, _ = _short("Mm-hmm.")
     found = _stretch(short, voiced=3)
-    # voice in frames 10-12: ended after check_ms of quiet, looked at 31 frames (1 s) later
-    assert found == [(12 + frames(EndpointingOptions().check_ms) + 31, (10, 13))]
+    # voice in frames 10-12: ended after over_tutor_ms of quiet, looked at 31 frames (1 s) later
+    assert found == [(12 + frames(EndpointingOptions().over_tutor_ms) + 31, (10, 13))]
 
 
 def test_no_stretch_when_the_tutor_is_silent_or_the_voice_too_long():

@@ -166,6 +166,18 @@ def test_speech_over_the_tutor_is_decided_by_its_words_even_without_a_judge():
     assert script.run(30) == [(EARLY, Do.TRANSCRIBE), (JUDGE, Do.JUDGE), (EARLY + 10, Do.OVER_TUTOR)]
 
 
+def test_speech_over_the_tutor_waits_for_its_own_quiet_not_the_turns_check():
+    """A learner's own turn is decided from `check_ms` (a reply started then is held and
+    retractable); speech over the tutor only from `over_tutor_ms`: its end is what is heard."""
+    over = frames(EndpointingOptions().over_tutor_ms)
+    assert over > CHECK
+    words_in = CHECK - EARLY  # the words are in at the check, before the over-tutor quiet
+    script = Script(_ends(), over_tutor=True, words_after=words_in, answers_at=CHECK)
+    assert script.run(30)[-1] == (over, Do.OVER_TUTOR)
+    script = Script(_ends(), words_after=words_in, answers_at=CHECK)
+    assert script.run(30)[2] == (CHECK, Do.VERDICT)
+
+
 def test_voice_drops_the_guess_and_a_new_silence_asks_again():
     script = Script(_ends(), verdict=UNFINISHED)
     script.run(10)

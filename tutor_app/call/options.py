@@ -72,6 +72,10 @@ class EndpointingOptions:
     # this moves no turn's end, only how soon the model is asked: 160 instead of 200 took
     # ~40 ms off the turns whose words were in by then (bench call: 3 of 12).
     check_ms: int = 160
+    # Quiet that ends speech over the tutor (its words then decide: call/listen/
+    # interruption.py) and a short stretch of it (call/listen/overlap.py). Not `check_ms`:
+    # there a pause ends what is heard, not only starts a reply that voice can take back.
+    over_tutor_ms: int = 200
     thinking_ms: int = 2000  # longest wait through a pause the judge called unfinished (call/pauses.py)
     # A full-looking sentence the audio model doubts (a `likely` verdict: TTS voices and many
     # learners end with a flat tone) ends after a share of the thinking time: waiting it all

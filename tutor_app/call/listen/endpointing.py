@@ -16,8 +16,8 @@ One silent frame of an utterance at a time, `step` says what to do next:
   listening (the segmenter's own window, the thinking time, ends the turn).
 - COMMIT: a speculation heard `commit_ms` of silence (unless its first sample played
   before: the Listener sees `turn.committed`); voice before that retracts it.
-- OVER_TUTOR: speech over the tutor not yet decided - its words are in, and the
-  interruption strategy (interruption.py) decides what it was, not the judge.
+- OVER_TUTOR: speech over the tutor not yet decided - its words are in after
+  `over_tutor_ms` of quiet, and the interruption strategy (interruption.py) decides what it was, not the judge.
 No judge (its model could not load): no decision here; the VAD-only silence ends the turn.
 
 The requests' handles (Futures) ride in `Check` and `Speculation` for the Listener; this
@@ -148,6 +148,7 @@ class Endpointing:
         self._early = frames(options.early_stt_ms or options.check_ms)
         self._fading = options.fading_stt and options.early_stt_ms > 0
         self._check_at = frames(options.check_ms)
+        self._over_tutor_at = frames(options.over_tutor_ms)
         self._judge_at = min(self._check_at, frames(options.judge_ms or options.check_ms))
         self._sentence_at = frames(options.sentence_wait_ms)
         self._commit = frames(speculation.commit_ms)
@@ -188,7 +189,8 @@ class Endpointing:
         if not check.judged and silence >= self._judge_at:
             check.judged = True
             return Do.JUDGE
-        if silence >= self._check_at and (ready.verdict or (ready.over_tutor and ready.transcript)):
+        decides_at = self._over_tutor_at if ready.over_tutor else self._check_at
+        if silence >= decides_at and (ready.verdict or (ready.over_tutor and ready.transcript)):
             check.decided = True
             return Do.OVER_TUTOR if ready.over_tutor else Do.VERDICT
         return None

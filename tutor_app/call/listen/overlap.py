@@ -4,7 +4,7 @@ Two paths, by how much voice there is (AEC3's output, Silero frames):
 - Confirmed speech (the segmenter's `min_speech_ms`): the tutor is ducked at once, and its
   voice and words decide whether it is an interruption (call/listen/interruption.py).
 - A short stretch the segmenter never confirms (at least `backchannel_min_ms` of voice,
-  then `check_ms` of quiet): AEC3's suppressor leaves an "mm-hm" over the tutor only
+  then `over_tutor_ms` of quiet): AEC3's suppressor leaves an "mm-hm" over the tutor only
   30-250 ms of voice, too little to confirm. A second later (`SETTLE_MS`: the tutor alone
   after it is what the echo path is fitted on when the "mm-hm" came right at the start of
   a reply) it is kept as a backchannel when
@@ -100,7 +100,7 @@ class ShortSpeech:
         ends, over = options.endpointing, options.interruption
         self._min_voiced = frames(over.backchannel_min_ms)
         self._max_frames = frames(over.backchannel_max_ms)
-        self._gap = frames(ends.check_ms)
+        self._gap = frames(ends.over_tutor_ms)
         self._settle = frames(SETTLE_MS)
         self._pad = frames(ends.preroll_ms) * FRAME_SAMPLES  # looked at past the stretch's end
         self._ended: list[tuple[int, int, int]] = []  # (start, end, frame to look at it)
@@ -122,7 +122,7 @@ class ShortSpeech:
 
     def frame(self, index: int, probability: float, audible: bool) -> tuple[int, int] | None:
         """One frame while the segmenter is not in an utterance -> (start, end) of a short
-        stretch worth a look now, else None: SETTLE_MS after it ended (`check_ms` of quiet)."""
+        stretch worth a look now, else None: SETTLE_MS after it ended (`over_tutor_ms` of quiet)."""
         due = self._ended[0] if self._ended and index >= self._ended[0][2] else None
         if due is not None:
             self._ended.pop(0)
