@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tutor_app.bench.common import TYPICAL_REPLY, fake_server_module
+from tutor_app.call.options import EndpointingOptions
 
 if TYPE_CHECKING:
     from tutor_app.bench.outside import OutsideTurn
@@ -56,11 +57,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--first-token-ms", type=float, default=400.0, help="fake LLM: delay to the first token")
     parser.add_argument("--tokens-per-s", type=float, default=40.0, help="fake LLM: tokens per second")
     parser.add_argument("--idle-seconds", type=float, default=5.0, help="quiet period for the idle CPU figure")
+    ends = EndpointingOptions()
     parser.add_argument("--early-stt-ms", type=int, default=None,
-                        help="start STT this far into the closing silence (default: the app's, 32; 0 = off)")
+                        help=f"start STT this far into the closing silence (default: the app's, {ends.early_stt_ms}; "
+                             "0 = off)")
     parser.add_argument("--judge-ms", type=int, default=None,
-                        help="ask the end-of-turn judge this far into the closing silence (default: the app's, 128; "
-                             "0 = at the 200 ms check)")
+                        help=f"ask the end-of-turn judge this far into the closing silence (default: the app's, "
+                             f"{ends.judge_ms}; 0 = at the {ends.check_ms} ms check)")
     parser.add_argument("--no-fading-stt", dest="fading_stt", action="store_const", const=False, default=None,
                         help="start STT only at the first silent frame, not already at a fading voiced one")
     parser.add_argument("--stt-streaming", action="store_true",
