@@ -16,6 +16,9 @@ looped back into the virtual microphone (bench/loopback.py) at 0 / -10 dB and 30
    the player cleared; PortAudio's output latency comes on top) and to the tutor's turn
    ended (the interruption message), and how well the words of each interruption were
    heard: WER against the text, next to the same clip transcribed straight from its file.
+   Each interruption's line says what stopped the tutor: its sound (the floor: a pause
+   first) or its words, with the listener's own account (its debug lines, caught in
+   memory: the log file and the timing are untouched).
 3. Backchannels over the tutor (same call): Piper's "Mm-hmm.", "Yeah.", "Okay.", "Right."
    and a synthesised cough, each played ~1 s into a reply, `--backchannels` rounds: false
    stops (the tutor's playback paused or stopped while that clip's reply played), of which
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import statistics
 import time
@@ -78,6 +82,8 @@ def run(args: argparse.Namespace, app) -> int:
               f"playback stopped p50 {summary['barge_in_stop_ms_p50']:.0f} / max {summary['barge_in_stop_ms_max']:.0f}, "
               f"turn ended p50 {summary['barge_in_end_ms_p50']:.0f} "
               f"({summary['barge_ins']} interruptions, {summary['barge_ins_missed']} missed)")
+        for n, line in enumerate(summary["barge_in_trace"], 1):
+            print(f"  interruption {n}: {line}")
         print(f"barge-in words heard: WER p50 {summary['barge_in_wer_p50']:.3f} / max {summary['barge_in_wer_max']:.3f} "
               f"(the clip from its file: {summary['barge_in_wer_clean']:.3f})")
     if args.backchannels > 0:
@@ -165,12 +171,12 @@ def _calls(app, args) -> dict:
     app.settings.llm.fallback_to_local = False
     from tutor_app.speech.wer import wer
 
-    false_turns, duck_ms, stop_ms, end_ms, missed, wers = 0, [], [], [], 0, []
+    false_turns, duck_ms, stop_ms, end_ms, missed, wers, trace = 0, [], [], [], 0, [], []
     stall = _Stall(args.stall_ms) if args.stall_ms > 0 else None
     with fakes.FakeAnthropicServer(timing=fakes.Timing.realistic(400, 40), default=fakes.Reply(TYPICAL_REPLY)) as server:
         os.environ["ANTHROPIC_BASE_URL"] = server.url
         os.environ["ANTHROPIC_API_KEY"] = fakes.FAKE_API_KEY
-        with Loopback(30, 0.0):
+        with Loopback(30, 0.0), _ListenerLines() as lines:
             controller, events, stamps = _start(app)
             try:
                 for n in range(1, args.replies + 1):
@@ -190,6 +196,7 @@ def _calls(app, args) -> dict:
                     stamps.clear()
                     _play(learner)
                     events.wait_kind(ev.TutorSentence, len(events.of(ev.TutorSentence)) + 1, timeout=120)
+                    lines.clear()
                     _play(barge)
                     try:
                         events.wait_kind(ev.TutorTurnDone, count + 2, timeout=60)
@@ -203,6 +210,8 @@ def _calls(app, args) -> dict:
                         stop_ms.append((stopped - first_voice) * 1000)
                         end_ms.append((stamps["interrupt"] - first_voice) * 1000)
                         duck_ms.append((stamps.get("duck", stopped) - first_voice) * 1000)
+                        how = "its sound (paused first)" if "pause" in stamps else "its words"
+                        trace.append(f"stopped {stop_ms[-1]:.0f} ms by {how}; " + " | ".join(lines.said))
                     else:
                         missed += 1
                 backchannels = _backchannels(app, args.backchannels, controller, events, stamps, learner)
@@ -218,7 +227,8 @@ def _calls(app, args) -> dict:
             "barge_in_end_ms_p50": statistics.median(end_ms) if end_ms else float("nan"),
             "barge_in_wer_p50": statistics.median(wers) if wers else float("nan"),
             "barge_in_wer_max": max(wers) if wers else float("nan"),
-            "barge_in_wer_clean": wer(BARGE, app.stt.transcribe(barge).text), **backchannels}
+            "barge_in_wer_clean": wer(BARGE, app.stt.transcribe(barge).text), "barge_in_trace": trace,
+            **backchannels}
 
 
 def _backchannels(app, rounds: int, controller, events, stamps, learner) -> dict:
@@ -258,6 +268,38 @@ def _backchannels(app, rounds: int, controller, events, stamps, learner) -> dict
     return {"backchannel_clips": rounds * len(clips) - lost, "backchannel_lost": lost, "backchannel_false_stops": stops,
             "backchannel_stops_by_clip": by_clip, "backchannel_resumes": resumes, "backchannel_cut": cut,
             "backchannel_kept": kept, "backchannel_stop_ms_p50": statistics.median(stop_ms) if stop_ms else float("nan")}
+
+
+class _ListenerLines(logging.Handler):
+    """The listener's debug lines about speech over the tutor, kept in memory while the calls
+    run (not passed on to the log file or the console, whatever `--debug` says)."""
+
+    NAME = "tutor_app.call.listen.listener"
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.said: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if "over the tutor" in text:
+            self.said.append(text.removeprefix("speech over the tutor").lstrip(": "))
+
+    def clear(self) -> None:
+        self.said = []
+
+    def __enter__(self) -> "_ListenerLines":
+        logger = logging.getLogger(self.NAME)
+        self._saved = logger.level, logger.propagate
+        logger.setLevel(logging.DEBUG)
+        logger.propagate = False
+        logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logger = logging.getLogger(self.NAME)
+        logger.removeHandler(self)
+        logger.level, logger.propagate = self._saved
 
 
 def _cough(app):

@@ -282,7 +282,8 @@ class Listener:
         if words is None:
             return  # not read: its voice and its words at the end still decide
         if self._over.undecided and self._over.words_so_far(words, self.port.tutor_words()):
-            log.debug("speech over the tutor: %d words so far, an interruption", len(words.split()))
+            log.debug("speech over the tutor: %d words so far, an interruption; %s (%s)", len(words.split()),
+                      self._over.profile, self._over.why)
             self._interrupt(self._seg.index - 1)
 
     def _silent(self, index: int, handled_at: float | None = None) -> None:

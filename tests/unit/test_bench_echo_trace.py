@@ -1,0 +1,32 @@
+"""`bench echo`'s trace of each interruption: the listener's own lines about speech over
+the tutor, caught in memory for the run - and only there (not the log file, whatever the
+level), with the logger as it was afterwards."""
+from __future__ import annotations
+
+import logging
+
+from tutor_app.bench.echo import _ListenerLines
+
+
+def test_the_listeners_lines_are_caught_and_go_nowhere_else():
+    logger = logging.getLogger(_ListenerLines.NAME)
+    elsewhere: list[str] = []
+
+    class Root(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            elsewhere.append(record.getMessage())
+
+    root = Root()
+    logging.getLogger().addHandler(root)
+    before = logger.level, logger.propagate
+    try:
+        with _ListenerLines() as lines:
+            logger.debug("speech over the tutor: %d voiced (%s): the tutor pauses", 9, "the floor by its sound")
+            logger.debug("a line about something else")
+            assert lines.said == ["9 voiced (the floor by its sound): the tutor pauses"]
+            lines.clear()
+            assert lines.said == []
+        assert elsewhere == []
+        assert (logger.level, logger.propagate) == before
+    finally:
+        logging.getLogger().removeHandler(root)
