@@ -166,9 +166,10 @@ class LiveRun:
 
 
 def _live(app, engine, clips, args) -> LiveRun:
-    from tutor_app.bench.outside import OutsideRecorder, voice_to_voice
+    from tutor_app.bench.outside import CLIP_GAP_S, OutsideRecorder, voice_to_voice
     from tutor_app.call import events as ev
     from tutor_app.call.controller import CallController
+    from tutor_app.call.options import frames
 
     done = threading.Event()
     greeted: list[ev.TutorTurnDone] = []
@@ -216,6 +217,9 @@ def _live(app, engine, clips, args) -> LiveRun:
                 subprocess.run(["paplay", "--device=micsrc", str(clips[i % len(clips)])], check=True)
                 if not done.wait(120):
                     print(f"turn {i + 1}: no reply within 120 s", file=sys.stderr)
+                # The recording tells the clips apart by the silence between them: after a
+                # short reply (the local model's), the next clip must not start sooner.
+                loop.wait_frames(loop.frames_seen + frames(1000 * CLIP_GAP_S), timeout=CLIP_GAP_S * 3)
             timed = voice_to_voice(*outside.stop(), app.vad)
         results = list(loop.results)
         player = loop.speaker.player
