@@ -43,6 +43,7 @@ from tutor_app.call.transcripts import CallStt
 from tutor_app.call.turns import Job, Turns
 from tutor_app.call.tutor_turn import BARGE_IN, TurnControl, TutorTurn
 from tutor_app.call.warmup import warm_up
+from tutor_app.core.heap import HEAP
 from tutor_app.core.protocols import VoiceActivity
 from tutor_app.core.types import SAMPLE_RATE, Transcript
 from tutor_app.speech.ports import SpeechToText, TurnJudge
@@ -96,6 +97,7 @@ class CallLoop:
         self.turns = Turns(session, speaker, self.recognition, self, self._stop)
         self.results = self.turns.results  # TurnResult per finished turn (bench, tests)
         self.ready = threading.Event()  # models warm, audio running
+        self._frozen = False  # this call holds the heap frozen (core/heap.py)
         self._threads: list[threading.Thread] = []
 
     @property
@@ -250,6 +252,9 @@ class CallLoop:
         log.info("call audio: input %s; output underflows %s",
                  stats, getattr(getattr(player, "stats", None), "underflows", None))
         self.speaker.close()
+        if self._frozen:  # the turns thread is gone: nothing freezes after this
+            self._frozen = False
+            HEAP.thaw()
 
     def wait_frames(self, n: int, timeout: float = 10.0) -> bool:
         """Tests and benches: until `n` microphone frames were processed in total."""
@@ -318,6 +323,9 @@ class CallLoop:
             warm_up(self)
             getattr(self.session, "stt_bias", None)  # the memory read, before the first turn
             getattr(self.session, "practice_plan", None)  # and the call's practice plan
+        if not self._frozen and not self._stop.is_set():
+            HEAP.freeze()  # the models are loaded: no full collection scans them mid-call
+            self._frozen = True
         self.ready.set()
         if greeting is not None:
             self.turns.active = greeting.turn
