@@ -93,6 +93,8 @@ def run(args: argparse.Namespace, app) -> int:
               f"{summary['backchannel_resumes']} resumed, "
               f"{summary['backchannel_cut']} replies cut, {summary['backchannel_kept']} kept as backchannels; "
               f"stop ms p50 {summary['backchannel_stop_ms_p50']:.0f}")
+        for line in summary["backchannel_trace"]:
+            print(f"  false stop: {line}")
     print("goals: " + ", ".join(f"{k} {v}" for k, v in GOALS.items()))
     if args.json:
         print(json.dumps(summary))
@@ -214,7 +216,7 @@ def _calls(app, args) -> dict:
                         trace.append(f"stopped {stop_ms[-1]:.0f} ms by {how}; " + " | ".join(lines.said))
                     else:
                         missed += 1
-                backchannels = _backchannels(app, args.backchannels, controller, events, stamps, learner)
+                backchannels = _backchannels(app, args.backchannels, controller, events, stamps, learner, lines)
             finally:
                 controller.end_call()
     replies = max(1, args.replies)
@@ -231,15 +233,16 @@ def _calls(app, args) -> dict:
             **backchannels}
 
 
-def _backchannels(app, rounds: int, controller, events, stamps, learner) -> dict:
+def _backchannels(app, rounds: int, controller, events, stamps, learner, lines: _ListenerLines) -> dict:
     """Each backchannel clip ~1 s into a reply, `rounds` times: was the tutor stopped
-    (paused or cut), did it resume, was its reply cut, was the clip kept."""
+    (paused or cut), did it resume, was its reply cut, was the clip kept; for each stop,
+    the listener's account (`lines`)."""
     from tutor_app.call import events as ev
 
     clips = {name: _cough(app) if name == "cough" else _wav(app, name, name.strip(".").lower())
              for name in BACKCHANNELS}
     by_clip = {name: 0 for name in BACKCHANNELS}
-    stops, resumes, cut, kept, lost, stop_ms = 0, 0, 0, 0, 0, []
+    stops, resumes, cut, kept, lost, stop_ms, trace = 0, 0, 0, 0, 0, [], []
     for _ in range(rounds):
         for name, clip in clips.items():
             count = len(events.of(ev.TutorTurnDone))
@@ -252,6 +255,7 @@ def _backchannels(app, rounds: int, controller, events, stamps, learner) -> dict
                 continue
             controller.loop.wait_frames(controller.loop.frames_seen + 31, timeout=30)  # ~1 s into the reply
             stamps.clear()
+            lines.clear()
             _play(clip)
             events.wait_kind(ev.TutorTurnDone, count + 1, timeout=120)
             controller.loop.wait_frames(controller.loop.frames_seen + 47, timeout=30)  # 1.5 s of room
@@ -262,12 +266,16 @@ def _backchannels(app, rounds: int, controller, events, stamps, learner) -> dict
                 by_clip[name] += 1
                 if "started" in stamps:
                     stop_ms.append((min(stopped) - stamps["started"] + 0.25) * 1000)
+                how = "paused" if "pause" in stamps else "cut"
+                trace.append(f"{name} {how}{' (no speech over the tutor started)' if 'started' not in stamps else ''}; "
+                             + " | ".join(lines.said))
             resumes += int(stamps.get("resumes", 0))
             cut += int(done.interrupted)
             kept += len(done.backchannels)
     return {"backchannel_clips": rounds * len(clips) - lost, "backchannel_lost": lost, "backchannel_false_stops": stops,
             "backchannel_stops_by_clip": by_clip, "backchannel_resumes": resumes, "backchannel_cut": cut,
-            "backchannel_kept": kept, "backchannel_stop_ms_p50": statistics.median(stop_ms) if stop_ms else float("nan")}
+            "backchannel_kept": kept, "backchannel_stop_ms_p50": statistics.median(stop_ms) if stop_ms else float("nan"),
+            "backchannel_trace": trace}
 
 
 class _ListenerLines(logging.Handler):
