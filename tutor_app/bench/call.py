@@ -11,7 +11,8 @@ stream's latency, as PortAudio reports it). Voice to voice is also timed outside
 the microphone's feed and the speaker are recorded on one clock (bench/outside.py), from
 the clip's last voiced frame to the tutor's first sample over -60 dBFS - what the learner
 hears, with the sound server's own buffering the app's stamps cannot see (~25-45 ms more
-here). The same run times the naive cascade on the same clips: full STT -> full LLM reply
+here). The next clip plays 2 s after the tutor's reply ends (the recording tells clips
+apart by that silence). The same run times the naive cascade on the same clips: full STT -> full LLM reply
 -> full TTS -> play. Also: CPU use while idle-listening (process CPU time over a quiet
 period). Prints numbers next to the targets; never asserts.
 
