@@ -307,7 +307,8 @@ class _ListenerLines(logging.Handler):
     def __exit__(self, *exc: object) -> None:
         logger = logging.getLogger(self.NAME)
         logger.removeHandler(self)
-        logger.level, logger.propagate = self._saved
+        level, logger.propagate = self._saved
+        logger.setLevel(level)  # not the attribute: setLevel also clears logging's level cache
 
 
 def _cough(app):

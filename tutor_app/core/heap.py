@@ -1,9 +1,9 @@
 """Python's cyclic garbage collector, kept off a live call's path.
 
 A full (oldest-generation) collection scans every tracked object and holds the GIL while
-it does: with the call's models loaded that is 130k+ objects before the first turn, and in
-`bench call` a full collection came about once per turn and took 140-175 ms, stalling the
-audio thread, the player's callback and Python's side of every decode alike.
+it does: with a call's models loaded that is ~265k objects and 140-190 ms, stalling the
+audio thread, the player's callback and Python's side of every decode alike. In the GUI,
+whose collector runs on a timer (ui/gc_guard.py), one came about every two minutes of use.
 
 `HeapFreeze` moves what exists once the call's models are warm into the collector's
 permanent generation (`gc.freeze`: the models live as long as the call anyway), so later
