@@ -30,3 +30,17 @@ def test_the_listeners_lines_are_caught_and_go_nowhere_else():
         assert (logger.level, logger.propagate) == before
     finally:
         logging.getLogger().removeHandler(root)
+
+
+def test_the_start_aec3_hid_is_read_from_the_listeners_confirmed_line():
+    """An interruption is timed from its first voiced sample: the start the listener found
+    AEC3 hid counts; no line, or none found, counts nothing."""
+    logger = logging.getLogger(_ListenerLines.NAME)
+    with _ListenerLines() as lines:
+        assert lines.hidden_ms() == 0.0
+        logger.debug("speech over the tutor: confirmed (%d frames AEC3 hid before it)", 0)
+        assert lines.hidden_ms() == 0.0
+        lines.clear()
+        logger.debug("speech over the tutor: confirmed (%d frames AEC3 hid before it)", 5)
+        logger.debug("speech over the tutor: %d voiced (%s): the tutor pauses", 14, "the floor by its sound")
+        assert lines.hidden_ms() == 160.0

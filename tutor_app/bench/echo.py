@@ -9,16 +9,22 @@ looped back into the virtual microphone (bench/loopback.py) at 0 / -10 dB and 30
 2. Live calls in the default speaker mode on the 0 dB / 30 ms loopback, fake tutor model:
    residual-echo false turns (a learner turn or an interruption the learner did not make)
    over N replies (with `--stall-ms`: the sound server stopped that long about a second
-   into each reply - the fault behind a playback underrun), and barge-in times: from the
-   learner's first voiced sample (estimated as the confirmed speech start minus the 250 ms
-   of voice it takes to confirm) to the tutor's volume ducked, to playback stopped (the
-   first of the pause message - the player holds, silent - and the interruption message -
-   the player cleared; PortAudio's output latency comes on top) and to the tutor's turn
-   ended (the interruption message), and how well the words of each interruption were
-   heard: WER against the text, next to the same clip transcribed straight from its file.
-   Each interruption's line says what stopped the tutor: its sound (the floor: a pause
-   first) or its words, with the listener's own account (its debug lines, caught in
-   memory: the log file and the timing are untouched).
+   into each reply - the fault behind a playback underrun), and interruption times, of two
+   kinds reported apart: `--barge-ins` about a second into a reply (the learner takes the
+   floor from a tutor who is talking: the goal's figure), and `--collisions` as the tutor
+   starts a reply (both start at once). Each is timed from the learner's first voiced
+   sample as the listener found it - the confirmed speech start minus the 250 ms of voice
+   it takes to confirm, minus the start AEC3 hid before it (the listener's "confirmed"
+   line) - to the tutor's volume ducked, to playback stopped (the first of the pause
+   message - the player holds, silent - and the interruption message - the player cleared;
+   PortAudio's output latency comes on top) and to the tutor's turn ended (the
+   interruption message), and how well the words of each interruption were heard: WER
+   against the text, next to the same clip transcribed straight from its file. At a
+   reply's start the echo path is not fitted yet, so the listener may not find the start
+   AEC3 hid: those times can be short of the truth. Each interruption's line says what
+   stopped the tutor: its sound (the floor: a pause first) or its words, with the
+   listener's own account (its debug lines, caught in memory: the log file and the timing
+   are untouched).
 3. Backchannels over the tutor (same call): Piper's "Mm-hmm.", "Yeah.", "Okay.", "Right."
    and a synthesised cough, each played ~1 s into a reply, `--backchannels` rounds: false
    stops (the tutor's playback paused or stopped while that clip's reply played), of which
@@ -32,10 +38,12 @@ import argparse
 import json
 import logging
 import os
+import re
 import statistics
 import time
 
 from tutor_app.bench.common import TYPICAL_REPLY, EventLog, fake_server_module
+from tutor_app.core.types import FRAME_MS
 
 CONFIGS = ((30, 0.0), (120, 0.0), (30, -10.0), (120, -10.0))
 GOALS = {"erle_db": ">= 25", "false_turns_per_100": "0", "barge_in_stop_ms_p50": "<= 400",
@@ -47,7 +55,10 @@ BACKCHANNELS = ("Mm-hmm.", "Yeah.", "Okay.", "Right.", "cough")  # "cough": a no
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replies", type=int, default=10, help="tutor replies for the false-turn count")
-    parser.add_argument("--barge-ins", type=int, default=5, help="interruptions timed")
+    parser.add_argument("--barge-ins", type=int, default=5,
+                        help="interruptions timed, each about a second into a reply (the goal's figure)")
+    parser.add_argument("--collisions", type=int, default=2,
+                        help="interruptions timed as the tutor starts a reply (AEC3 may hide their start)")
     parser.add_argument("--backchannels", type=int, default=2,
                         help=f"rounds of backchannel clips over the tutor ({len(BACKCHANNELS)} clips a round)")
     parser.add_argument("--stall-ms", type=int, default=0,
@@ -77,15 +88,9 @@ def run(args: argparse.Namespace, app) -> int:
     stalled = f", a {args.stall_ms} ms stall of the sound server in each" if args.stall_ms > 0 else ""
     print(f"false turns: {summary['false_turns']} in {summary['replies']} replies{stalled} "
           f"({summary['false_turns_per_100']:.1f} per 100; goal 0)")
-    if args.barge_ins > 0:
-        print(f"barge-in, ms from the learner's first voiced sample: ducked p50 {summary['barge_in_duck_ms_p50']:.0f}, "
-              f"playback stopped p50 {summary['barge_in_stop_ms_p50']:.0f} / max {summary['barge_in_stop_ms_max']:.0f}, "
-              f"turn ended p50 {summary['barge_in_end_ms_p50']:.0f} "
-              f"({summary['barge_ins']} interruptions, {summary['barge_ins_missed']} missed)")
-        for n, line in enumerate(summary["barge_in_trace"], 1):
-            print(f"  interruption {n}: {line}")
-        print(f"barge-in words heard: WER p50 {summary['barge_in_wer_p50']:.3f} / max {summary['barge_in_wer_max']:.3f} "
-              f"(the clip from its file: {summary['barge_in_wer_clean']:.3f})")
+    for key, kind, n in (("barge_in", "mid-reply", args.barge_ins), ("collision", "at the reply's start", args.collisions)):
+        if n > 0:
+            _print_interruptions(summary, key, kind)
     if args.backchannels > 0:
         per = ", ".join(f"{k} {v}" for k, v in summary["backchannel_stops_by_clip"].items())
         print(f"backchannels over the tutor: {summary['backchannel_false_stops']} false stops in "
@@ -161,6 +166,19 @@ def signal_path(app, reply) -> dict:
             "cpu_pct": round(100 * aec.cpu_s / seconds, 2) if seconds else 0.0}
 
 
+def _print_interruptions(summary: dict, key: str, kind: str) -> None:
+    def get(name: str):
+        return summary[f"{key}_{name}"]
+
+    print(f"interruptions {kind}, ms from the learner's first voiced sample: ducked p50 {get('duck_ms_p50'):.0f}, "
+          f"playback stopped p50 {get('stop_ms_p50'):.0f} / max {get('stop_ms_max'):.0f}, "
+          f"turn ended p50 {get('end_ms_p50'):.0f} ({get('count')} interruptions, {get('missed')} missed)")
+    for n, line in enumerate(get("trace"), 1):
+        print(f"  interruption {n}: {line}")
+    print(f"  words heard: WER p50 {get('wer_p50'):.3f} / max {get('wer_max'):.3f} "
+          f"(the clip from its file: {get('wer_clean'):.3f})")
+
+
 def _calls(app, args) -> dict:
     from tutor_app.bench.loopback import Loopback
     from tutor_app.call import events as ev
@@ -171,9 +189,7 @@ def _calls(app, args) -> dict:
     app.settings.speech.audio_mode = "speaker"
     app.settings.llm.backend = "anthropic"
     app.settings.llm.fallback_to_local = False
-    from tutor_app.speech.wer import wer
-
-    false_turns, duck_ms, stop_ms, end_ms, missed, wers, trace = 0, [], [], [], 0, [], []
+    false_turns = 0
     stall = _Stall(args.stall_ms) if args.stall_ms > 0 else None
     with fakes.FakeAnthropicServer(timing=fakes.Timing.realistic(400, 40), default=fakes.Reply(TYPICAL_REPLY)) as server:
         os.environ["ANTHROPIC_BASE_URL"] = server.url
@@ -193,44 +209,70 @@ def _calls(app, args) -> dict:
                     done = events.of(ev.TutorTurnDone)
                     said = [u for u in events.of(ev.UserUtterance) if u.text]
                     false_turns = max(len(said) - n, 0) + sum(d.interrupted for d in done)
-                for _ in range(args.barge_ins):
-                    count = len(events.of(ev.TutorTurnDone))
-                    stamps.clear()
-                    _play(learner)
-                    events.wait_kind(ev.TutorSentence, len(events.of(ev.TutorSentence)) + 1, timeout=120)
-                    lines.clear()
-                    _play(barge)
-                    try:
-                        events.wait_kind(ev.TutorTurnDone, count + 2, timeout=60)
-                    except TimeoutError:  # not heard (an audio stall gated the microphone): missed
-                        missed += 1
-                        continue
-                    wers.append(wer(BARGE, [u.text for u in events.of(ev.UserUtterance) if u.text][-1]))
-                    if "interrupt" in stamps and "started" in stamps:
-                        first_voice = stamps["started"] - 0.25
-                        stopped = min(stamps["interrupt"], stamps.get("pause", stamps["interrupt"]))
-                        stop_ms.append((stopped - first_voice) * 1000)
-                        end_ms.append((stamps["interrupt"] - first_voice) * 1000)
-                        duck_ms.append((stamps.get("duck", stopped) - first_voice) * 1000)
-                        how = "its sound (paused first)" if "pause" in stamps else "its words"
-                        trace.append(f"stopped {stop_ms[-1]:.0f} ms by {how}; " + " | ".join(lines.said))
-                    else:
-                        missed += 1
+                timed = {kind: _interruptions(n, kind, controller, events, stamps, learner, barge, lines)
+                         for kind, n in (("mid-reply", args.barge_ins), ("at the start", args.collisions))}
                 backchannels = _backchannels(app, args.backchannels, controller, events, stamps, learner, lines)
             finally:
                 controller.end_call()
     replies = max(1, args.replies)
+    mid, start = timed["mid-reply"], timed["at the start"]
     return {"replies": replies, "stall_ms": args.stall_ms, "false_turns": false_turns,
             "false_turns_per_100": 100 * false_turns / replies,
-            "barge_ins": len(stop_ms), "barge_ins_missed": missed,
-            "barge_in_duck_ms_p50": statistics.median(duck_ms) if duck_ms else float("nan"),
-            "barge_in_stop_ms_p50": statistics.median(stop_ms) if stop_ms else float("nan"),
-            "barge_in_stop_ms_max": max(stop_ms) if stop_ms else float("nan"),
-            "barge_in_end_ms_p50": statistics.median(end_ms) if end_ms else float("nan"),
-            "barge_in_wer_p50": statistics.median(wers) if wers else float("nan"),
-            "barge_in_wer_max": max(wers) if wers else float("nan"),
-            "barge_in_wer_clean": wer(BARGE, app.stt.transcribe(barge).text), "barge_in_trace": trace,
+            **{f"barge_in_{k}": v for k, v in _timing(mid, barge, app).items()},
+            **{f"collision_{k}": v for k, v in _timing(start, barge, app).items()},
             **backchannels}
+
+
+def _interruptions(n: int, kind: str, controller, events, stamps, learner, barge, lines: _ListenerLines) -> dict:
+    """`n` times: the learner's turn, then the interruption clip over the tutor's reply -
+    about a second into it ("mid-reply"), or as soon as its first sentence is ready, i.e. as
+    the tutor starts to speak ("at the start"). Each is timed from the learner's first voiced
+    sample as the listener found it: the confirmed start minus the 250 ms of voice it took
+    to confirm, minus the start AEC3 hid before it (the listener's "confirmed" line)."""
+    from tutor_app.call import events as ev
+
+    out: dict = {"duck_ms": [], "stop_ms": [], "end_ms": [], "missed": 0, "texts": [], "trace": []}
+    for _ in range(n):
+        count = len(events.of(ev.TutorTurnDone))
+        stamps.clear()
+        _play(learner)
+        events.wait_kind(ev.TutorSentence, len(events.of(ev.TutorSentence)) + 1, timeout=120)
+        if kind == "mid-reply":
+            controller.loop.wait_frames(controller.loop.frames_seen + 31, timeout=30)  # ~1 s into the reply
+        lines.clear()
+        _play(barge)
+        try:
+            events.wait_kind(ev.TutorTurnDone, count + 2, timeout=60)
+        except TimeoutError:  # not heard (an audio stall gated the microphone): missed
+            out["missed"] += 1
+            continue
+        out["texts"].append([u.text for u in events.of(ev.UserUtterance) if u.text][-1])
+        if "interrupt" not in stamps or "started" not in stamps:
+            out["missed"] += 1
+            continue
+        first_voice = stamps["started"] - 0.25 - lines.hidden_ms() / 1000
+        stopped = min(stamps["interrupt"], stamps.get("pause", stamps["interrupt"]))
+        out["stop_ms"].append((stopped - first_voice) * 1000)
+        out["end_ms"].append((stamps["interrupt"] - first_voice) * 1000)
+        out["duck_ms"].append((stamps.get("duck", stopped) - first_voice) * 1000)
+        how = "its sound (paused first)" if "pause" in stamps else "its words"
+        out["trace"].append(f"stopped {out['stop_ms'][-1]:.0f} ms by {how}; " + " | ".join(lines.said))
+    return out
+
+
+def _timing(out: dict, barge, app) -> dict:
+    """The p50s of one kind of interruption (`_interruptions`), and how well its words were heard."""
+    from tutor_app.speech.wer import wer
+
+    def p50(values: list[float]) -> float:
+        return statistics.median(values) if values else float("nan")
+
+    wers = [wer(BARGE, text) for text in out["texts"]]
+    return {"count": len(out["stop_ms"]), "missed": out["missed"], "duck_ms_p50": p50(out["duck_ms"]),
+            "stop_ms_p50": p50(out["stop_ms"]), "stop_ms_max": max(out["stop_ms"], default=float("nan")),
+            "end_ms_p50": p50(out["end_ms"]), "wer_p50": p50(wers), "wer_max": max(wers, default=float("nan")),
+            "wer_clean": wer(BARGE, app.stt.transcribe(barge).text) if out["texts"] else float("nan"),
+            "trace": out["trace"]}
 
 
 def _backchannels(app, rounds: int, controller, events, stamps, learner, lines: _ListenerLines) -> dict:
@@ -295,6 +337,12 @@ class _ListenerLines(logging.Handler):
 
     def clear(self) -> None:
         self.said = []
+
+    def hidden_ms(self) -> float:
+        """The start of the speech over the tutor AEC3 hid from the VAD, as the listener
+        found it ("confirmed (N frames AEC3 hid before it)"): 0 when it found none."""
+        found = (re.search(r"confirmed \((\d+) frames AEC3 hid", line) for line in self.said)
+        return next((int(m.group(1)) * FRAME_MS for m in found if m), 0.0)
 
     def __enter__(self) -> "_ListenerLines":
         logger = logging.getLogger(self.NAME)

@@ -164,9 +164,10 @@ class InterruptionOptions:
     # Over the tutor AEC3 leaves Piper's "Yeah." / "Okay." / "Right." 30-320 ms of voice,
     # mostly too little to confirm at all; the "Sorry," that opens an interruption gets
     # here before its comma (352 ms waited past it: bench echo stopped 665 vs 324 ms p50).
-    # It is a knife edge: "Sorry," has 8 or 9 strong frames (where the 32 ms grid falls),
-    # and with 8 the tutor pauses on the next word (~600 ms; 6 of 24 interruptions in one
-    # day's runs). 256 takes "Sorry," every time but also "Yeah." (3 of 20 false stops).
+    # A knife edge: with 8 frames of "Sorry," heard the tutor pauses on the next word
+    # (~600 ms). About a second into a reply the VAD hears 9 (13 of 14 in `bench echo`); as
+    # the reply starts, AEC3 (its echo path not learnt yet) hides the word's start and
+    # leaves 7-8 (about half). 256 takes more of them but also "Yeah." (3 of 20 false stops).
     floor_ms: int = 288
     # Longer than this is never a backchannel: the tutor pauses whatever it sounds like (a
     # looped-back "Mm-hmm." has ~480 ms of voice).
