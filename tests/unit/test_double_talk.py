@@ -513,20 +513,3 @@ def test_an_echo_path_is_kept_only_when_it_removes_the_echo():
     assert path is not None and path.removed_db > 20
     assert fit_echo_path(_room(far) + _speechlike(12, 1.0), far) is None  # a learner over all of it
     assert fit_echo_path(np.zeros_like(far), np.zeros_like(far)) is None  # the tutor silent
-
-
-def test_the_learnt_path_stands_in_only_when_the_tutor_played_too_little_outside_the_speech():
-    from tutor_app.call.listen.overlap import linear_copy
-    from tutor_app.speech.double_talk import fit_echo_path
-
-    learnt = _speechlike(11, 1.0)
-    path = fit_echo_path(_room(learnt), learnt)
-    far = np.zeros(60 * 512, np.float32)
-    far[10 * 512:] = _speechlike(13, 50 * 512 / SAMPLE_RATE)[:50 * 512]
-    mic = _room(far)
-    refs = [(mic[k * 512:(k + 1) * 512], far[k * 512:(k + 1) * 512]) for k in range(60)]
-    as_reply_began = linear_copy(refs, 12, 60, path)  # speech from frame 12 on, still going
-    with_tutor_after = linear_copy(refs, 12, 60, path, speech_end=20)  # a short sound, the tutor alone after
-    assert path is not None and as_reply_began is not None and with_tutor_after is not None
-    assert as_reply_began.known_removal_db == path.removed_db
-    assert with_tutor_after.known_removal_db == 0.0  # fitted on the tutor alone after it

@@ -102,14 +102,11 @@ class MicFrames:
         a, b = self._span(start, end)
         return np.concatenate(self._frames[a:b]) if b > a else np.zeros(0, dtype=np.float32)
 
-    def linear(self, start: int, end: int, speech_end: int | None = None) -> tuple[LinearCopy, int] | None:
+    def linear(self, start: int, end: int) -> tuple[LinearCopy, int] | None:
         """The echo-removed microphone of frames [start, end) fitted on them and the seconds
-        before (or by the path learnt earlier, when the tutor played too little of them
-        outside the speech, [start, `speech_end`)): (the copy, sample of `start` in it);
-        None without a canceller's input."""
+        before: (the copy, sample of `start` in it); None without a canceller's input."""
         a, b = self._span(start, end)
-        e = b if speech_end is None else min(b, max(a, speech_end - self._base))
-        copy = linear_copy(self._refs, a, b, self.path, e)
+        copy = linear_copy(self._refs, a, b, self.path)
         return None if copy is None else (copy, (a - copy.first) * FRAME_SAMPLES)
 
     def hidden_before(self, start: int) -> int:
@@ -146,7 +143,7 @@ class MicFrames:
         began), from where the speech really began (AEC3 can hide a first word from the VAD).
         `floor`: the learner has it (an interruption): pauses kept, residual echo suppressed;
         False while a short sound is judged (a backchannel?): only the blocks of voice."""
-        found = self.linear(start, self.end, end) if over_tutor else None
+        found = self.linear(start, self.end) if over_tutor else None
         if found is None:
             return self.cut(start, end)
         copy, at = found

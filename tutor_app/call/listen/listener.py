@@ -456,7 +456,7 @@ class Listener:
         span = self._short.frame(index, probability, self._gate.full_duplex and self.port.tutor_audible())
         self._seg.forget_before(self._short.kept_until)  # a kept backchannel starts no utterance
         if span:  # fitted on every frame there is: the tutor alone after it too
-            self._short.look(self._mic.linear(span[0], self._mic.end, span[1]), span)
+            self._short.look(self._mic.linear(span[0], self._mic.end), span)
 
 
 def _transcript_text(future: Any, what: str, wait: float = WORDS_WAIT_S) -> str | None:

@@ -92,12 +92,10 @@ class LinearCopy:
         return keep_second_voice(self.raw, self.cleaned, self.far, FLOOR_GATE, quieter)
 
 
-def linear_copy(refs: list[Ref | None], a: int, b: int, path: EchoPath | None = None,
-                speech_end: int | None = None) -> LinearCopy | None:
+def linear_copy(refs: list[Ref | None], a: int, b: int, path: EchoPath | None = None) -> LinearCopy | None:
     """Frames [a, b) (indexes into `refs`) and up to ESTIMATE_S before them, the echo path
     fitted on all of it - or, when the tutor played less than FIT_FRAMES of that time
-    outside the speech (frames [a, `speech_end`), to `b` if None: it came as a reply began,
-    and the learner talked over all the tutor there is), `path`: fitted on the tutor alone
+    before frame `a` (the speech came as a reply began), `path`: fitted on the tutor alone
     earlier in the call (`MicFrames.learn_path`), where a fit on the double talk alone
     removed nothing. None when a frame has no reference (no canceller ran)."""
     lo = max(0, a - round(ESTIMATE_S * SAMPLE_RATE / FRAME_SAMPLES))
@@ -106,9 +104,7 @@ def linear_copy(refs: list[Ref | None], a: int, b: int, path: EchoPath | None = 
         return None
     raw = np.concatenate([r[0] for r in span if r is not None])
     far = np.concatenate([r[1] for r in span if r is not None])
-    e = b if speech_end is None else speech_end
-    played = sum(float(np.sqrt(np.mean(r[1] * r[1]))) >= MIN_FAR_RMS
-                 for r in span[:a - lo] + span[e - lo:] if r is not None)
+    played = sum(float(np.sqrt(np.mean(r[1] * r[1]))) >= MIN_FAR_RMS for r in span[:a - lo] if r is not None)
     if played >= FIT_FRAMES or path is None:
         return LinearCopy(remove_echo_linearly(raw, far), raw, far, lo)
     return LinearCopy(remove_echo_linearly(raw, far, path=path), raw, far, lo, path.removed_db)
