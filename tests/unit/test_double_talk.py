@@ -234,18 +234,6 @@ def test_speech_when_the_tutor_is_quiet_is_the_cancellers_output():
     assert float(np.max(np.abs(port.heard[-1]))) <= 0.11 * float(np.max(np.abs(learner)))
 
 
-def test_the_listener_learns_the_echo_path_while_the_tutor_plays_alone_and_only_then():
-    for speaking in (True, False):
-        port = _Port()
-        port.speaking = speaking
-        listener = Listener(LoopOptions(echo=EchoOptions(mode=SPEAKER)), FakeVad(), port)
-        far = _speechlike(5, 2.0)
-        raw = _room(far)
-        for i in range(0, far.size, 1600):
-            listener.feed(np.zeros(1600, np.float32), raw[i:i + 1600], far[i:i + 1600])
-        assert (listener._mic.path is not None) == speaking
-
-
 # -- short sounds over the tutor: kept backchannels ---------------------------------------
 class _Transcripts(_Port):
     """Whisper's seam: every clip 'says' `text`; records what it was told to expect."""
@@ -473,43 +461,3 @@ def test_a_break_while_the_tutor_is_quiet_changes_nothing():
     for _ in range(15):
         listener.feed(np.full(1600, 0.05, dtype=np.float32))
     assert port.interruptions == 1  # full duplex: speech over the tutor stops it
-
-
-def _collision(learn: bool, learner_from: float = 4.5, vad_at: float = 4.8) -> int:
-    """MicFrames.hidden_before for speech that came as a reply began (at 4.5 s), 2.5 s after
-    the tutor's last reply (0-2 s) - nothing of the tutor alone before it to fit the echo
-    path on. `learn`: the Listener's `learn_path` ran through that last reply."""
-    from tutor_app.call.listen.frames import MicFrames
-
-    n = int(6.5 * SAMPLE_RATE)
-    far = np.zeros(n, np.float32)
-    far[:2 * SAMPLE_RATE] = _speechlike(11, 2.0)
-    far[int(4.5 * SAMPLE_RATE):] = _speechlike(13, 2.0)
-    learner = np.zeros(n, np.float32)
-    at = int(learner_from * SAMPLE_RATE)
-    learner[at:] = _speechlike(12, 6.5 - learner_from)[:n - at]
-    mic = _room(far) + learner
-    frames = MicFrames()
-    start = int(vad_at * SAMPLE_RATE) // 512
-    for k in range(start + 8):
-        block = slice(k * 512, (k + 1) * 512)
-        frames.append(mic[block], (mic[block], far[block]))
-        if learn and (k + 1) * 512 <= 2 * SAMPLE_RATE:
-            frames.learn_path()
-    return frames.hidden_before(start)
-
-
-def test_speech_as_a_reply_begins_finds_its_hidden_start_by_the_path_learnt_on_the_last_reply():
-    assert _collision(learn=False) == 0  # a fit on the double talk alone tells nothing
-    assert abs(_collision(learn=True) - round(0.3 * SAMPLE_RATE / 512)) <= 2  # 300 ms already
-    assert _collision(learn=True, learner_from=4.8) == 0  # the tutor alone before the VAD's start
-
-
-def test_an_echo_path_is_kept_only_when_it_removes_the_echo():
-    from tutor_app.speech.double_talk import fit_echo_path
-
-    far = _speechlike(11, 1.0)
-    path = fit_echo_path(_room(far), far)
-    assert path is not None and path.removed_db > 20
-    assert fit_echo_path(_room(far) + _speechlike(12, 1.0), far) is None  # a learner over all of it
-    assert fit_echo_path(np.zeros_like(far), np.zeros_like(far)) is None  # the tutor silent

@@ -33,11 +33,10 @@ class DoubleTalkOptions:
     min_far_rms: float = 1e-3  # a far end quieter than this played nothing: nothing to remove
 
 
-def remove_echo_linearly(raw: npt.ArrayLike, far: npt.ArrayLike, options: DoubleTalkOptions | None = None,
-                         path: EchoPath | None = None) -> NDArray[np.float32]:
+def remove_echo_linearly(raw: npt.ArrayLike, far: npt.ArrayLike,
+                         options: DoubleTalkOptions | None = None) -> NDArray[np.float32]:
     """`raw` microphone minus the echo of `far` (same length, paired sample by sample as the
-    canceller paired them, the far end leading the echo) predicted by a least-squares FIR fit
-    - or by `path`, an echo path fitted before (`fit_echo_path`)."""
+    canceller paired them, the far end leading the echo) predicted by a least-squares FIR fit."""
     o = options or DoubleTalkOptions()
     mic = np.asarray(raw, dtype=np.float64).reshape(-1)
     ref = np.asarray(far, dtype=np.float64).reshape(-1)
@@ -45,7 +44,7 @@ def remove_echo_linearly(raw: npt.ArrayLike, far: npt.ArrayLike, options: Double
         raise ValueError(f"microphone and far end differ in length ({mic.size} vs {ref.size})")
     if mic.size == 0 or float(np.sqrt(np.mean(ref * ref))) < o.min_far_rms:
         return mic.astype(np.float32)
-    h = echo_path(ref, mic, o) if path is None else path.taps
+    h = echo_path(ref, mic, o)
     size = _fft_size(ref.size + h.size - 1)
     echo = np.fft.irfft(np.fft.rfft(ref, size) * np.fft.rfft(h, size), size)[:mic.size]
     return (mic - echo).astype(np.float32)
@@ -70,32 +69,6 @@ def echo_path(far: NDArray[np.float64], mic: NDArray[np.float64], o: DoubleTalkO
     return h
 
 
-@dataclass(frozen=True)
-class EchoPath:
-    """An echo path fitted on the tutor alone (`fit_echo_path`), and how much of the
-    microphone it removed there."""
-
-    taps: NDArray[np.float64]
-    removed_db: float
-
-
-def fit_echo_path(raw: npt.ArrayLike, far: npt.ArrayLike, options: DoubleTalkOptions | None = None,
-                  min_removal_db: float = 10.0) -> EchoPath | None:
-    """The echo path of a stretch where the tutor played (alone, mostly), for later use where
-    there is nothing to fit on yet (`remove_echo_linearly`'s `path`); None when it removes
-    less than `min_removal_db` of the microphone there (a learner talked over it, or the far
-    end hardly played): no fit to trust."""
-    o = options or DoubleTalkOptions()
-    mic = np.asarray(raw, dtype=np.float64).reshape(-1)
-    ref = np.asarray(far, dtype=np.float64).reshape(-1)
-    if mic.size == 0 or mic.shape != ref.shape or float(np.sqrt(np.mean(ref * ref))) < o.min_far_rms:
-        return None
-    path = EchoPath(echo_path(ref, mic, o), 0.0)
-    left = remove_echo_linearly(mic, ref, o, path).astype(np.float64)
-    removed = float(10 * np.log10((np.mean(mic * mic) + 1e-18) / (np.mean(left * left) + 1e-18)))
-    return EchoPath(path.taps, removed) if removed >= min_removal_db else None
-
-
 def _fft_size(n: int) -> int:
     return 1 << max(1, int(np.ceil(np.log2(max(n, 2)))))
 
@@ -113,10 +86,6 @@ class GateOptions:
     default_removal_db: float = 12.0  # the usual removal when the tutor alone hardly played
     echo_blocks: int = 8  # the far end of the last 256 ms can still be heard in a block
     floor: float = 0.05  # what is left of a block of echo alone (-26 dB)
-    # What an echo path fitted on the tutor alone earlier removed there (0: none known): the
-    # usual removal is at least this. As a reply begins the learner may talk over all of it,
-    # leaving no block of the tutor alone to tell the usual by.
-    known_removal_db: float = 0.0
     # Echo-alone blocks between stretches of second voice at most this far apart are kept
     # (0: none), for a learner who has the floor: over a 0 dB echo their soft syllables pass
     # for echo alone, and Whisper heard "and I asked" of "can I ask" with them turned down.
@@ -146,7 +115,6 @@ def second_voice(raw: npt.ArrayLike, residual: npt.ArrayLike, far: npt.ArrayLike
                       for i in range(far_level.size)], dtype=bool)
     usual = (float(np.percentile(removal[heard], o.usual_percentile)) if heard.sum() >= 4
              else o.default_removal_db)
-    usual = max(usual, o.known_removal_db)
     return np.asarray(~heard | (removal < usual - o.margin_db))
 
 

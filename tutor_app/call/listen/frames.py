@@ -4,10 +4,7 @@ Each 512-sample frame is what turn-taking heard (AEC3's output when a canceller 
 beside it, the canceller's input for it: the raw microphone and the far end it was paired
 with. Speech that began over the tutor is cut from those instead, with the echo removed
 linearly (call/listen/overlap.py, speech/double_talk.py): AEC3's suppressor would eat the
-learner's first words. The echo path is fitted on the tutor alone in the seconds before
-the speech; for speech that comes as a reply begins there is none, and the path learnt on
-the tutor alone earlier in the call (`learn_path`) stands in: with it, the start AEC3 hid
-from the VAD is found there too (`bench echo --collisions`).
+learner's first words.
 """
 from __future__ import annotations
 
@@ -15,14 +12,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tutor_app.call.listen.overlap import FIT_FRAMES, LinearCopy, Ref, linear_copy
+from tutor_app.call.listen.overlap import LinearCopy, Ref, linear_copy
 from tutor_app.core.types import FRAME_SAMPLES
-from tutor_app.speech.double_talk import MIN_FAR_RMS, EchoPath, fit_echo_path
+from tutor_app.speech.double_talk import speech_onset
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
-
-LEARN_FRAMES = 32  # the echo path is fitted on the last second of the tutor alone, once a second
 
 
 class MicFrames:
@@ -32,11 +27,6 @@ class MicFrames:
         self._base = 0
         self._pending: np.ndarray | None = None  # samples short of a frame
         self._pending_ref: np.ndarray | None = None  # (2, n): their microphone and far end
-        # The echo path last fitted on the tutor alone (`learn_path`): for speech that comes
-        # as a reply begins, with no tutor before it to fit on. The room and the pairing of
-        # microphone and far end stay for the stream; a new one forgets it.
-        self.path: EchoPath | None = None
-        self._unlearnt = 0  # frames since the path was last fitted (or tried)
 
     def split(self, samples: np.ndarray, raw: np.ndarray | None,
               far: np.ndarray | None) -> list[tuple[np.ndarray, Ref | None]]:
@@ -59,28 +49,8 @@ class MicFrames:
         return out
 
     def drop_partial(self) -> None:
-        """A new stream: samples short of a frame belong to the old one, and the echo path to it."""
+        """A new stream: samples short of a frame belong to the old one."""
         self._pending = self._pending_ref = None
-        self.path = None
-
-    def learn_path(self) -> None:
-        """Called on every frame while the tutor plays and nobody talks over it: once every
-        LEARN_FRAMES, the echo path of the last LEARN_FRAMES, kept when the tutor played
-        through most of them and the fit removes the echo (speech/double_talk.py
-        fit_echo_path; a few ms of the audio thread once a second)."""
-        self._unlearnt += 1
-        if self._unlearnt < LEARN_FRAMES or len(self._refs) < LEARN_FRAMES:
-            return
-        self._unlearnt = 0
-        span = self._refs[-LEARN_FRAMES:]
-        if any(r is None for r in span):
-            return
-        raw = np.concatenate([r[0] for r in span if r is not None])
-        far = np.concatenate([r[1] for r in span if r is not None])
-        played = sum(float(np.sqrt(np.mean(r[1] * r[1]))) >= MIN_FAR_RMS for r in span if r is not None)
-        if played >= LEARN_FRAMES - FIT_FRAMES // 2:
-            path = fit_echo_path(raw, far)
-            self.path = path if path is not None else self.path  # a bad fit keeps the last good one
 
     def append(self, frame: np.ndarray, ref: Ref | None) -> None:
         self._frames.append(frame)
@@ -106,7 +76,7 @@ class MicFrames:
         """The echo-removed microphone of frames [start, end) fitted on them and the seconds
         before: (the copy, sample of `start` in it); None without a canceller's input."""
         a, b = self._span(start, end)
-        copy = linear_copy(self._refs, a, b, self.path)
+        copy = linear_copy(self._refs, a, b)
         return None if copy is None else (copy, (a - copy.first) * FRAME_SAMPLES)
 
     def hidden_before(self, start: int) -> int:
@@ -117,7 +87,7 @@ class MicFrames:
         if found is None:
             return 0
         copy, at = found
-        return (at - copy.onset(at, copy.raw.size)) // FRAME_SAMPLES
+        return (at - speech_onset(copy.raw, copy.cleaned, copy.far, at, copy.raw.size)) // FRAME_SAMPLES
 
     def echo_removed_db(self, start: int, end: int) -> float | None:
         """How much the linear echo removal (fitted on frames [start, end) and the seconds
@@ -149,7 +119,7 @@ class MicFrames:
         copy, at = found
         a, b = self._span(start, end)
         stop = at + (b - a) * FRAME_SAMPLES
-        return copy.voice(floor)[copy.onset(at, stop):stop]
+        return copy.voice(floor)[speech_onset(copy.raw, copy.cleaned, copy.far, at, stop):stop]
 
     def keep_last(self, keep: int) -> None:
         extra = len(self._frames) - keep

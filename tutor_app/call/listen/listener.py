@@ -219,8 +219,6 @@ class Listener:
         if not self._seg.speaking:
             self._short_speech(index, probability)
             self._mic.keep_last(self._seg.idle_frames)
-            if self._gate.full_duplex and self.port.tutor_audible():
-                self._mic.learn_path()  # for speech that comes as the next reply begins
         self._short.poll()
 
     def _started(self, event: SpeechStarted) -> None:

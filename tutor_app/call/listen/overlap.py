@@ -19,7 +19,6 @@ Two paths, by how much voice there is (AEC3's output, Silero frames):
 """
 from __future__ import annotations
 
-import dataclasses
 import logging
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -31,16 +30,7 @@ from tutor_app.call.listen.turn_taking import BACKCHANNEL_HINTS, backchannel_in
 from tutor_app.call.options import frames
 from tutor_app.core.types import FRAME_SAMPLES, SAMPLE_RATE
 from tutor_app.speech.bias import BiasList
-from tutor_app.speech.double_talk import (
-    MIN_FAR_RMS,
-    EchoPath,
-    GateOptions,
-    OnsetOptions,
-    block_rms,
-    keep_second_voice,
-    remove_echo_linearly,
-    speech_onset,
-)
+from tutor_app.speech.double_talk import MIN_FAR_RMS, GateOptions, block_rms, keep_second_voice, remove_echo_linearly
 from tutor_app.speech.residual_echo import suppress_residual_echo
 
 if TYPE_CHECKING:
@@ -49,7 +39,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ESTIMATE_S = 2.0  # seconds before the speech the echo path is fitted on (it drifts: shorter fits better)
-FIT_FRAMES = 16  # the tutor played at least this long (512 ms) before the speech: fit the echo path there
 SETTLE_MS = 1000  # a short stretch is looked at this long after it ended (the tutor alone after it)
 # Whisper is told to expect a backchannel: tiny.en heard a looped-back "mm-hmm" as "in my
 # mind" / "Amen, mom" / "MM." without the hint, "Mm-hmm." with it in 7 of 8 clips.
@@ -74,13 +63,6 @@ class LinearCopy:
     raw: np.ndarray
     far: np.ndarray
     first: int
-    known_removal_db: float = 0.0  # removed by the echo path fitted earlier, when that was used (else 0)
-
-    def onset(self, start: int, stop: int) -> int:
-        """Where speech the VAD found at sample `start` really began (speech_onset)."""
-        onset = OnsetOptions()
-        gate = dataclasses.replace(onset.gate, known_removal_db=self.known_removal_db)
-        return speech_onset(self.raw, self.cleaned, self.far, start, stop, dataclasses.replace(onset, gate=gate))
 
     def voice(self, floor: bool = False) -> np.ndarray:
         """`cleaned` with the blocks of the tutor's echo alone turned down (for Whisper); for
@@ -92,22 +74,16 @@ class LinearCopy:
         return keep_second_voice(self.raw, self.cleaned, self.far, FLOOR_GATE, quieter)
 
 
-def linear_copy(refs: list[Ref | None], a: int, b: int, path: EchoPath | None = None) -> LinearCopy | None:
+def linear_copy(refs: list[Ref | None], a: int, b: int) -> LinearCopy | None:
     """Frames [a, b) (indexes into `refs`) and up to ESTIMATE_S before them, the echo path
-    fitted on all of it - or, when the tutor played less than FIT_FRAMES of that time
-    before frame `a` (the speech came as a reply began), `path`: fitted on the tutor alone
-    earlier in the call (`MicFrames.learn_path`), where a fit on the double talk alone
-    removed nothing. None when a frame has no reference (no canceller ran)."""
+    fitted on all of it; None when a frame has no reference (no canceller ran)."""
     lo = max(0, a - round(ESTIMATE_S * SAMPLE_RATE / FRAME_SAMPLES))
     span = refs[lo:b]
     if b <= a or not span or any(r is None for r in span):
         return None
     raw = np.concatenate([r[0] for r in span if r is not None])
     far = np.concatenate([r[1] for r in span if r is not None])
-    played = sum(float(np.sqrt(np.mean(r[1] * r[1]))) >= MIN_FAR_RMS for r in span[:a - lo] if r is not None)
-    if played >= FIT_FRAMES or path is None:
-        return LinearCopy(remove_echo_linearly(raw, far), raw, far, lo)
-    return LinearCopy(remove_echo_linearly(raw, far, path=path), raw, far, lo, path.removed_db)
+    return LinearCopy(remove_echo_linearly(raw, far), raw, far, lo)
 
 
 @dataclass
