@@ -166,8 +166,9 @@ class InterruptionOptions:
     # here before its comma (352 ms waited past it: bench echo stopped 665 vs 324 ms p50).
     # A knife edge: with 8 frames of "Sorry," heard the tutor pauses on the next word
     # (~600 ms). About a second into a reply the VAD hears 9 (13 of 14 in `bench echo`); as
-    # the reply starts, AEC3 (its echo path not learnt yet) hides the word's start and
-    # leaves 7-8 (about half). 256 takes more of them but also "Yeah." (3 of 20 false stops).
+    # the reply starts it hears 7-8 in about half the runs (the word's start lost, most
+    # likely to AEC3, its echo path not learnt yet). 256 takes more of them but also
+    # "Yeah." (3 of 20 false stops).
     floor_ms: int = 288
     # Longer than this is never a backchannel: the tutor pauses whatever it sounds like (a
     # looped-back "Mm-hmm." has ~480 ms of voice).
