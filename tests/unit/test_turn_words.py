@@ -47,6 +47,10 @@ FRAGMENTS = [
     "I'm really interested in pla-",
     "I went to the...",
     "Well...",
+    # A sentence opened by a wh-word, with no question mark, waits for its verb.
+    "Where I wanna child I live in",  # Whisper's "When I was a child I lived in" before a pause
+    "What I mean is",
+    "What I was thinking about.",
 ]
 
 COMPLETE_SENTENCES = [
@@ -106,6 +110,9 @@ def test_short_answers_and_questions_are_clearly_finished(text):
 
 @pytest.mark.parametrize("text", [
     "I know what it is.",       # wh-clause: may end on "is"
+    "Where are you from?",      # a question: the wh-word opens it
+    "What are you looking at?",
+    "That's what I was thinking about.",
     "Who did you go with?",     # stranded preposition in a question
     "So do I.",                 # inverted subject
     "He is taller than I.",

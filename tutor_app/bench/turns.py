@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clips", metavar="DIR", default=None, help="pause-clip folder (made when missing)")
     parser.add_argument("--rules", default="judge,vad", help="comma-separated: judge, vad")
     parser.add_argument("--json", action="store_true", help="also print one JSON summary line")
-    parser.add_argument("--per-clip", action="store_true", help="also print one line per clip (turns, time)")
+    parser.add_argument("--per-clip", action="store_true", help="also print one line per clip (turns, time) and the rule of each verdict in it")
 
 
 def run(args: argparse.Namespace, app) -> int:
@@ -75,8 +75,9 @@ def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
         print("judge: the end-of-turn model did not load; skipped")
         return {}
     decisions: list[float] = []
+    reasons: list[str] = []  # each verdict's rule, in order (never the learner's words)
     if judge:
-        judge = _Timed(judge, decisions)
+        judge = _Timed(judge, decisions, reasons)
 
     log = EventLog()
     controller = CallController(app, judge=judge)
@@ -91,6 +92,7 @@ def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
         latency_ms = 1000 * float(getattr(loop.speaker.player, "latency_s", 0.0) or 0.0)
         for clip in clips:
             before_utt = len([u for u in log.of(ev.UserUtterance) if u.text])
+            before_reasons = len(reasons)
             before_done = len(log.of(ev.TutorTurnDone))
             subprocess.run(["paplay", "--device=micsrc", str(folder / clip.file)], check=True, timeout=60)
             log.wait(lambda: len(log.of(ev.TutorTurnDone)) > before_done, 60)
@@ -109,6 +111,8 @@ def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
                 timed = f"{v2v[-1]:.0f} ms" if done and turns == 1 and "first_audio" in done[-1].timings_ms else "-"
                 print(f"  {rule} {clip.id:20s} {clip.voice:28s} pause {clip.pause_seconds:4.2f} s: "
                       f"{turns} turn(s), voice-to-voice {timed}; ends so far {dict(loop.listener.ends)}")
+                for reason in reasons[before_reasons:]:
+                    print(f"    verdict: {reason}")
     finally:
         controller.end_call()
     row = {"pause_clips": pauses, "cut": cut, "v2v_p50_ms": round(statistics.median(v2v), 0) if v2v else None,
@@ -130,8 +134,8 @@ class _Timed:
     """The judge, its decisions timed: the audio model's time plus the words' rule (the call
     hears the audio while Whisper decodes, as with the app's own judge)."""
 
-    def __init__(self, judge, decisions: list[float]) -> None:
-        self.judge, self.decisions = judge, decisions
+    def __init__(self, judge, decisions: list[float], reasons: list[str]) -> None:
+        self.judge, self.decisions, self.reasons = judge, decisions, reasons
 
     def __call__(self, audio, text):
         return self.decide(self.hear(audio), text)
@@ -146,4 +150,5 @@ class _Timed:
         t0 = time.perf_counter()
         verdict = self.judge.decide(probability, text)
         self.decisions.append(getattr(self, "_last", 0.0) + (time.perf_counter() - t0) * 1000)
+        self.reasons.append(verdict.reason + (" (likely)" if verdict.likely else ""))
         return verdict

@@ -111,7 +111,7 @@ def judge_words(text: str) -> WordsVerdict:
     if tail.endswith((",", ";", ":")):
         return WordsVerdict(UNFINISHED, "ends on a comma", last)
     sentence = tokens(_SENTENCE_END.split(tail)[-1]) or words
-    verdict = _unfinished(sentence, last)
+    verdict = _unfinished(sentence, last, tail.endswith("?"))
     if verdict is not None:
         return verdict
     return _finished(tail, sentence, last)
@@ -139,8 +139,8 @@ def _ends_with(words: list[str], phrase: tuple[str, ...]) -> bool:
     return len(words) >= len(phrase) and tuple(words[-len(phrase):]) == phrase
 
 
-def _unfinished(words: list[str], last: str) -> WordsVerdict | None:
-    """The rules that veto an end of turn, or None."""
+def _unfinished(words: list[str], last: str, question: bool = False) -> WordsVerdict | None:
+    """The rules that veto an end of turn, or None. `question`: the sentence ends on "?"."""
     if any(_ends_with(words, phrase) for phrase in COMPLETE_ENDINGS):
         return None
     before = words[:-1]
@@ -160,13 +160,17 @@ def _unfinished(words: list[str], last: str) -> WordsVerdict | None:
         return WordsVerdict(UNFINISHED, "ends on a conjunction", last)
     # A wh-word shortly before a stranded preposition or a final auxiliary makes a
     # question or a clause that can end there ("Where are you from?", "I know what it is").
-    has_wh = any(w in STRANDING_WH for w in before[-6:])
+    # Not a wh-word that opens the sentence without a question mark: that clause is still
+    # waiting for its verb ("What I mean is", "Where I live in" - Whisper's "When I was a
+    # child I lived in" before a thinking pause, which a reply 1 s into the pause cut).
+    opens = bool(before) and before[0] in STRANDING_WH and not question
+    has_wh = not opens and any(w in STRANDING_WH for w in before[-6:])
     if last in PREPOSITIONS:
         if has_wh and last != "to":
             return None
         return WordsVerdict(UNFINISHED, "ends on a preposition", last)
     if last in AUXILIARIES:
-        if any(w in STRANDING_WH for w in before[-3:]) or _short_answer(words):
+        if (not opens and any(w in STRANDING_WH for w in before[-3:])) or _short_answer(words):
             return None
         return WordsVerdict(UNFINISHED, "ends on a verb that needs more (is, can ...)", last)
     if last in SUBJECTS:
