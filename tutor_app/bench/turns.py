@@ -9,6 +9,9 @@ Claude (first token after 400 ms, 40 tokens/s). The same run measures two rules:
   waiting up to the thinking time through an unfinished turn, speculating on a finished one;
 - vad: a fixed 600 ms silence ends the turn (the rule before, and the fallback).
 Per rule: pause clips cut in two (the tutor got more than one learner turn from one clip),
+and (judge) pause clips with a verdict before their end (in the pause, or a comma's)
+that ends the turn - a cut on a machine quick enough to play the reply before the
+learner goes on: the judge's own rate, whatever this machine's speed;
 and voice-to-voice time in ms from the learner's last voiced sample (the captured frame,
 on the audio clock) to the tutor's first sample handed to the output device plus that
 stream's latency. Also the judge's own decision time. Prints; asserts nothing.
@@ -76,14 +79,15 @@ def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
         return {}
     decisions: list[float] = []
     reasons: list[str] = []  # each verdict's rule, in order (never the learner's words)
+    ending: list[bool] = []  # each verdict: it ends the turn (complete, or likely: after the sentence wait)
     if judge:
-        judge = _Timed(judge, decisions, reasons)
+        judge = _Timed(judge, decisions, reasons, ending)
 
     log = EventLog()
     controller = CallController(app, judge=judge)
     controller.start_call(off_record=True, sink=log)
     loop = controller.loop
-    cut = pauses = 0
+    cut = pauses = risky = 0
     v2v: list[float] = []
     by_kind: dict[str, list[float]] = {"finished": [], "pause": []}
     try:
@@ -103,6 +107,10 @@ def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
             if clip.kind == "pause":
                 pauses += 1
                 cut += turns > 1
+                # A verdict before the clip's last one was asked before its end (in the pause, or
+                # a comma's): one that ends the turn there is a cut wherever the reply plays
+                # before the learner goes on (a quicker machine, a longer pause), here or not.
+                risky += any(ending[before_reasons:-1])
             done = log.of(ev.TutorTurnDone)[before_done:]
             if done and turns == 1 and "first_audio" in done[-1].timings_ms:
                 v2v.append(done[-1].timings_ms["first_audio"] + latency_ms)
@@ -115,7 +123,7 @@ def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
                     print(f"    verdict: {reason}")
     finally:
         controller.end_call()
-    row = {"pause_clips": pauses, "cut": cut, "v2v_p50_ms": round(statistics.median(v2v), 0) if v2v else None,
+    row = {"pause_clips": pauses, "cut": cut, "ended_in_pause": risky, "v2v_p50_ms": round(statistics.median(v2v), 0) if v2v else None,
            "v2v_p90_ms": round(percentile(v2v, 90), 0) if v2v else None, "turns_timed": len(v2v),
            "decision_p50_ms": round(statistics.median(decisions), 1) if decisions else None,
            "ends": dict(loop.listener.ends), "guesses": dict(loop.listener.guesses)}
@@ -125,6 +133,9 @@ def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
     print(f"{rule:6s} cut {cut} of {pauses} pause clips; voice-to-voice p50 {row['v2v_p50_ms']} ms, "
           f"p90 {row['v2v_p90_ms']} ms over {len(v2v)} turns"
           + (f"; decision p50 {row['decision_p50_ms']} ms" if decisions else "") + f"; ends {row['ends']}; words of the turns started asked at {row['guesses']}")
+    if judge:
+        print(f"{'':6s} {risky} of {pauses} pause clips had a verdict before their end that ends the turn "
+              "(a cut wherever the reply plays before the learner goes on)")
     print(f"{'':6s} p50 of finished sentences {row['finished_v2v_p50_ms']} ms ({row['finished_turns']} turns), "
           f"of paused ones {row['pause_v2v_p50_ms']} ms ({row['pause_turns']} turns)")
     return row
@@ -134,8 +145,8 @@ class _Timed:
     """The judge, its decisions timed: the audio model's time plus the words' rule (the call
     hears the audio while Whisper decodes, as with the app's own judge)."""
 
-    def __init__(self, judge, decisions: list[float], reasons: list[str]) -> None:
-        self.judge, self.decisions, self.reasons = judge, decisions, reasons
+    def __init__(self, judge, decisions: list[float], reasons: list[str], ending: list[bool]) -> None:
+        self.judge, self.decisions, self.reasons, self.ending = judge, decisions, reasons, ending
 
     def __call__(self, audio, text):
         return self.decide(self.hear(audio), text)
@@ -151,4 +162,5 @@ class _Timed:
         verdict = self.judge.decide(probability, text)
         self.decisions.append(getattr(self, "_last", 0.0) + (time.perf_counter() - t0) * 1000)
         self.reasons.append(verdict.reason + (" (likely)" if verdict.likely else ""))
+        self.ending.append(bool(verdict.complete or verdict.likely))
         return verdict
