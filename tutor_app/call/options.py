@@ -171,7 +171,8 @@ class InterruptionOptions:
     # "Yeah." (3 of 20 false stops).
     floor_ms: int = 288
     # Longer than this is never a backchannel: the tutor pauses whatever it sounds like (a
-    # looped-back "Mm-hmm." has ~480 ms of voice).
+    # looped-back "Mm-hmm." has ~480 ms of voice) - unless the echo check calls it the
+    # tutor's own echo (call/listen/interruption.py).
     backchannel_max_ms: int = 900
     # Paused, the learner talks on this long over the quiet (after the echo's tail, ~100 ms:
     # call/listen/interruption.py): their turn, the tutor's ends. Not shorter: an "mm-hmm"

@@ -7,8 +7,9 @@ The audio decides first, the words confirm:
   DUCK the tutor at once;
 - the audio says the learner takes the floor (call/listen/floor.py: `floor_ms` of open
   speech, not a hum, not noise, not the tutor's echo), or the voice reaches
-  `backchannel_max_ms` whatever it sounds like: PAUSE the tutor (its playback holds where
-  it is: a pause, not the end of its turn);
+  `backchannel_max_ms` whatever it sounds like - unless the echo check last called it the
+  tutor's own echo: PAUSE the tutor (its playback holds where it is: a pause, not the end
+  of its turn);
 - at `words_at_ms` of voice: ASK_WORDS, its words so far (Whisper told to expect a
   backchannel); they INTERRUPT when they ask for the floor (`words_so_far`);
 - paused, the learner talks on over the quiet (`talk_on_ms` of voice since the pause and
@@ -108,11 +109,16 @@ class Interruption:
         backchannel, whatever it sounds like - counted as the VAD heard it: the start
         `hidden` before it is an estimate, which the tutor's own voice can lengthen right
         as a reply begins (its echo path barely fitted yet), and a pause it caused would
-        only be undone by the words."""
+        only be undone by the words. Not when the echo check last said "echo" (the linear
+        removal takes more off it than a second voice allows): that is the tutor's residual
+        echo at a reply's start, which paused a reply on its own voice for ~1 s (`bench
+        echo`, after a collision) and once made a "Yeah." over it a false stop; it stays
+        ducked, and its words decide at its end (the tutor's own: the tutor goes on)."""
         if self._floor is not None and sound is not None and self._floor.frame(sound, echo_removed_db):
             self._floor.why = "the floor by its sound"
             return True
-        return self.heard * FRAME_MS >= self._options.backchannel_max_ms
+        echo = self._floor is not None and self._floor.why == "echo"
+        return not echo and self.heard * FRAME_MS >= self._options.backchannel_max_ms
 
     def words_so_far(self, text: str, tutor_said: str) -> bool:
         """Its words at `words_at_ms` of voice are in: True when they ask for the floor."""
