@@ -233,6 +233,9 @@ def _interruptions(n: int, kind: str, controller, events, stamps, learner, barge
 
     out: dict = {"duck_ms": [], "stop_ms": [], "end_ms": [], "missed": 0, "texts": [], "trace": []}
     for _ in range(n):
+        # The tutor's answer to the last interruption may still be playing: the learner's
+        # next turn over it would be timed as this round's interruption.
+        events.wait(lambda: len(events.of(ev.TutorTurnDone)) >= len([u for u in events.of(ev.UserUtterance) if u.text]), 60)
         count = len(events.of(ev.TutorTurnDone))
         stamps.clear()
         _play(learner)
@@ -252,6 +255,11 @@ def _interruptions(n: int, kind: str, controller, events, stamps, learner, barge
             continue
         first_voice = stamps["started"] - 0.25 - lines.hidden_ms() / 1000
         stopped = min(stamps["interrupt"], stamps.get("pause", stamps["interrupt"]))
+        if stopped < first_voice:  # stopped before the learner spoke: not this clip's doing
+            out["missed"] += 1
+            out["trace"].append(f"stopped {(stopped - first_voice) * 1000:.0f} ms before the learner's first "
+                                "voiced sample: counted as missed; " + " | ".join(lines.said))
+            continue
         out["stop_ms"].append((stopped - first_voice) * 1000)
         out["end_ms"].append((stamps["interrupt"] - first_voice) * 1000)
         out["duck_ms"].append((stamps.get("duck", stopped) - first_voice) * 1000)
