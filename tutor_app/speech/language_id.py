@@ -144,8 +144,12 @@ class MultilingualWhisper:
         """A turn longer than one window: faster-whisper's transcribe in `language`."""
         from faster_whisper.transcribe import get_compression_ratio
 
+        # Temperature 0 only: faster-whisper's fallback *samples* at rising temperatures when a
+        # window's decode looks unsure, so the same turn came back whole in one run and with
+        # two of its sentences gone in another (a fresh-clone CI run on a slower CPU).
         segments = [s for s in model.transcribe(samples, language=language, beam_size=self.options.beam_size,
-                                                condition_on_previous_text=False, without_timestamps=True)[0]
+                                                condition_on_previous_text=False, without_timestamps=True,
+                                                temperature=0.0)[0]
                     if s.text.strip()]
         if not segments:
             return "", 0.0, 1.0, 0.0
