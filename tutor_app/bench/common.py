@@ -68,6 +68,13 @@ class EventLog:
         with self._cond:
             return self._cond.wait_for(predicate, timeout)
 
+    def wait_answered(self, timeout: float) -> bool:
+        """Until every learner turn with words has had its tutor turn done."""
+        from tutor_app.call import events as ev
+
+        return self.wait(lambda: len(self.of(ev.TutorTurnDone)) >= len([u for u in self.of(ev.UserUtterance) if u.text]),
+                         timeout)
+
     def wait_kind(self, kind, count: int, timeout: float) -> None:
         with self._cond:
             if not self._cond.wait_for(lambda: sum(isinstance(e, kind) for e in self.events) >= count, timeout):

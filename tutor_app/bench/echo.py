@@ -235,7 +235,7 @@ def _interruptions(n: int, kind: str, controller, events, stamps, learner, barge
     for _ in range(n):
         # The tutor's answer to the last interruption may still be playing: the learner's
         # next turn over it would be timed as this round's interruption.
-        events.wait(lambda: len(events.of(ev.TutorTurnDone)) >= len([u for u in events.of(ev.UserUtterance) if u.text]), 60)
+        events.wait_answered(60)
         count = len(events.of(ev.TutorTurnDone))
         stamps.clear()
         _play(learner)

@@ -102,7 +102,7 @@ def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
             log.wait(lambda: len(log.of(ev.TutorTurnDone)) > before_done, 60)
             # Room for a late second half to show up as its own turn (counted in frames).
             loop.wait_frames(loop.frames_seen + 120, timeout=30)
-            log.wait(lambda: len(log.of(ev.TutorTurnDone)) >= len([u for u in log.of(ev.UserUtterance) if u.text]), 60)
+            log.wait_answered(60)
             turns = len([u for u in log.of(ev.UserUtterance) if u.text]) - before_utt
             if clip.kind == "pause":
                 pauses += 1
