@@ -1,8 +1,7 @@
 """The real multilingual Whisper (whisper-base, installed by `make setup`): it loads, tells
 the shared English recordings apart as English, and decodes a turn from the encoder pass
-that read its language (and a turn longer than one window through faster-whisper's own
-transcribe). No Korean recording exists here: espeak-ng's Korean is not heard as Korean
-even by this model, so such a turn keeps "I didn't catch that" (the unit tests script the
+that read its language (and a turn longer than one window in pieces cut in its pauses).
+No Korean recording exists here: espeak-ng's Korean is not heard as Korean even by this model, so such a turn keeps "I didn't catch that" (the unit tests script the
 model to cover Korean it is sure of)."""
 from __future__ import annotations
 

@@ -4,8 +4,8 @@ English recogniser did not understand (tutor/spoken_korean.py decides what to do
 
 Whisper reads the language off the encoder output of the first 30 s window; a turn of up
 to 30 s is then decoded from that same encoder output, so a Korean turn costs one encoder
-pass (the slow part on a CPU), not two. A longer turn is decoded by faster-whisper's own
-`transcribe` in the detected language. The model loads on first use, once per process
+pass (the slow part on a CPU), not two. A longer turn is decoded in pieces of at most 20 s,
+each cut in its quietest moment (`windows`). The model loads on first use, once per process
 (`shared`): most calls never need it.
 """
 from __future__ import annotations
@@ -141,23 +141,46 @@ class MultilingualWhisper:
         return text, float(avg_logprob), float(result.no_speech_prob), get_compression_ratio(text) if text else 0.0
 
     def _transcribe(self, model: Any, samples: NDArray[np.float32], language: str) -> tuple[str, float, float, float]:
-        """A turn longer than one window: faster-whisper's transcribe in `language`."""
+        """A turn longer than one window: each piece of `windows` encoded and decoded alone.
+
+        Not faster-whisper's `transcribe`: without timestamps it decodes whole 30 s windows,
+        and on one of dense speech Whisper sometimes skips a sentence or two (the same turn
+        came back whole in one run and with two sentences gone in another, on another CPU).
+        A piece of at most 20 s, cut at its quietest moment, is decoded whole."""
+        from faster_whisper.audio import pad_or_trim
         from faster_whisper.transcribe import get_compression_ratio
 
-        # Temperature 0 only: faster-whisper's fallback *samples* at rising temperatures when a
-        # window's decode looks unsure, so the same turn came back whole in one run and with
-        # two of its sentences gone in another (a fresh-clone CI run on a slower CPU).
-        segments = [s for s in model.transcribe(samples, language=language, beam_size=self.options.beam_size,
-                                                condition_on_previous_text=False, without_timestamps=True,
-                                                temperature=0.0)[0]
-                    if s.text.strip()]
-        if not segments:
+        parts: list[tuple[str, float, float, float]] = []
+        for begin, end in windows(samples):
+            encoded = model.encode(pad_or_trim(model.feature_extractor(samples[begin:end])))
+            text, avg_logprob, no_speech, _ = self._decode(model, encoded, language)
+            parts.append((text, avg_logprob, no_speech, float(end - begin)))
+        spoken = [p for p in parts if p[0]]
+        if not spoken:
             return "", 0.0, 1.0, 0.0
-        weights = [max(s.end - s.start, 0.01) for s in segments]
-        total = sum(weights)
-        text = " ".join(s.text.strip() for s in segments)
-        return (text, sum(s.avg_logprob * w for s, w in zip(segments, weights)) / total,
-                sum(s.no_speech_prob * w for s, w in zip(segments, weights)) / total, get_compression_ratio(text))
+        total = sum(p[3] for p in spoken)
+        text = " ".join(p[0] for p in spoken)
+        return (text, sum(p[1] * p[3] for p in spoken) / total, sum(p[2] * p[3] for p in spoken) / total,
+                get_compression_ratio(text))
+
+
+def windows(samples: NDArray[np.float32], longest_s: float = 20.0, shortest_s: float = 10.0,
+            frame_s: float = 0.1) -> list[tuple[int, int]]:
+    """`samples` cut into pieces of at most `longest_s`, each cut at the quietest
+    `frame_s` frame (lowest RMS) between `shortest_s` and `longest_s` into its piece, so a
+    cut falls in a pause between words, not through one."""
+    longest, shortest, frame = (int(x * SAMPLE_RATE) for x in (longest_s, shortest_s, frame_s))
+    pieces: list[tuple[int, int]] = []
+    begin = 0
+    while len(samples) - begin > longest:
+        region = samples[begin + shortest:begin + longest]
+        count = len(region) // frame
+        energy = np.sqrt(np.mean(np.square(region[:count * frame].reshape(count, frame)), axis=1))
+        cut = begin + shortest + int(np.argmin(energy)) * frame + frame // 2
+        pieces.append((begin, cut))
+        begin = cut
+    pieces.append((begin, len(samples)))
+    return pieces
 
 
 _SHARED: dict[tuple[str, str, str], MultilingualWhisper] = {}
