@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import missing_prerequisite
 from tests.fakes.anthropic_server import Reply
-from tests.unit.test_spoken_korean import ASK, ScriptedEar, korean
+from tests.unit.test_spoken_korean import ASK, WANTED, ScriptedEar, korean
 from tutor_app.bench.language_clips import KOREAN, espeak, espeak_available, padded
 from tutor_app.paths import AppPaths
 from tutor_app.settings import Settings
@@ -61,7 +61,7 @@ def test_offline_a_spoken_korean_help_request_gets_the_typed_answer(engine_for, 
     typed = engine.start_call("typed").turn(ASK)
     ear = ScriptedEar(korean(ASK))
     spoken = engine.start_call("spoken").turn_audio(korean_clip, ear=ear)
-    assert ear.asked == [("ko", 0.5)]  # the English gate turned the clip away first
+    assert ear.asked == [WANTED]  # the English gate turned the clip away first
     assert spoken.reply == typed.reply and spoken.backend == "built-in:how-to-say"
     assert "business trip" in spoken.reply and spoken.transcript == ASK and spoken.not_heard is None
     assert spoken.stored == [] and store.count() == 0

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tutor_app.call import events as ev
 from tutor_app.core.types import EmotionScore, top_emotion
+from tutor_app.tutor.hear_again import heard_again
 from tutor_app.tutor.heard import NOT_HEARD, heard, not_heard_turn
-from tutor_app.tutor.spoken_korean import hear_korean
 
 if TYPE_CHECKING:
     from tutor_app.call.speaker import Speaker
@@ -141,17 +141,17 @@ class Turns:
         elif job.turn is not None:
             clock.mark("stt")
             clock.since_start("stt_done")  # the speculation was decided on this transcript
-        korean = ""  # words the multilingual model made out (tutor/spoken_korean.py): answered, never stored
+        remember = True  # False: Korean the multilingual model made out (tutor/hear_again.py), never stored
         if job.stt_result is not None:
             not_heard = not_heard_turn(job.stt_result, None, clock)
             if not_heard is not None:
-                korean = hear_korean(getattr(getattr(self.session, "engine", None), "settings", None), job.audio,
-                                     job.stt_result)
-                if not korean:
+                again = heard_again(getattr(getattr(self.session, "engine", None), "settings", None), job.audio,
+                                    job.stt_result)
+                if again is None:
                     self._not_heard(job, not_heard)
                     return
-                job.text = korean
-                clock.mark("korean")
+                job.text, remember = again.text, again.remember
+                clock.mark("heard_again")
                 if job.turn is not None and not self._shown_once_theirs(job):
                     return
         if self._stop.is_set():
@@ -169,7 +169,7 @@ class Turns:
             result = self.session.turn(job.text, lambda sentence: self.speaker.say(turn, sentence), turn,
                                        speech_seconds=job.seconds, clock=clock,
                                        on_emotion=lambda scores: self._emotion_read(job, scores), spoken=spoken,
-                                       transcript=job.stt_result, **({"remember": False} if korean else {}))
+                                       transcript=job.stt_result, **({} if remember else {"remember": False}))
         finally:
             self._keep_rate(job, turn)
         if result.retracted:

@@ -1,6 +1,6 @@
 """Which language a spoken turn is in, and its words in that language: a multilingual
 Whisper (`whisper-base` in models/models.toml, optional), asked only about a turn the
-English recogniser did not understand (tutor/spoken_korean.py decides what to do with it).
+English recogniser did not understand (tutor/hear_again.py decides what to do with it).
 
 Whisper reads the language off the encoder output of the first 30 s window; a turn of up
 to 30 s is then decoded from that same encoder output, so a Korean turn costs one encoder
@@ -25,6 +25,8 @@ from tutor_app.core.types import SAMPLE_RATE, AudioClip
 from tutor_app.errors import TutorError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from tutor_app.registry.manifest import ModelRegistry
     from tutor_app.settings import Settings
 
@@ -56,7 +58,7 @@ class EarOptions:
 
 class MultilingualWhisper:
     """A multilingual Whisper (CTranslate2) that tells a turn's language and, when it is
-    the one asked for, its words. Satisfies tutor/spoken_korean.py's `Ear`."""
+    the one asked for, its words. Satisfies tutor/hear_again.py's `Ear`."""
 
     def __init__(self, model_dir: Path | str, device: str = "cpu", compute_type: str = "int8",
                  options: EarOptions | None = None) -> None:
@@ -96,9 +98,9 @@ class MultilingualWhisper:
         with self._lock:
             self._loaded()
 
-    def hear(self, clip: AudioClip, language: str, min_probability: float) -> Hearing:
-        """The language of `clip`, and its words when it is `language` with a probability
-        of at least `min_probability`."""
+    def hear(self, clip: AudioClip, wanted: Mapping[str, float]) -> Hearing:
+        """The language of `clip`, and its words when it is one of `wanted` (language ->
+        the least probability to decode it at), in that language."""
         from faster_whisper.audio import pad_or_trim
 
         from tutor_app.speech.audiofile import to_mono_16k
@@ -113,12 +115,12 @@ class MultilingualWhisper:
             ranked = model.model.detect_language(encoded)[0]  # [("<|ko|>", p), ...], best first
             token, probability = ranked[0]
             found = token[2:-2]
-            if found != language or probability < min_probability:
+            if found not in wanted or probability < wanted[found]:
                 return Hearing(found, float(probability), seconds=time.perf_counter() - started)
             if len(samples) > window:
-                words = self._transcribe(model, samples, language)
+                words = self._transcribe(model, samples, found)
             else:
-                words = self._decode(model, encoded, language)
+                words = self._decode(model, encoded, found)
         return Hearing(found, float(probability), *words, seconds=time.perf_counter() - started)
 
     def _decode(self, model: Any, encoded: Any, language: str) -> tuple[str, float, float, float]:

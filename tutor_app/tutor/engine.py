@@ -28,6 +28,7 @@ from tutor_app.settings import Settings
 from tutor_app.settings import memory_on as memory_rule
 from tutor_app.speech.bias import transcribe_with
 from tutor_app.speech.ports import SpeechToText
+from tutor_app.tutor.hear_again import Ear, hear_again
 from tutor_app.tutor.heard import not_heard_turn
 from tutor_app.tutor.korean_help import built_in_help
 from tutor_app.tutor.prompts import PromptInputs, RecalledItem, stable_system
@@ -41,7 +42,6 @@ from tutor_app.tutor.reply_stream import (  # noqa: F401 - the apologies, named 
     reply_request,
 )
 from tutor_app.tutor.report import TurnRecord
-from tutor_app.tutor.spoken_korean import Ear, korean_turn
 from tutor_app.tutor.turn import StageClock, TurnResult
 from tutor_app.tutor.turn_memory.history import RECENT
 
@@ -190,12 +190,12 @@ class Conversation:
             raise TutorError("speech recognition is not available")
         transcript = transcribe_with(stt, clip, self.stt_bias)
         clock.mark("stt")
-        korean = korean_turn(clip, transcript, ear)  # not understood as English: Korean?
-        if korean is not None and korean.text:
-            clock.mark("korean")
-            result = self.turn(korean.text, on_sentence, cancel, speech_seconds=clip.seconds, clock=clock,
-                               remember=False)
-            result.transcript = korean.text
+        again = hear_again(clip, transcript, ear)  # not understood as English: Korean, or clearer English?
+        if again is not None and again.text:
+            clock.mark("heard_again")
+            result = self.turn(again.text, on_sentence, cancel, speech_seconds=clip.seconds, clock=clock,
+                               remember=again.remember)
+            result.transcript = again.text
             return result
         not_heard = not_heard_turn(transcript, on_sentence, clock)  # not English, or not clear: never stored
         if not_heard is not None:
@@ -217,7 +217,7 @@ class Conversation:
         comes back with `retracted` set and leaves nothing behind). `on_emotion(scores)` runs
         as soon as the emotion is read; `spoken(reply) -> heard` runs before the reply is
         stored, so a live call keeps only what the learner heard (barge-in). `remember=False`:
-        the learner's words are answered but never stored (spoken Korean, tutor/spoken_korean.py)."""
+        the learner's words are answered but never stored (spoken Korean, tutor/hear_again.py)."""
         if self.ended:
             raise TutorError("this call has ended; start a new one")
         clock = clock or StageClock()

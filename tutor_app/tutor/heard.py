@@ -6,7 +6,7 @@ words, nor be stored. It gives itself away in its own confidence: the per-segmen
 log-probability and the probabilities of the words it chose are low, and its no-speech
 score is often high. (tiny.en has no language detection; with the optional multilingual
 model installed, a turn turned away here is heard again, and Korean it is sure of is
-answered: tutor/spoken_korean.py.) A turn not understood is answered with NOT_HEARD, a
+answered: tutor/hear_again.py.) A turn not understood is answered with NOT_HEARD, a
 fixed line that is spoken and shown but never stored.
 
 The limits were set on synthetic Korean, Japanese and Chinese speech against recorded
