@@ -83,16 +83,17 @@ def test_english_tiny_en_doubted_is_heard_again_in_english(ear, english):
 
 
 def test_other_languages_are_never_heard_again_as_english(ear, stt, tmp_path):
-    """espeak-ng's Korean, Japanese and Chinese that the English gate turns away: the larger
-    model never makes English words of them (it heard some as English at 0.74 at most, in
-    words that were spelled or looped)."""
+    """espeak-ng's Japanese and Chinese that the English gate turns away: the larger model
+    never makes English words of them (of `bench language`'s synthetic speech these came
+    nearest English: 0.74 at most, in words that were spelled or looped; its Korean at most
+    0.39, and the Korean test above runs through the same model)."""
     from tutor_app.bench.language_clips import espeak_clips
     from tutor_app.tutor.heard import heard
 
     if not espeak_available():
         missing_prerequisite("espeak-ng is not installed (scripts/system-packages.sh installs it)")
-    foreign = [c for c in espeak_clips(tmp_path, quick=True) if not c.english]
-    assert len(foreign) >= 12
+    foreign = [c for c in espeak_clips(tmp_path, quick=True) if not c.english and "Korean" not in c.source]
+    assert len(foreign) >= 8
     for clip in foreign:
         transcript = stt.transcribe(clip.clip)
         if heard(transcript).understood:
