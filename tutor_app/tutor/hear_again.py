@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from tutor_app.core.types import SAMPLE_RATE, AudioClip, Transcript
+from tutor_app.core.types import SAMPLE_RATE, AudioClip, Segment, Transcript
 from tutor_app.speech.language_id import Hearing
-from tutor_app.tutor.heard import HeardRules, heard, spelled
+from tutor_app.tutor.heard import HeardRules, heard
 from tutor_app.tutor.korean_help import HANGUL
 
 if TYPE_CHECKING:
@@ -137,28 +137,19 @@ def judge(hearing: Hearing, rules: AgainRules) -> HeardAgain:
 
 
 def judge_english(hearing: Hearing, rules: AgainRules) -> HeardAgain:
-    """English the larger model is sure of, whose words pass the English gate's rules
+    """English the larger model is sure of, whose words pass the English gate itself
     (tutor/heard.py: the same limits as tiny.en's words, short turns included)."""
-    def no(reason: str) -> HeardAgain:
-        return HeardAgain("", reason, hearing.language, hearing.probability)
-
-    gate = rules.english
     if hearing.probability < rules.min_english_probability:
-        return no("other-language")  # accented English it doubts, or a language it took for English
+        # accented English it doubts, or a language it took for English
+        return HeardAgain("", "other-language", hearing.language, hearing.probability)
     text = " ".join(hearing.text.split())
     if not LETTER.findall(text):
-        return no("no-words")
-    words = text.split()
-    if hearing.compression_ratio > gate.max_compression_ratio:
-        return no("repetitive")
-    if spelled(text, gate):
-        return no("spelled")
-    short = len(words) <= gate.short_words
-    if not short and hearing.no_speech_prob > gate.max_no_speech_prob and hearing.avg_logprob < gate.no_speech_logprob:
-        return no("no-speech")
-    if hearing.avg_logprob < (gate.short_min_avg_logprob if short else gate.min_avg_logprob):
-        return no("low-confidence")
-    return HeardAgain(text, "english", hearing.language, hearing.probability)
+        return HeardAgain("", "no-words", hearing.language, hearing.probability)
+    decoded = Segment(0.0, max(hearing.seconds, 0.01), text, (), hearing.avg_logprob, hearing.no_speech_prob,
+                      hearing.compression_ratio)
+    verdict = heard(Transcript(text, ENGLISH, hearing.seconds, [decoded]), rules.english)
+    return HeardAgain(text if verdict.understood else "", "english" if verdict.understood else verdict.reason,
+                      hearing.language, hearing.probability)
 
 
 def heard_again(settings: Settings | None, samples: NDArray[np.float32] | None,
