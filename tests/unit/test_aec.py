@@ -197,3 +197,30 @@ def test_a_learner_talking_over_the_echo_comes_through(shared_data):
     assert raw_correlation < 0.5
     assert correlation > 0.6
     assert level > 0.5 * level_learner
+
+
+def test_a_reader_that_fell_seconds_behind_still_gets_the_far_end_it_was_captured_with():
+    """The audio thread waited (bounded, 5 s) for the words of speech over the tutor while
+    the speaker played on: the microphone blocks it catches up on are paired with what was
+    played as they were captured, so their echo is cancelled, not passed on as speech."""
+    far16 = _speechlike(12.0, 3)
+    near = np.concatenate([np.zeros(800, np.float32), far16])[:len(far16)]  # the echo 50 ms later
+    tap = FarEndTap()
+    canceller = EchoCanceller.load(AecOptions(), tap)
+    tap.started(16000)
+    step, pushed, lag = 400, 0, 0.0
+    cleaned, fars = [], []
+    for i in range(0, len(near) - 512, 512):
+        t_near = i / 16000
+        if t_near >= 3.0:
+            lag = 6.0  # from 3 s on the reader is 6 s behind the speaker
+        while pushed < len(far16) and pushed / 16000 <= t_near + 0.25 + lag:
+            tap.push(far16[pushed:pushed + step].copy(), pushed / 16000)
+            pushed += step
+        block = canceller.process_block(near[i:i + 512], t_near)
+        cleaned.append(block.cleaned)
+        fars.append(block.far)
+    cleaned_all, far_all = np.concatenate(cleaned), np.concatenate(fars)
+    late = slice(int(3.5 * 16000), int(5.5 * 16000))
+    assert np.sqrt(np.mean(far_all[late] ** 2)) > 0.5 * np.sqrt(np.mean(far16[late] ** 2))  # not paired with silence
+    assert _erle(near, cleaned_all, 3.5, 5.5) >= 20

@@ -71,7 +71,7 @@ def test_a_backchannel_that_paused_the_tutor_lets_it_resume_and_finish_its_reply
 
 def test_a_learner_who_took_the_floor_ends_the_paused_turn_at_what_was_heard(calls):
     call = calls(replies=[REPLY, ["Sure."]], stt=FakeStt("hello there", "I think that is not right"))
-    _talk_over_the_tutor(call, 12)
+    _talk_over_the_tutor(call, 20)  # 640 ms of voice: room for its six words
     assert call.player.paused
     call.mic.push_frames(0.0, SILENCE_FRAMES)  # its words at its end: more than a backchannel
     done = call.rec.wait_kind(ev.TutorTurnDone)[0]

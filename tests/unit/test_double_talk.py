@@ -369,6 +369,10 @@ def test_what_short_speech_over_the_tutor_is(heard, what):
     ("Can I m-m-hmm?", 600, BACKCHANNEL, "m-m-hmm"),
     ("Give them a", 600, NOTHING, ""),  # a few words of the echo alone: nothing to keep, nothing to stop
     ("Mm-hmm Mm-hmm Mm-hmm Mm-hmm", 480, BACKCHANNEL, "Mm-hmm"),  # Whisper repeating one hum
+    # nine words of 416 ms of voice (a looped-back hum and the tutor's residual, garbled):
+    # no learner said them; a floor word among them would still interrupt
+    ("So tell me the company and the job it is about", 416, NOTHING, ""),
+    ("Well then tell me, wait, what it is about", 416, INTERRUPTION, ""),
 ])
 def test_more_words_than_the_voice_can_hold_are_the_echo(heard, voiced_ms, what, kept):
     said = "Interviews can be stressful, so well done for going."
@@ -390,6 +394,7 @@ class _CountingPort(_Port):
         super().__init__()
         self.interruptions = 0
         self.pauses = 0
+        self.paused = False  # the player plays silence: the far end is quiet
 
     def interrupt(self) -> None:
         self.interruptions += 1
@@ -397,18 +402,24 @@ class _CountingPort(_Port):
 
     def pause(self) -> None:
         self.pauses += 1
+        self.paused = True
+
+    def resume(self) -> None:
+        self.paused = False
 
 
 def _feed(listener: Listener, cleaned: float, raw: float, blocks: int) -> None:
-    """`blocks` of 100 ms: AEC3's output at level `cleaned` from a microphone at `raw`."""
+    """`blocks` of 100 ms: AEC3's output at level `cleaned` from a microphone at `raw`; the
+    far end at 0.1 while the tutor plays, quiet once it paused."""
     for _ in range(blocks):
+        far = 0.0 if getattr(listener.port, "paused", False) else 0.1
         listener.feed(np.full(1600, cleaned, np.float32), np.full(1600, raw, np.float32),
-                      np.full(1600, 0.1, np.float32))
+                      np.full(1600, far, np.float32))
 
 
 def _leak_after_a_stall(broke: bool) -> tuple[_CountingPort, Listener]:
     """The tutor audible, its echo in the microphone at 0.1 and cancelled; a block in which
-    the canceller's pairing broke (or not); then 1.5 s of the echo leaking through AEC3
+    the canceller's pairing broke (or not); then 2 s of the echo leaking through AEC3
     almost whole (0.09: the VAD takes it for voice, louder than gated mode's 0.08 floor)."""
     port = _CountingPort()
     port.speaking = True
@@ -416,7 +427,7 @@ def _leak_after_a_stall(broke: bool) -> tuple[_CountingPort, Listener]:
     _feed(listener, 0.0, 0.1, 10)
     listener.feed(np.zeros(1600, np.float32), np.full(1600, 0.1, np.float32), np.full(1600, 0.1, np.float32),
                   broke=broke)
-    _feed(listener, 0.09, 0.1, 15)
+    _feed(listener, 0.09, 0.1, 20)
     return port, listener
 
 
@@ -430,6 +441,21 @@ def test_after_a_stall_the_echo_leaking_through_does_not_stop_the_tutor():
     _feed(listener, 0.3, 0.3, 10)
     _feed(listener, 0.0, 0.0, 10)
     assert port.heard  # the learner's next turn
+
+
+def test_frames_captured_before_the_pause_reached_the_speaker_do_not_end_the_tutors_turn():
+    """The audio thread fell behind (it waited for the words of earlier speech): it pauses
+    the tutor on frames it catches up on, which were captured while the tutor still played
+    (their far end is loud). Those frames are not the learner talking on over the quiet."""
+    port = _CountingPort()
+    port.speaking = True
+    listener = Listener(LoopOptions(echo=EchoOptions(mode=SPEAKER)), FakeVad(), port)
+    _feed(listener, 0.0, 0.1, 10)
+    for _ in range(20):  # 2 s of voice over the tutor, all captured before the pause
+        listener.feed(np.full(1600, 0.09, np.float32), np.full(1600, 0.1, np.float32), np.full(1600, 0.1, np.float32))
+    assert port.pauses == 1 and port.interruptions == 0
+    _feed(listener, 0.09, 0.1, 7)  # the voice goes on once the speaker is quiet: 5 + 15 frames
+    assert port.interruptions == 1
 
 
 def test_after_a_stall_a_learner_who_speaks_up_still_stops_the_tutor():

@@ -41,6 +41,19 @@ def test_open_speech_over_the_tutor_pauses_it_then_talking_on_ends_its_turn():
     assert over.paused and over.undecided
 
 
+def test_only_voice_captured_once_the_tutor_was_quiet_is_talking_on():
+    # The audio thread fell behind (it waited for the words of earlier speech over the
+    # tutor): the frames it catches up on after the pause were captured while the tutor
+    # still played (their far end is loud). They do not count; each restarts the echo's
+    # tail (5 frames), then 15 frames over the quiet end the tutor's turn.
+    over = _started()
+    assert _voice(over, 1) == [(9, Over.PAUSE)]
+    for _ in range(30):
+        assert over.voice(OPEN, lambda: 1.0, tutor_played=True) in (None, Over.ASK_WORDS)
+    assert over.paused and not over.talk
+    assert _voice(over, 20) == [(59, Over.INTERRUPT)]  # 39 + 5 + 15
+
+
 def test_a_hum_or_a_cough_do_not_pause_it_until_no_backchannel_is_that_long():
     for sound, why in ((HUM, "hum"), (NOISE, "noise")):
         over = _started(sounds=[sound] * CONFIRM)
@@ -109,7 +122,8 @@ def test_its_words_at_its_end_say_what_it_was():
     over = _started()
     _voice(over, 7, HUM)  # 15 frames: 480 ms of voice
     assert over.ended("Mm-hmm.", SAID) == (BACKCHANNEL, "Mm-hmm")
-    assert over.ended("I really think we should go", SAID) == (INTERRUPTION, "")
+    assert over.ended("I think we should go", SAID) == (INTERRUPTION, "")
+    assert over.ended("I really think we should go to the", SAID) == (NOTHING, "")  # more than 480 ms holds
     assert over.ended("so well done for gold", SAID) == (NOTHING, "")  # the tutor's own words leaking back
     assert over.stop() and not over.stop()  # ducked once, un-ducked once
 

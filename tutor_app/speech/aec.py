@@ -42,7 +42,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FRAME = SAMPLE_RATE // 100  # AEC3 works on 10 ms frames
-HISTORY_S = 2.0  # far-end samples kept for pairing
+# Far-end samples kept for pairing. Not only the echo's path: the audio thread reads the
+# microphone late when it falls behind (it waits, bounded to 5 s, for the words of speech
+# over the tutor while a slow CPU decodes), and the blocks it catches up on still need the
+# far end they were captured with. With 2 s, 6 s behind they were paired with silence: the
+# tutor's whole echo came through as "speech" and a looped-back "Mm-hmm." stopped it.
+HISTORY_S = 10.0
 # AEC3 converges over the first second of a loud far end (measured: ERLE from 1 s on is
 # 35-60 dB while the total over a 6 s reply is 20-48): `settled_erle_db` starts after it.
 SETTLE_FRAMES = 100

@@ -68,6 +68,22 @@ def frame_sound(frame: np.ndarray) -> FrameSound:
     return FrameSound(float(power[_LOW].sum()) / total, flatness, float(np.sqrt(np.mean(x * x))))
 
 
+def sounds_like(sounds: list[FrameSound]) -> str:
+    """"hum" (a nasal "mm": HUM_SHARE), "noise" (a flat spectrum: NOISE_FLATNESS) or ""
+    (open speech, or nothing yet) for these voiced frames together."""
+    if not sounds:
+        return ""
+    if float(np.mean([s.low for s in sounds])) >= HUM_SHARE:
+        return "hum"
+    return "noise" if float(np.mean([s.flatness for s in sounds])) >= NOISE_FLATNESS else ""
+
+
+def levels(sounds: list[FrameSound]) -> str:
+    """The frames' levels in dB under the loudest of them (logs)."""
+    peak = max((s.level for s in sounds), default=0.0)
+    return " ".join(f"{20 * np.log10(max(s.level, 1e-9) / peak):.0f}" if peak > 0 else "-" for s in sounds)
+
+
 class FloorDecision:
     """One per stretch of speech over the tutor (see the module doc)."""
 
@@ -92,16 +108,15 @@ class FloorDecision:
 
     def profile(self) -> str:
         """Its voiced frames' levels in dB under the loudest (logs: why a sound paused the tutor)."""
-        peak = max((s.level for s in self.sounds), default=0.0)
-        return " ".join(f"{20 * np.log10(max(s.level, 1e-9) / peak):.0f}" if peak > 0 else "-" for s in self.sounds)
+        return levels(self.sounds)
 
     @property
     def hum(self) -> bool:
-        return bool(self.sounds) and float(np.mean([s.low for s in self.sounds])) >= HUM_SHARE
+        return sounds_like(self.sounds) == "hum"
 
     @property
     def noise(self) -> bool:
-        return bool(self.sounds) and float(np.mean([s.flatness for s in self.sounds])) >= NOISE_FLATNESS
+        return sounds_like(self.sounds) == "noise"
 
     def frame(self, sound: FrameSound, echo_removed_db: Callable[[], float | None]) -> bool:
         """One more voiced frame: True when the learner takes the floor. `echo_removed_db()`:

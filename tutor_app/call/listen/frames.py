@@ -14,7 +14,7 @@ import numpy as np
 
 from tutor_app.call.listen.overlap import LinearCopy, Ref, linear_copy
 from tutor_app.core.types import FRAME_SAMPLES
-from tutor_app.speech.double_talk import speech_onset
+from tutor_app.speech.double_talk import MIN_FAR_RMS, speech_onset
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -78,6 +78,13 @@ class MicFrames:
         a, b = self._span(start, end)
         copy = linear_copy(self._refs, a, b)
         return None if copy is None else (copy, (a - copy.first) * FRAME_SAMPLES)
+
+    def tutor_played(self, index: int) -> bool:
+        """The far end paired with frame `index` was loud (MIN_FAR_RMS): the speaker played
+        the tutor as it was captured. False without a canceller's input."""
+        a, _ = self._span(index, index + 1)
+        ref = self._refs[a] if a < len(self._refs) else None
+        return ref is not None and float(np.sqrt(np.mean(np.square(ref[1], dtype=np.float64)))) >= MIN_FAR_RMS
 
     def hidden_before(self, start: int) -> int:
         """Frames of speech over the tutor before `start` (the VAD's start) that AEC3's

@@ -14,7 +14,11 @@ The audio decides first, the words confirm:
   backchannel); they INTERRUPT when they ask for the floor (`words_so_far`);
 - paused, the learner talks on over the quiet (`talk_on_ms` of voice since the pause and
   its echo's tail, with no echo to lengthen it any more): INTERRUPT - the tutor's turn
-  ends (BARGE_IN);
+  ends (BARGE_IN). Only frames captured once the speaker was quiet count: the far end
+  paired with each says so. When the audio thread fell behind (it waits, bounded, for the
+  words of speech over the tutor while a slow CPU decodes), the frames it catches up on
+  were captured while the tutor still played; counted as "over the quiet", the echo in
+  them turned a looped-back "Mm-hmm." into an interruption;
 - when it ends, its words decide (`ended`): an interruption (INTERRUPT), or a backchannel
   (kept) or nothing (the tutor's words leaking back, a hum Whisper made words of, a cough):
   the tutor goes on - at full volume, or RESUMES where it paused.
@@ -26,12 +30,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import Enum
 
-from tutor_app.call.listen.floor import FloorDecision, FrameSound
+from tutor_app.call.listen.floor import FloorDecision, FrameSound, levels, sounds_like
 from tutor_app.call.listen.turn_taking import BACKCHANNEL, INTERRUPTION, backchannel_heard, over_the_tutor
 from tutor_app.call.options import InterruptionOptions, frames
 from tutor_app.core.types import FRAME_MS
 
 ECHO_TAIL_FRAMES = 3  # after a pause the tutor's voice still rings this long (output latency, the room)
+# After the last loud far-end frame its echo is still heard this long: the far end is
+# paired ~80 ms after the microphone frame (speech/aec.py AecOptions.shift_ms), then the room.
+FAR_TAIL_FRAMES = 5
 
 
 class Over(Enum):
@@ -50,6 +57,7 @@ class Interruption:
         self.paused = False  # the acoustic decision paused the tutor
         self.heard = 0  # voiced frames the VAD heard (`voiced` without the start AEC3 hid)
         self.after = -ECHO_TAIL_FRAMES  # voiced frames since the pause, past the echo's tail
+        self.talk: list[FrameSound] = []  # what those frames past the tail sounded like
 
     @property
     def undecided(self) -> bool:
@@ -64,8 +72,12 @@ class Interruption:
         """Its voice so far, for the logs: frames counted, heard, and their levels (floor.py)."""
         if self._floor is None:
             return f"{self.voiced or 0} voiced, {self.heard} heard"
+        talk = ""
+        if self.talk:
+            talk = (f"; since the pause ({sounds_like(self.talk) or 'open'}): levels dB {levels(self.talk)}, "
+                    f"under 350 Hz {' '.join(f'{s.low:.2f}' for s in self.talk)}")
         return (f"{self.voiced or 0} voiced, {self.heard} heard, {self._floor.tail} a fading tail, "
-                f"levels dB {self._floor.profile()}")
+                f"levels dB {self._floor.profile()}{talk}")
 
     @property
     def why(self) -> str:
@@ -77,7 +89,7 @@ class Interruption:
         """Speech was confirmed; `over_tutor`: the tutor is audible (full duplex); `hidden`:
         voiced frames before the VAD's start that AEC3 hid; `sounds`: what its voiced
         frames so far sounded like. True: duck the tutor."""
-        self.asked, self.paused, self.after = False, False, -ECHO_TAIL_FRAMES
+        self.asked, self.paused, self.after, self.talk = False, False, -ECHO_TAIL_FRAMES, []
         if not (self._options.enabled and over_tutor):
             return False
         self.voiced, self.heard = self._confirm + hidden, self._confirm
@@ -85,19 +97,25 @@ class Interruption:
         return True
 
     def voice(self, sound: FrameSound | None = None,
-              echo_removed_db: Callable[[], float | None] = lambda: None) -> Over | None:
+              echo_removed_db: Callable[[], float | None] = lambda: None, tutor_played: bool = False) -> Over | None:
         """One more voiced frame of the speech (`sound`: what it sounded like;
-        `echo_removed_db`: floor.py's echo check, asked only when the rest says "the floor")."""
+        `echo_removed_db`: floor.py's echo check, asked only when the rest says "the floor";
+        `tutor_played`: the far end paired with this frame was loud - captured while the
+        tutor still played, whatever it does now)."""
         if self.voiced is None:
             return None
         self.voiced += 1
         self.heard += 1
-        if self.paused:
+        if self.paused and tutor_played:  # not over the quiet: the tutor's echo is in it
+            self.after, self.talk = min(self.after, -FAR_TAIL_FRAMES), []
+        elif self.paused:
             self.after += 1
+            if self.after > 0 and sound is not None:
+                self.talk.append(sound)
             if self.after >= frames(self._options.talk_on_ms):
                 return Over.INTERRUPT
         elif self._takes_floor(sound, echo_removed_db):
-            self.paused, self.after = True, -ECHO_TAIL_FRAMES
+            self.paused, self.after, self.talk = True, -ECHO_TAIL_FRAMES, []
             return Over.PAUSE
         if self.voiced_ms >= self._options.words_at_ms and not self.asked:
             self.asked = True

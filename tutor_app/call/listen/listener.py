@@ -259,10 +259,11 @@ class Listener:
         if self._over.undecided:  # its sound and the echo check: floor.py
             recent = max(self._seg.start, index + 1 - RECENT_FRAMES)
             decision = self._over.voice(frame_sound(self._mic.cut(index, index + 1)),
-                                        lambda: self._mic.echo_removed_db(recent, index + 1))
+                                        lambda: self._mic.echo_removed_db(recent, index + 1),
+                                        self._mic.tutor_played(index))
         if decision == Over.INTERRUPT:
-            log.debug("speech over the tutor: %d voiced frames, %d since the pause: an interruption",
-                      self._over.voiced or 0, self._over.after)
+            log.debug("speech over the tutor: %d since the pause, an interruption; %s",
+                      self._over.after, self._over.profile)
             self._interrupt(index)
         elif decision == Over.PAUSE:
             log.debug("speech over the tutor: %s (%s): the tutor pauses", self._over.profile, self._over.why)

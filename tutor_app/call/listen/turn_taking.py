@@ -90,6 +90,12 @@ BACKCHANNEL, INTERRUPTION, NOTHING = "backchannel", "interruption", "nothing"
 # some of the tutor's residual echo (the linear fit is short right as a reply begins):
 # "Mm-hmm. So, I'm gonna go for go. Mm-hmm." of two looped-back "mm-hmm"s.
 MAX_WORDS_PER_VOICED_S = 4.0
+# Three times that many: hardly any were the learner's. Over a looped-back "Mm-hmm." on a
+# slow CPU Whisper made 6 words of 384 ms of voice and 9 of 416 ms (the tutor's residual echo
+# around the hum, garbled past `is_own_words`): an "interruption" that stopped the tutor. A
+# learner's own question has the voice for its words (2-4 a second), even with AEC3 hiding
+# part of it.
+ECHO_WORDS_PER_VOICED_S = 3 * MAX_WORDS_PER_VOICED_S
 # A hum takes at least this much voice: Whisper, told to expect one, sometimes repeats it
 # ("Mm-hmm Mm-hmm Mm-hmm Mm-hmm" of one looped-back "mm-hmm").
 HUM_MS = 250
@@ -101,8 +107,9 @@ def over_the_tutor(text: str, tutor_said: str, voiced_ms: float, so_far: bool = 
     or, once it ended, has more than BACKCHANNEL_MAX_WORDS words - unless they are more than that voice
     can hold and hold a backchannel; a BACKCHANNEL when it holds backchannel words
     (`backchannel_heard`); else NOTHING - no words, the tutor's own
-    words leaking back (`is_own_words`), or a few words Whisper made of a hum ("In a
-    month." of a looped-back "mm-hmm"): not worth stopping the tutor for, and the learner
+    words leaking back (`is_own_words`), a few words Whisper made of a hum ("In a
+    month." of a looped-back "mm-hmm"), or far more words than the voice can hold
+    (ECHO_WORDS_PER_VOICED_S: the tutor's residual echo made into words): not worth stopping the tutor for, and the learner
     who meant it goes on talking (then its length decides). Words `so_far` (at
     `words_at_ms` of voice: a word or two, more are the echo) interrupt only by a floor word."""
     words = _WORD.findall((text or "").lower())
@@ -112,6 +119,8 @@ def over_the_tutor(text: str, tutor_said: str, voiced_ms: float, so_far: bool = 
         return INTERRUPTION
     if backchannel_heard(text, voiced_ms):
         return BACKCHANNEL
+    if len(words) > ECHO_WORDS_PER_VOICED_S * voiced_ms / 1000:
+        return NOTHING  # far more words than the voice holds: Whisper's words of the echo
     return INTERRUPTION if len(words) > BACKCHANNEL_MAX_WORDS and not so_far else NOTHING
 
 
