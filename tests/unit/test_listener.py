@@ -16,6 +16,23 @@ from tutor_app.call.options import EchoOptions, EndpointingOptions, LoopOptions
 from tutor_app.core.types import FRAME_SAMPLES
 
 
+def _transcript(text: str):
+    return type("Transcript", (), {"text": text})()
+
+
+class _AnsweredWhenAsked(Future):
+    """A decode that finishes while it is waited for: not done until `result()` is called."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self._text = text
+
+    def result(self, timeout=None):
+        if not self.done():
+            self.set_result(_transcript(self._text))
+        return super().result(timeout)
+
+
 class _Port:
     """The call as the Listener sees it; STT answers as `stt` says: "fail", "never" or a text."""
 
@@ -28,6 +45,7 @@ class _Port:
         self.kept: list[str] = []
         self.dropped: list[Future] = []
         self.ahead: list[np.ndarray] = []  # the utterances so far read ahead (hear_ahead)
+        self.pending: list[Future] = []  # transcripts still decoding (stt="later")
 
     def emit(self, event) -> None:
         self.events.append(event)
@@ -49,7 +67,11 @@ class _Port:
 
     def transcribe_later(self, audio, expect=None) -> Future:
         future: Future = Future()
-        if self.stt == "fail":
+        if self.stt == "later":  # decoding: the test answers (`pending`)
+            self.pending.append(future)
+        elif self.stt == "when asked":  # done the moment it is waited for
+            future = _AnsweredWhenAsked("Mm-hmm.")
+        elif self.stt == "fail":
             future.set_exception(RuntimeError("the decoder crashed"))
         elif self.stt != "never":
             future.set_result(type("Transcript", (), {"text": self.stt})())
@@ -119,17 +141,49 @@ def test_a_turn_whose_stt_fails_goes_on_to_the_call_as_a_failed_turn_not_as_no_w
     assert not any("judge failed" in m for m in logged)
 
 
-def test_the_audio_thread_waits_for_the_words_of_speech_over_the_tutor_with_a_bound(monkeypatch, caplog):
-    """The silence window ended speech over the tutor before its words came: the audio
-    thread waits for them, but not for ever."""
-    monkeypatch.setattr(listener_module, "WORDS_WAIT_S", 0.01)
+def test_the_words_of_speech_over_the_tutor_are_awaited_with_a_bound(monkeypatch, caplog):
+    """The silence window ended speech over the tutor before its words came: they are
+    awaited, but not for ever (WORDS_WAIT_S of frames)."""
+    monkeypatch.setattr(listener_module, "WORDS_WAIT_S", 0.64)  # 20 frames
     port = _Port(stt="never", speaking=True)
     listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")), FakeVad(), port)
     with caplog.at_level(logging.WARNING, logger=listener_module.__name__):
         _feed(listener, 0.3, 12)
         _feed(listener, 0.0, 25)  # past the 600 ms window: no judge, no words
+        assert not port.problems() and port.ducks == [True]  # still awaited
+        _feed(listener, 0.0, 20)
     assert len(port.problems()) == 1 and port.ducks == [True, False]
     assert any("no answer" in r.getMessage() for r in caplog.records)
+
+
+def test_the_audio_thread_goes_on_while_the_words_of_speech_over_the_tutor_decode():
+    """On a slow CPU the STT worker is seconds behind: the audio thread does not wait for
+    those words (it fell as far behind the microphone); it decides when they come."""
+    port = _Port(stt="later", speaking=True)
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")), FakeVad(), port)
+    _feed(listener, 0.3, 12)
+    _feed(listener, 0.0, 60)  # the window ended it 1.3 s ago, its words (asked at its pause) decode on
+    assert listener.frames_seen == 72 and port.ducks == [True] and not port.kept
+    for future in port.pending:
+        future.set_result(_transcript("Mm-hmm."))
+    listener.poll()  # woken by the transcript, between frames
+    assert port.kept == ["Mm-hmm"] and port.ducks == [True, False] and port.interrupts == 0
+    assert listener.ends == {"backchannel": 1} and not port.utterances
+
+
+def test_voice_before_the_awaited_words_come_waits_for_them_first():
+    """New speech never starts while the last one over the tutor is undecided: its words
+    are waited for (bounded) on the first voiced frame, then the new speech is its own."""
+    port = _Port(stt="when asked", speaking=True)
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")), FakeVad(), port)
+    _feed(listener, 0.3, 12)
+    _feed(listener, 0.0, 25)
+    assert port.ducks == [True] and not port.kept  # awaited
+    _feed(listener, 0.3, 1)  # voice again: the "Mm-hmm." is decided first
+    assert port.kept == ["Mm-hmm"] and port.ducks == [True, False]
+    _feed(listener, 0.3, 11)
+    assert port.ducks == [True, False, True]  # the next speech over the tutor, on its own
+    assert sum(isinstance(e, ev.SpeechStarted) for e in port.events) == 2
 
 
 @pytest.mark.parametrize(("words", "kept", "ends"), [("Mm-hmm.", ["Mm-hmm"], {"backchannel": 1}),

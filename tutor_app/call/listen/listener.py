@@ -49,8 +49,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LEVEL_SAMPLES = SAMPLE_RATE // 20  # MicLevel about 20 times a second
-# The longest the audio thread waits for the words of speech over the tutor that ended by
-# the silence window alone (they are nearly always in by then: asked at its first pause).
+# The longest the words of speech over the tutor that ended by the silence window alone
+# are waited for (they are nearly always in by then: asked at its first pause). The audio
+# thread goes on meanwhile, and blocks for them only when voice comes before they do.
 WORDS_WAIT_S = 5.0
 NOT_HEARD_OVER_TUTOR = ("Speech recognition failed on what you said over the tutor: "
                         "say it again if it was meant for the tutor.")
@@ -101,6 +102,9 @@ class Listener:
         # the audio thread then calls `poll()` (call/mic.py); a no-op without a microphone.
         self.wake: Callable[[], None] = lambda: None
         self._words_so_far: Any = None  # Future of the words of speech over the tutor, asked at `words_at_ms`
+        # Speech over the tutor the silence window ended before its words came: (its span,
+        # their Future, the frame they are due by, why it ended). Decided when they come.
+        self._awaited: tuple[tuple[int, int], Any, int, str] | None = None
         self._level_acc = 0.0
         self._level_n = 0
         self._frames_cond = threading.Condition()
@@ -131,6 +135,7 @@ class Listener:
         at = self._silent_at
         if at is not None and self._seg.speaking and self._ends.check is not None:
             self._silent(*at)
+        self._await_words()
 
     def restart(self) -> None:
         """A new stream (the microphone came back): forget everything in flight."""
@@ -142,6 +147,7 @@ class Listener:
         """Forget the utterance in flight (muted, the gate shut, a new stream): a speculation
         is retracted, a ducked tutor restored; frames count from 0 again."""
         self._retract()
+        self._awaited = None
         self._end_overlap()
         self._ends.reset()
         self._seg.reset()
@@ -202,6 +208,9 @@ class Listener:
         index = self._seg.index
         self._mic.append(frame, ref)
         self._settle_speculation()
+        # Voice before the awaited words came: decided first (waiting, bounded), so that new
+        # speech never starts while the last one is undecided.
+        self._await_words(block=probability >= self.options.endpointing.threshold)
         step = self._seg.feed(probability)
         for event in step.events:
             if isinstance(event, SpeechStarted):
@@ -218,7 +227,8 @@ class Listener:
             self._words_in()
         if not self._seg.speaking:
             self._short_speech(index, probability)
-            self._mic.keep_last(self._seg.idle_frames)
+            if self._awaited is None:  # else its frames are still wanted
+                self._mic.keep_last(self._seg.idle_frames)
         self._short.poll()
 
     def _started(self, event: SpeechStarted) -> None:
@@ -428,16 +438,41 @@ class Listener:
         if self._over.undecided:
             words = check.transcript if check is not None else self.transcripts.request(
                 *span, self._words(*span), EXPECT)
-            if not self._overlap_ended(_transcript_text(words, "speech over the tutor", wait=WORDS_WAIT_S)):
-                return
-            check = None  # its words were judged as a short sound's; the turn's keep their pauses
+            # Not waited for here: on a slow CPU the STT worker is seconds behind, and the
+            # audio thread blocked for them fell as far behind the microphone.
+            self._awaited = (span, words, self._seg.index + frames(WORDS_WAIT_S * 1000), event.reason)
+            words.add_done_callback(lambda _f: self.wake())
+            self._await_words()
+            return
+        self._hand_on(span, check, event.reason)
+
+    def _await_words(self, block: bool = False) -> None:
+        """The words of speech over the tutor that ended undecided: decided once they are in,
+        at their due frame (not heard), or now when `block` (waiting for them, bounded)."""
+        awaited = self._awaited
+        if awaited is None:
+            return
+        span, words, due, reason = awaited
+        if not (words.done() or block or self._seg.index >= due):
+            return
+        self._awaited = None
+        if words.done() or block:
+            text = _transcript_text(words, "speech over the tutor", wait=WORDS_WAIT_S)
+        else:
+            log.warning("speech recognition gave no answer within %.0f s on speech over the tutor", WORDS_WAIT_S)
+            text = None
+        if self._overlap_ended(text):  # an interruption: the learner's turn
+            self._hand_on(span, None, reason)  # its words were judged as a short sound's; the turn's keep their pauses
+
+    def _hand_on(self, span: tuple[int, int], check: Check | None, reason: str) -> None:
+        """The utterance `span` is the learner's turn: its words to the tutor."""
         audio = self._words(*span)
         if not audio.size:
             return
         same = check is not None and (check.start, check.end) == span
         transcript = check.transcript if same and check is not None else self.transcripts.request(*span, audio)
-        eos = end_of_speech_time(time.perf_counter(), self._seg.index - event.end_frame, FRAME_MS)
-        log.debug("utterance of %.2f s (%s)", audio.size / SAMPLE_RATE, event.reason)
+        eos = end_of_speech_time(time.perf_counter(), self._seg.index - span[1], FRAME_MS)
+        log.debug("utterance of %.2f s (%s)", audio.size / SAMPLE_RATE, reason)
         self._count("silence")
         self.port.utterance(audio, eos, transcript, False)
 
