@@ -54,6 +54,22 @@ def test_only_voice_captured_once_the_tutor_was_quiet_is_talking_on():
     assert _voice(over, 20) == [(59, Over.INTERRUPT)]  # 39 + 5 + 15
 
 
+def test_two_sounds_with_a_breath_between_do_not_add_up_to_talking_on():
+    # "Mm-hmm. ... Mm-hmm." over the tutor: the first paused it; 10 voiced frames of each
+    # after the pause (the echo's tail past), a 320 ms quiet between them
+    over = _started()
+    assert _voice(over, 1) == [(9, Over.PAUSE)]
+    _voice(over, 3 + 10)
+    for _ in range(10):
+        over.quiet()
+    assert _voice(over, 10) == []  # 10 since the gap, not 20: no interruption
+    assert over.paused and over.undecided
+    # words that run on with short gaps do add up
+    for _ in range(9):
+        over.quiet()
+    assert _voice(over, 5) == [(37, Over.INTERRUPT)]
+
+
 def test_a_hum_or_a_cough_do_not_pause_it_until_no_backchannel_is_that_long():
     for sound, why in ((HUM, "hum"), (NOISE, "noise")):
         over = _started(sounds=[sound] * CONFIRM)

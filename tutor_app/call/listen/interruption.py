@@ -14,7 +14,8 @@ The audio decides first, the words confirm:
   backchannel); they INTERRUPT when they ask for the floor (`words_so_far`);
 - paused, the learner talks on over the quiet (`talk_on_ms` of voice since the pause and
   its echo's tail, with no echo to lengthen it any more): INTERRUPT - the tutor's turn
-  ends (BARGE_IN). Only frames captured once the speaker was quiet count: the far end
+  ends (BARGE_IN). One stretch of voice: a gap of TALK_GAP_FRAMES starts the count
+  afresh. Only frames captured once the speaker was quiet count: the far end
   paired with each says so. When the audio thread fell behind (it waits, bounded, for the
   words of speech over the tutor while a slow CPU decodes), the frames it catches up on
   were captured while the tutor still played; counted as "over the quiet", the echo in
@@ -36,6 +37,12 @@ from tutor_app.call.options import InterruptionOptions, frames
 from tutor_app.core.types import FRAME_MS
 
 ECHO_TAIL_FRAMES = 3  # after a pause the tutor's voice still rings this long (output latency, the room)
+# Paused, a quiet this long between stretches of voice starts the talk-on count afresh:
+# talking on is one stretch of voice, not two backchannels with a breath between ("Mm-hmm.
+# ... Mm-hmm." half a second apart added up to 480 ms and stopped the tutor). Words run on
+# with shorter gaps; a learner who pauses longer and goes on takes the floor 480 ms later
+# (the tutor is silent meanwhile: paused).
+TALK_GAP_FRAMES = 10
 # After the last loud far-end frame its echo is still heard this long: the far end is
 # paired ~80 ms after the microphone frame (speech/aec.py AecOptions.shift_ms), then the room.
 FAR_TAIL_FRAMES = 5
@@ -58,6 +65,7 @@ class Interruption:
         self.heard = 0  # voiced frames the VAD heard (`voiced` without the start AEC3 hid)
         self.after = -ECHO_TAIL_FRAMES  # voiced frames since the pause, past the echo's tail
         self.talk: list[FrameSound] = []  # what those frames past the tail sounded like
+        self._quiet = 0  # unvoiced frames since the last voiced one
 
     @property
     def undecided(self) -> bool:
@@ -106,6 +114,7 @@ class Interruption:
             return None
         self.voiced += 1
         self.heard += 1
+        self._quiet = 0
         if self.paused and tutor_played:  # not over the quiet: the tutor's echo is in it
             self.after, self.talk = min(self.after, -FAR_TAIL_FRAMES), []
         elif self.paused:
@@ -121,6 +130,15 @@ class Interruption:
             self.asked = True
             return Over.ASK_WORDS
         return None
+
+    def quiet(self) -> None:
+        """One unvoiced frame inside the speech: paused, a gap of TALK_GAP_FRAMES ends the
+        stretch of voice that was talking on."""
+        if self.voiced is None:
+            return
+        self._quiet += 1
+        if self.paused and self._quiet == TALK_GAP_FRAMES and self.after > 0:
+            self.after, self.talk = 0, []
 
     def _takes_floor(self, sound: FrameSound | None, echo_removed_db: Callable[[], float | None]) -> bool:
         """The acoustic decision (floor.py); speech this long over the tutor is never a

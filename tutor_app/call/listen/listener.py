@@ -223,6 +223,7 @@ class Listener:
                 if step.fading and self._seg.speaking and self._ends.fading(self._ready()):
                     self._transcribe(fading=True)  # maybe the voice's last frame: the guess 32 ms sooner
             else:
+                self._over.quiet()
                 self._silent(index)
             self._words_in()
         if not self._seg.speaking:
