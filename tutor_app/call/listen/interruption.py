@@ -16,8 +16,8 @@ The audio decides first, the words confirm:
   its echo's tail, with no echo to lengthen it any more): INTERRUPT - the tutor's turn
   ends (BARGE_IN). One stretch of voice: a gap of TALK_GAP_FRAMES starts the count
   afresh. Only frames captured once the speaker was quiet count: the far end
-  paired with each says so. When the audio thread fell behind (it waits, bounded, for the
-  words of speech over the tutor while a slow CPU decodes), the frames it catches up on
+  paired with each says so. When the audio thread fell behind (a slow CPU, or the bounded
+  wait for earlier words when voice comes first: listener.py), the frames it catches up on
   were captured while the tutor still played; counted as "over the quiet", the echo in
   them turned a looped-back "Mm-hmm." into an interruption;
 - when it ends, its words decide (`ended`): an interruption (INTERRUPT), or a backchannel
