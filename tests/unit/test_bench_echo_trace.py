@@ -44,3 +44,11 @@ def test_the_start_aec3_hid_is_read_from_the_listeners_confirmed_line():
         logger.debug("speech over the tutor: confirmed (%d frames AEC3 hid before it)", 5)
         logger.debug("speech over the tutor: %d voiced (%s): the tutor pauses", 14, "the floor by its sound")
         assert lines.hidden_ms() == 160.0
+
+
+def test_the_lines_are_caught_from_the_module_that_logs_speech_over_the_tutor():
+    """A renamed or moved module would leave the trace empty and every stop timed without
+    the start AEC3 hid: the name is the logger's own."""
+    from tutor_app.call.listen import over_tutor
+
+    assert _ListenerLines.NAME == over_tutor.log.name

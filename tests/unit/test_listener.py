@@ -11,6 +11,7 @@ import pytest
 from tests.unit.call_fakes import FakeVad
 from tutor_app.call import events as ev
 from tutor_app.call.listen import listener as listener_module
+from tutor_app.call.listen import over_tutor as over_tutor_module
 from tutor_app.call.listen.listener import Listener
 from tutor_app.call.options import EchoOptions, EndpointingOptions, LoopOptions
 from tutor_app.core.types import FRAME_SAMPLES
@@ -116,7 +117,7 @@ def _feed(listener: Listener, amplitude: float, frames: int) -> None:
 def test_speech_over_the_tutor_whose_words_stt_cannot_read_is_told_not_dropped(caplog):
     port = _Port(stt="fail", speaking=True)
     listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")), FakeVad(), port)
-    with caplog.at_level(logging.WARNING, logger=listener_module.__name__):
+    with caplog.at_level(logging.WARNING, logger=over_tutor_module.__name__):
         _feed(listener, 0.3, 15)  # confirmed over the tutor (ducked), its words so far asked at 320 ms
         _feed(listener, 0.0, 30)
     assert port.ducks == [True, False] and port.interrupts == 0  # the tutor goes on at full volume
@@ -144,10 +145,10 @@ def test_a_turn_whose_stt_fails_goes_on_to_the_call_as_a_failed_turn_not_as_no_w
 def test_the_words_of_speech_over_the_tutor_are_awaited_with_a_bound(monkeypatch, caplog):
     """The silence window ended speech over the tutor before its words came: they are
     awaited, but not for ever (WORDS_WAIT_S of frames)."""
-    monkeypatch.setattr(listener_module, "WORDS_WAIT_S", 0.64)  # 20 frames
+    monkeypatch.setattr(over_tutor_module, "WORDS_WAIT_S", 0.64)  # 20 frames
     port = _Port(stt="never", speaking=True)
     listener = Listener(LoopOptions(echo=EchoOptions(mode="headset")), FakeVad(), port)
-    with caplog.at_level(logging.WARNING, logger=listener_module.__name__):
+    with caplog.at_level(logging.WARNING, logger=over_tutor_module.__name__):
         _feed(listener, 0.3, 12)
         _feed(listener, 0.0, 25)  # past the 600 ms window: no judge, no words
         assert not port.problems() and port.ducks == [True]  # still awaited

@@ -329,10 +329,10 @@ def _backchannels(app, rounds: int, controller, events, stamps, learner, lines: 
 
 
 class _ListenerLines(logging.Handler):
-    """The listener's debug lines about speech over the tutor, kept in memory while the calls
+    """The debug lines about speech over the tutor, kept in memory while the calls
     run (not passed on to the log file or the console, whatever `--debug` says)."""
 
-    NAME = "tutor_app.call.listen.listener"
+    NAME = "tutor_app.call.listen.over_tutor"  # the module that logs speech over the tutor
 
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)

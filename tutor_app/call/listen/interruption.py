@@ -1,5 +1,5 @@
 """Interruption: speech confirmed over the tutor (full duplex) - is the learner taking the
-floor? A strategy of the Listener (call/listen/listener.py): it decides, the Listener acts
+floor? A strategy of the Listener (call/listen/listener.py): it decides, over_tutor.py acts
 (ducks, pauses, resumes or stops the tutor, asks for the words).
 
 The audio decides first, the words confirm:

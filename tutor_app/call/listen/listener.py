@@ -11,7 +11,8 @@ each a module of its own that decides from what it is given and does nothing its
   retract the tutor's turn;
 - interruption (interruption.py): speech over the tutor - duck, pause by its sound
   (floor.py), its words so far, barge-in, or backchannel / nothing (a paused tutor
-  resumes); sounds too short to confirm are overlap.py's `ShortSpeech`.
+  resumes), applied to the call by over_tutor.py's `OverTheTutor`; sounds too short to
+  confirm are overlap.py's `ShortSpeech`.
 
 Per 512-sample frame: level meter -> Silero probability -> echo gate -> segmenting ->
 endpointing while the learner is silent, interruption while they talk over the tutor.
@@ -24,18 +25,16 @@ import logging
 import threading
 import time
 from collections import deque
-from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tutor_app.call import events as ev
 from tutor_app.call.listen.echo_gate import EchoGate, Gate
 from tutor_app.call.listen.endpointing import Check, Decoded, Do, Endpointing, Ready, TranscriptSource
-from tutor_app.call.listen.floor import RECENT_FRAMES, FrameSound, frame_sound
 from tutor_app.call.listen.frames import MicFrames
-from tutor_app.call.listen.interruption import Interruption, Over
+from tutor_app.call.listen.over_tutor import WORDS_WAIT_S, OverTheTutor, Span
 from tutor_app.call.listen.overlap import EXPECT, Ref, ShortSpeech
 from tutor_app.call.listen.segmenting import Segmenting
-from tutor_app.call.listen.turn_taking import BACKCHANNEL, INTERRUPTION, end_of_speech_time
+from tutor_app.call.listen.turn_taking import end_of_speech_time
 from tutor_app.call.options import LoopOptions, frames
 from tutor_app.call.tutor_turn import RESUMED
 from tutor_app.core.types import FRAME_MS, SAMPLE_RATE
@@ -49,12 +48,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LEVEL_SAMPLES = SAMPLE_RATE // 20  # MicLevel about 20 times a second
-# The longest the words of speech over the tutor that ended by the silence window alone
-# are waited for (they are nearly always in by then: asked at its first pause). The audio
-# thread goes on meanwhile, and blocks for them only when voice comes before they do.
-WORDS_WAIT_S = 5.0
-NOT_HEARD_OVER_TUTOR = ("Speech recognition failed on what you said over the tutor: "
-                        "say it again if it was meant for the tutor.")
 
 
 class ListenerPort(Protocol):
@@ -87,13 +80,12 @@ class Listener:
         self._gate = EchoGate(options.echo, options.interruption)
         self._seg = Segmenting(options.endpointing)
         self._ends = Endpointing(options.endpointing, options.speculation)
-        self._over = Interruption(options.interruption, frames(seg.min_speech_ms))
         self._short = ShortSpeech(options, port)  # voice over the tutor too short to confirm
         self._mic = MicFrames()  # recent frames by segmenter index (and the canceller's input)
+        self._over = OverTheTutor(options, port, self._mic, self._seg, self.transcripts, self._count)
         # The frames the gate shut out, replayed into turn-taking at a gated barge-in.
         self._recent: deque[tuple[np.ndarray, float, Ref | None]] = deque(
             maxlen=frames(options.interruption.loud_min_ms + seg.preroll_ms) + 4)
-        self._overlapped = False  # the utterance began while the tutor was audible
         self._inflight: Any = None  # the last early transcript's Future
         # The last silent frame of an utterance and when it was handled: `poll()` takes the
         # steps that wait on a transcript or a verdict there, between frames.
@@ -101,10 +93,6 @@ class Listener:
         # Called (from any thread) when a transcript or a verdict the turn waits for is in:
         # the audio thread then calls `poll()` (call/mic.py); a no-op without a microphone.
         self.wake: Callable[[], None] = lambda: None
-        self._words_so_far: Any = None  # Future of the words of speech over the tutor, asked at `words_at_ms`
-        # Speech over the tutor the silence window ended before its words came: (its span,
-        # their Future, the frame they are due by, why it ended). Decided when they come.
-        self._awaited: tuple[tuple[int, int], Any, int, str] | None = None
         self._level_acc = 0.0
         self._level_n = 0
         self._frames_cond = threading.Condition()
@@ -147,8 +135,7 @@ class Listener:
         """Forget the utterance in flight (muted, the gate shut, a new stream): a speculation
         is retracted, a ducked tutor restored; frames count from 0 again."""
         self._retract()
-        self._awaited = None
-        self._end_overlap()
+        self._over.reset()
         self._ends.reset()
         self._seg.reset()
         self._short.reset()
@@ -225,29 +212,20 @@ class Listener:
             else:
                 self._over.quiet()
                 self._silent(index)
-            self._words_in()
+            self._over.words_in()
         if not self._seg.speaking:
             self._short_speech(index, probability)
-            if self._awaited is None:  # else its frames are still wanted
+            if not self._over.awaited:  # else its frames are still wanted
                 self._mic.keep_last(self._seg.idle_frames)
         self._short.poll()
 
     def _started(self, event: SpeechStarted) -> None:
         self._ends.check = None
-        self._words_so_far = None
         self.port.emit(ev.SpeechStarted())
         self._short.reset()
-        self._overlapped = self._gate.full_duplex and self.port.tutor_audible()
-        self.transcripts.started(event.start_frame, streamable=not self._overlapped)
-        hidden = 0  # over the tutor: voice before the VAD's start that AEC3 hid counts too
-        sounds: list[FrameSound] = []  # what its voice so far sounded like (floor.py)
-        if self._overlapped and self.options.interruption.enabled:
-            hidden = self._mic.hidden_before(event.start_frame)
-            threshold = self.options.endpointing.threshold
-            sounds = [frame_sound(f) for f, p, _ in self._recent if p >= threshold]
-        if self._over.started(self._overlapped, hidden, sounds):
-            log.debug("speech over the tutor: confirmed (%d frames AEC3 hid before it)", hidden)
-            self.port.duck(True)
+        audible = self._gate.full_duplex and self.port.tutor_audible()
+        self.transcripts.started(event.start_frame, streamable=not audible)
+        self._over.started(event.start_frame, audible, self._recent)
 
     # -- inside an utterance ---------------------------------------------------------------
     def _voiced(self, index: int) -> None:
@@ -266,37 +244,7 @@ class Listener:
         self._ends.voiced()
         first = self._seg.start
         self.transcripts.heard(first, index + 1, lambda: self._words(first, index + 1))
-        decision = None
-        if self._over.undecided:  # its sound and the echo check: floor.py
-            recent = max(self._seg.start, index + 1 - RECENT_FRAMES)
-            decision = self._over.voice(frame_sound(self._mic.cut(index, index + 1)),
-                                        lambda: self._mic.echo_removed_db(recent, index + 1),
-                                        self._mic.tutor_played(index))
-        if decision == Over.INTERRUPT:
-            log.debug("speech over the tutor: %d since the pause, an interruption; %s",
-                      self._over.after, self._over.profile)
-            self._interrupt(index)
-        elif decision == Over.PAUSE:
-            log.debug("speech over the tutor: %s (%s): the tutor pauses", self._over.profile, self._over.why)
-            self.port.pause()
-            self._seg.hold(index)  # the echo was hiding the voice: no pause so far
-        elif decision == Over.ASK_WORDS:
-            start = self._seg.start
-            self._words_so_far = self.transcripts.request(start, index + 1, self._words(start, index + 1), EXPECT)
-
-    def _words_in(self) -> None:
-        """Speech over the tutor: its words at `words_at_ms` of voice are in (any frame)."""
-        future = self._words_so_far
-        if future is None or not future.done():
-            return
-        self._words_so_far = None
-        words = _transcript_text(future, "the words so far of speech over the tutor")
-        if words is None:
-            return  # not read: its voice and its words at the end still decide
-        if self._over.undecided and self._over.words_so_far(words, self.port.tutor_words()):
-            log.debug("speech over the tutor: %d words so far, an interruption; %s (%s)", len(words.split()),
-                      self._over.profile, self._over.why)
-            self._interrupt(self._seg.index - 1)
+        self._over.voiced(index)
 
     def _silent(self, index: int, handled_at: float | None = None) -> None:
         """A silence that may end the turn: endpointing decides, step by step. `handled_at`:
@@ -331,7 +279,7 @@ class Listener:
                 self._commit()
                 return
             elif do == Do.OVER_TUTOR:
-                self._overlap_ended(_transcript_text(check.transcript, "speech over the tutor"))
+                self._over.ended_with(check.transcript)
                 self._ends.check = None  # over, or an interruption whose end is judged afresh
                 return
 
@@ -386,45 +334,6 @@ class Listener:
             self._seg.end_now()
             self._ends.reset()
 
-    # -- speech over the tutor ---------------------------------------------------------------
-    def _interrupt(self, index: int) -> None:
-        """Speech over the tutor stops it. The silence so far is no pause (AEC3 hid a learner
-        who talked on over the tutor): it is counted afresh from frame `index`, free of echo."""
-        self._over.stop()
-        self.port.interrupt()
-        self.port.duck(False)
-        self._seg.hold(index)
-
-    def _overlap_ended(self, text: str | None) -> bool:
-        """Speech over the tutor ended undecided (paused or not): True when it was an
-        interruption and is a turn, False when it is over (a paused tutor resumes).
-        `text` None: its words could not be read - the learner is told, the tutor goes on."""
-        if text is None:
-            what, heard = "not heard", ""
-            self.port.emit(ev.Problem("other", NOT_HEARD_OVER_TUTOR))
-        else:
-            what, heard = self._over.ended(text, self.port.tutor_words())
-            log.debug("speech over the tutor ended: %d words, %s; %s (%s)", len(text.split()), what,
-                      self._over.profile, self._over.why)
-        if what == INTERRUPTION:
-            self._interrupt(self._seg.index - 1)
-            return True
-        self._end_overlap()
-        self._count(what)
-        if what == BACKCHANNEL:
-            self.port.backchannel(heard)
-        self._seg.end_now(what)
-        return False
-
-    def _end_overlap(self) -> None:
-        """Speech over the tutor was not an interruption (or is forgotten): the tutor goes
-        on at full volume, and resumes if it had paused."""
-        paused = self._over.paused
-        if self._over.stop():
-            self.port.duck(False)
-            if paused:
-                self.port.resume()
-
     # -- the end of an utterance -------------------------------------------------------------
     def _ended(self, event: UtteranceEnded) -> None:
         """The segmenter's own silence window (or the length limit) closed the utterance."""
@@ -436,36 +345,23 @@ class Listener:
             return
         if spec is not None and spec.turn is not None:
             spec.turn.cancel(RESUMED)
-        if self._over.undecided:
+        if self._over.undecided:  # its words decide, when they come (not waited for here)
             words = check.transcript if check is not None else self.transcripts.request(
                 *span, self._words(*span), EXPECT)
-            # Not waited for here: on a slow CPU the STT worker is seconds behind, and the
-            # audio thread blocked for them fell as far behind the microphone.
-            self._awaited = (span, words, self._seg.index + frames(WORDS_WAIT_S * 1000), event.reason)
+            self._over.await_words(span, words, event.reason)
             words.add_done_callback(lambda _f: self.wake())
             self._await_words()
             return
-        self._hand_on(span, check, event.reason)
+        self._hand_on(span, event.reason, check)
 
     def _await_words(self, block: bool = False) -> None:
-        """The words of speech over the tutor that ended undecided: decided once they are in,
-        at their due frame (not heard), or now when `block` (waiting for them, bounded)."""
-        awaited = self._awaited
-        if awaited is None:
-            return
-        span, words, due, reason = awaited
-        if not (words.done() or block or self._seg.index >= due):
-            return
-        self._awaited = None
-        if words.done() or block:
-            text = _transcript_text(words, "speech over the tutor", wait=WORDS_WAIT_S)
-        else:
-            log.warning("speech recognition gave no answer within %.0f s on speech over the tutor", WORDS_WAIT_S)
-            text = None
-        if self._overlap_ended(text):  # an interruption: the learner's turn
-            self._hand_on(span, None, reason)  # its words were judged as a short sound's; the turn's keep their pauses
+        """The words of speech over the tutor that ended undecided, if they are in (or now,
+        when `block`): an interruption is the learner's turn."""
+        taken = self._over.take_words(block)
+        if taken is not None:  # its words were judged as a short sound's; the turn's keep their pauses
+            self._hand_on(*taken)
 
-    def _hand_on(self, span: tuple[int, int], check: Check | None, reason: str) -> None:
+    def _hand_on(self, span: Span, reason: str, check: Check | None = None) -> None:
         """The utterance `span` is the learner's turn: its words to the tutor."""
         audio = self._words(*span)
         if not audio.size:
@@ -482,9 +378,7 @@ class Listener:
         self.ends[how] = self.ends.get(how, 0) + 1
 
     def _words(self, start: int, end: int) -> np.ndarray:
-        """Frames [start, end) for STT, the judge and the emotion model (MicFrames.words):
-        speech over the tutor still undecided is cut to its voice alone."""
-        return self._mic.words(start, end, over_tutor=self._overlapped, floor=not self._over.undecided)
+        return self._over.words(start, end)
 
     def _short_speech(self, index: int, probability: float) -> None:
         """Voice over the tutor too short for the segmenter: maybe a backchannel (overlap.py)."""
@@ -492,20 +386,6 @@ class Listener:
         self._seg.forget_before(self._short.kept_until)  # a kept backchannel starts no utterance
         if span:  # fitted on every frame there is: the tutor alone after it too
             self._short.look(self._mic.linear(span[0], self._mic.end), span)
-
-
-def _transcript_text(future: Any, what: str, wait: float = WORDS_WAIT_S) -> str | None:
-    """The words of a transcript request, or None when speech recognition failed (or gave
-    no answer within `wait` seconds): logged as what it is, never as no words."""
-    try:
-        result = future.result(timeout=wait)  # the audio thread never waits for ever
-    except FutureTimeout:
-        log.warning("speech recognition gave no answer within %.0f s on %s", wait, what)
-        return None
-    except Exception as exc:  # noqa: BLE001 - the caller tells the learner, or other signals decide
-        log.warning("speech recognition failed on %s: %s", what, type(exc).__name__)
-        return None
-    return (getattr(result, "text", "") or "").strip()
 
 
 def _verdict(check: Check) -> Any:
