@@ -52,3 +52,17 @@ def test_the_lines_are_caught_from_the_module_that_logs_speech_over_the_tutor():
     from tutor_app.call.listen import over_tutor
 
     assert _ListenerLines.NAME == over_tutor.log.name
+
+
+def test_a_missed_interruption_keeps_a_line_of_what_came():
+    """A miss is not a bare count: which signals came and what the listener said."""
+    from tutor_app.bench.echo import _missed
+
+    logger = logging.getLogger(_ListenerLines.NAME)
+    with _ListenerLines() as lines:
+        assert _missed("no turn ended within 60 s", {}, lines) == (
+            "missed: no turn ended within 60 s (signals: none); nothing heard over the tutor")
+        logger.debug("speech over the tutor: confirmed (%d frames AEC3 hid before it)", 2)
+        line = _missed("the turn ended without an interruption", {"started": 1.0, "duck": 1.1}, lines)
+    assert line == ("missed: the turn ended without an interruption (signals: duck, started); "
+                    "confirmed (2 frames AEC3 hid before it)")

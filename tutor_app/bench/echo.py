@@ -248,10 +248,12 @@ def _interruptions(n: int, kind: str, controller, events, stamps, learner, barge
             events.wait_kind(ev.TutorTurnDone, count + 2, timeout=60)
         except TimeoutError:  # not heard (an audio stall gated the microphone): missed
             out["missed"] += 1
+            out["trace"].append(_missed("no turn ended within 60 s", stamps, lines))
             continue
         out["texts"].append([u.text for u in events.of(ev.UserUtterance) if u.text][-1])
         if "interrupt" not in stamps or "started" not in stamps:
             out["missed"] += 1
+            out["trace"].append(_missed("the turn ended without an interruption", stamps, lines))
             continue
         first_voice = stamps["started"] - 0.25 - lines.hidden_ms() / 1000
         stopped = min(stamps["interrupt"], stamps.get("pause", stamps["interrupt"]))
@@ -266,6 +268,14 @@ def _interruptions(n: int, kind: str, controller, events, stamps, learner, barge
         how = "its sound (paused first)" if "pause" in stamps else "its words"
         out["trace"].append(f"stopped {out['stop_ms'][-1]:.0f} ms by {how}; " + " | ".join(lines.said))
     return out
+
+
+def _missed(why: str, stamps: dict, lines: _ListenerLines) -> str:
+    """A missed interruption's line: why, which of the call's signals came (started, duck,
+    pause, interrupt, resumes) and the listener's own account, so that a miss is not a
+    bare count."""
+    came = ", ".join(sorted(stamps)) or "none"
+    return f"missed: {why} (signals: {came}); " + (" | ".join(lines.said) or "nothing heard over the tutor")
 
 
 def _timing(out: dict, barge, app) -> dict:
