@@ -115,9 +115,11 @@ class _Timeline:
     SETTLE = 21  # blocks before the origin is trusted
     REANCHOR_S = 0.03
 
-    def __init__(self, immediate: bool = False) -> None:
-        """`immediate`: trust the first reading at once (a stream that replaces another
-        mid-call) instead of waiting SETTLE blocks with no reference at all."""
+    def __init__(self, name: str, immediate: bool = False) -> None:
+        """`name`: whose timeline (the logs); `immediate`: trust the first reading at once
+        (a stream that replaces another mid-call) instead of waiting SETTLE blocks with no
+        reference at all."""
+        self.name = name
         self.count = 0
         self._offsets: deque[float] = deque(maxlen=41)
         self._origin: float | None = None
@@ -138,7 +140,8 @@ class _Timeline:
         current = statistics.median(self._offsets)
         if self._origin is None or abs(current - self._origin) > self.REANCHOR_S:
             if self._origin is not None:
-                log.debug("echo reference re-anchored by %.0f ms", (current - self._origin) * 1000)
+                log.debug("echo reference re-anchored: the %s timeline by %.0f ms after %d samples",
+                          self.name, (current - self._origin) * 1000, self.count)
             self._origin = current
         return broke
 
@@ -167,11 +170,11 @@ class EchoCanceller:
         self.options = options
         self.tap = tap or FarEndTap()
         self._far = np.zeros(int(HISTORY_S * SAMPLE_RATE), dtype=np.float32)  # ring over far counts
-        self._far_line = _Timeline()
+        self._far_line = _Timeline("far end")
         # The stream a new one replaced: its last blocks may still be heard after the new
         # stream starts (a speaker switch mid-sentence), so they stay a reference.
         self._prev: tuple[_Timeline, NDArray[np.float32]] | None = None
-        self._near_line = _Timeline()
+        self._near_line = _Timeline("microphone")
         self._near_pending = np.zeros(0, dtype=np.float32)
         self._resampler: StreamResampler | None = None
         self._far_rate = SAMPLE_RATE
@@ -266,7 +269,7 @@ class EchoCanceller:
                     self._prev = (self._far_line, self._far)
                     self._broke = True
                     self._far = np.zeros_like(self._far)
-                self._far_line = _Timeline(immediate=self._far_line.count > 0)
+                self._far_line = _Timeline("far end", immediate=self._far_line.count > 0)
                 continue
             block, t, underflow = entry
             start_count = self._far_line.count
