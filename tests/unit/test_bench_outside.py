@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tutor_app.bench.outside import AUDIBLE, clips_in, voice_to_voice
+from tutor_app.bench.outside import AUDIBLE, clip_starts, clips_in, stopped_after, voice_to_voice
 from tutor_app.core.types import FRAME_SAMPLES, SAMPLE_RATE
 
 
@@ -89,3 +89,41 @@ def test_clips_are_stretches_over_the_audible_level_joined_across_short_pauses()
     channel[_at(9.0)] = AUDIBLE / 2  # under the audible level: nothing
     assert clips_in(channel) == [(_at(1.0), _at(4.0)), (_at(7.0), _at(8.0))]
     assert clips_in(np.zeros(100, np.float32)) == []
+
+
+def _noise_clip(seconds: float, seed: int) -> np.ndarray:
+    """A clip with a quiet lead (not voiced) and a 'voice' of noise: a clip correlates with
+    itself, not with another one."""
+    rng = np.random.default_rng(seed)
+    clip = (0.3 * rng.standard_normal(_at(seconds))).astype(np.float32)
+    clip[:7 * FRAME_SAMPLES] *= 0.01  # a soft lead of 7 frames: the first voiced sample is after it
+    return clip
+
+
+def test_a_played_clip_is_found_in_the_microphones_feed_with_the_tutors_echo_beside_it():
+    """Where the interruption clip was played each time, by its first voiced sample - not the
+    other clip, not the tutor's echo looped back into the same microphone."""
+    learner, tutor = _recording(20.0)
+    barge, other = _noise_clip(1.5, 1), _noise_clip(1.5, 2)
+    rng = np.random.default_rng(3)
+    learner += (0.3 * rng.standard_normal(learner.size)).astype(np.float32)  # the echo, as loud
+    for at in (2.0, 11.0):
+        learner[_at(at):_at(at) + barge.size] += barge
+    learner[_at(6.0):_at(6.0) + other.size] += other
+    starts = clip_starts(learner, barge, 2, LoudFramesVad())
+    assert [round(s, 3) for s in starts] == [round(2.0 + 7 * FRAME_SAMPLES / SAMPLE_RATE, 3),
+                                             round(11.0 + 7 * FRAME_SAMPLES / SAMPLE_RATE, 3)]
+    assert len(clip_starts(learner, barge, 3, LoudFramesVad())) == 2  # a third does not stand out
+
+
+def test_the_tutor_stopped_where_its_first_long_silence_after_the_learner_begins():
+    _, tutor = _recording(10.0)
+    _voice(tutor, 1.0, 2.5)
+    _voice(tutor, 2.7, 3.1)  # a gap between words (0.2 s) is not a stop
+    _voice(tutor, 7.0, 8.0)  # its answer, later
+    assert stopped_after(tutor, 2.0) == pytest.approx(3.1, abs=1e-3)
+    # At the reply's start: the learner began first, the tutor started over them, then stopped.
+    assert stopped_after(tutor, 0.8) == pytest.approx(3.1, abs=1e-3)
+    assert stopped_after(tutor, 4.5) is None  # the tutor was not playing: nothing to stop
+    _voice(tutor, 8.0, 10.0)
+    assert stopped_after(tutor, 7.5) is None  # it never stopped in the recording

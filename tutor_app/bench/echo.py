@@ -24,7 +24,9 @@ looped back into the virtual microphone (bench/loopback.py) at 0 / -10 dB and 30
    AEC3 hid: those times can be short of the truth. Each interruption's line says what
    stopped the tutor: its sound (the floor: a pause first) or its words, with the
    listener's own account (its debug lines, caught in memory: the log file and the timing
-   are untouched).
+   are untouched). The same interruptions are also timed outside the app (bench/outside.py):
+   the microphone's feed and the speaker recorded on one clock, from the clip's first
+   voiced sample to the tutor's silence - what the learner hears, every buffer included.
 3. Backchannels over the tutor (same call): Piper's "Mm-hmm.", "Yeah.", "Okay.", "Right."
    and a synthesised cough, each played ~1 s into a reply, `--backchannels` rounds: false
    stops (the tutor's playback paused or stopped while that clip's reply played), of which
@@ -173,6 +175,10 @@ def _print_interruptions(summary: dict, key: str, kind: str) -> None:
     print(f"interruptions {kind}, ms from the learner's first voiced sample: ducked p50 {get('duck_ms_p50'):.0f}, "
           f"playback stopped p50 {get('stop_ms_p50'):.0f} / max {get('stop_ms_max'):.0f}, "
           f"turn ended p50 {get('end_ms_p50'):.0f} ({get('count')} interruptions, {get('missed')} missed)")
+    print(f"  outside (one recording of the microphone's feed and the speaker): playback silent p50 "
+          f"{get('outside_ms_p50'):.0f} / max {get('outside_ms_max'):.0f} ms after the learner's first voiced "
+          f"sample ({len(get('outside_ms'))} of {get('count') + get('missed')}: "
+          + ", ".join(f"{v:.0f}" for v in get("outside_ms")) + ")")
     for n, line in enumerate(get("trace"), 1):
         print(f"  interruption {n}: {line}")
     print(f"  words heard: WER p50 {get('wer_p50'):.3f} / max {get('wer_max'):.3f} "
@@ -181,6 +187,7 @@ def _print_interruptions(summary: dict, key: str, kind: str) -> None:
 
 def _calls(app, args) -> dict:
     from tutor_app.bench.loopback import Loopback
+    from tutor_app.bench.outside import OutsideRecorder
     from tutor_app.call import events as ev
 
     fakes = fake_server_module()
@@ -209,8 +216,12 @@ def _calls(app, args) -> dict:
                     done = events.of(ev.TutorTurnDone)
                     said = [u for u in events.of(ev.UserUtterance) if u.text]
                     false_turns = max(len(said) - n, 0) + sum(d.interrupted for d in done)
-                timed = {kind: _interruptions(n, kind, controller, events, stamps, learner, barge, lines)
-                         for kind, n in (("mid-reply", args.barge_ins), ("at the start", args.collisions))}
+                rounds = (("mid-reply", args.barge_ins), ("at the start", args.collisions))
+                with OutsideRecorder() as outside:
+                    timed = {kind: _interruptions(n, kind, controller, events, stamps, learner, barge, lines)
+                             for kind, n in rounds}
+                    recording = outside.stop()
+                _outside(recording, barge, rounds, timed, app)
                 backchannels = _backchannels(app, args.backchannels, controller, events, stamps, learner, lines)
             finally:
                 controller.end_call()
@@ -270,6 +281,27 @@ def _interruptions(n: int, kind: str, controller, events, stamps, learner, barge
     return out
 
 
+def _outside(recording, barge, rounds, timed: dict, app) -> None:
+    """Each interruption timed outside the app (bench/outside.py): from the clip's first
+    voiced sample in the microphone's feed to the tutor's silence, on one recording of both -
+    what the learner hears, with every buffer of the sound system in it. Adds `outside_ms`
+    to each kind's results (none when the clips could not all be found)."""
+    import soundfile as sf
+
+    from tutor_app.bench.outside import clip_starts, stopped_after
+    from tutor_app.speech.resample import resample
+
+    mic, speaker = recording
+    samples, rate = sf.read(str(barge), dtype="float32")
+    clip = resample(samples, rate, 16000)
+    starts = clip_starts(mic, clip, sum(n for _, n in rounds), app.vad)
+    found = len(starts) == sum(n for _, n in rounds)
+    for kind, n in rounds:
+        mine, starts = starts[:n], starts[n:]
+        stops = [stopped_after(speaker, at) for at in mine] if found else []
+        timed[kind]["outside_ms"] = [round((stop - at) * 1000) for at, stop in zip(mine, stops) if stop is not None]
+
+
 def _missed(why: str, stamps: dict, lines: _ListenerLines) -> str:
     """A missed interruption's line: why, which of the call's signals came (started, duck,
     pause, interrupt, resumes) and the listener's own account, so that a miss is not a
@@ -286,7 +318,9 @@ def _timing(out: dict, barge, app) -> dict:
         return statistics.median(values) if values else float("nan")
 
     wers = [wer(BARGE, text) for text in out["texts"]]
+    outside = out.get("outside_ms", [])
     return {"count": len(out["stop_ms"]), "missed": out["missed"], "duck_ms_p50": p50(out["duck_ms"]),
+            "outside_ms": outside, "outside_ms_p50": p50(outside), "outside_ms_max": max(outside, default=float("nan")),
             "stop_ms_p50": p50(out["stop_ms"]), "stop_ms_max": max(out["stop_ms"], default=float("nan")),
             "end_ms_p50": p50(out["end_ms"]), "wer_p50": p50(wers), "wer_max": max(wers, default=float("nan")),
             "wer_clean": wer(BARGE, app.stt.transcribe(barge).text) if out["texts"] else float("nan"),

@@ -8,11 +8,16 @@ loopbacks have the same target latency; measured here with a click played into b
 sinks at once (a combine sink), the channels agreed within 3 ms on the first click and
 within 0-2 samples after.
 
-`voice_to_voice` then reads each turn from the file: the learner's clips are the sounding
+`voice_to_voice` reads each turn from the file: the learner's clips are the sounding
 stretches of the left channel (separated by far longer silences than any pause inside
 one), the last voiced sample is the end of the clip's last 32 ms frame the app's VAD calls
 speech (as the call's listener decides), and the tutor's first audible sample the first
 sample on the right channel after it above -60 dBFS (what Piper's trimmed lead keeps).
+
+`stopped_after` times an interruption the same way (`bench echo`): where a known clip was
+played into the microphone - found by cross-correlation, since with the speaker looped back
+the microphone's feed also carries the tutor - its first voiced sample, and the start of
+the tutor's first silence of STOPPED_QUIET_S after it: when the learner heard it stop.
 """
 from __future__ import annotations
 
@@ -35,6 +40,12 @@ if TYPE_CHECKING:
 AUDIBLE = 1e-3  # -60 dBFS: below it nothing is heard (speech/tts.py LEAD_FLOOR)
 CLIP_GAP_S = 2.0  # silence that separates two played clips (a pause inside one is shorter)
 LOOP_MS = 20
+# The tutor has stopped when it is quiet this long: longer than any gap between its words
+# or sentences (Piper's are 0.1-0.4 s); a paused or cut-off tutor is silent for seconds.
+STOPPED_QUIET_S = 0.6
+# A clip found in the microphone's feed correlates at least this much of the best match
+# (the tutor's echo beside it does not correlate with it; another clip does, less).
+CLIP_MATCH = 0.6
 
 
 class FrameVad(Protocol):
@@ -81,6 +92,50 @@ def voice_to_voice(learner: NDArray[np.float32], tutor: NDArray[np.float32], vad
         first = (last + int(heard[0])) / SAMPLE_RATE if heard.size else None
         turns.append(OutsideTurn(last / SAMPLE_RATE, first))
     return turns
+
+
+def clip_starts(channel: NDArray[np.float32], clip: NDArray[np.float32], count: int, vad: FrameVad,
+                threshold: float = 0.5) -> list[float]:
+    """The first voiced sample (s) of each of the `count` times `clip` (16 kHz, as played)
+    is in `channel`, in order; fewer when fewer stand out (CLIP_MATCH)."""
+    if count <= 0 or not clip.size or channel.size < clip.size:
+        return []
+    voiced = np.flatnonzero(vad.frame_probabilities(np.ascontiguousarray(clip, dtype=np.float32)) >= threshold)
+    if not voiced.size:
+        return []
+    size = 1 << int(np.ceil(np.log2(channel.size + clip.size)))
+    score = np.abs(np.fft.irfft(np.fft.rfft(channel.astype(np.float64), size)
+                                * np.conj(np.fft.rfft(clip.astype(np.float64), size)), size)[:channel.size - clip.size + 1])
+    found: list[int] = []
+    best = float(score.max())
+    while len(found) < count and best > 0:
+        at = int(np.argmax(score))
+        if score[at] < CLIP_MATCH * best:
+            break
+        found.append(at)
+        score[max(0, at - clip.size):at + clip.size] = 0.0  # one clip there: the next is elsewhere
+    first = int(voiced[0]) * FRAME_SAMPLES
+    return [(at + first) / SAMPLE_RATE for at in sorted(found)]
+
+
+def stopped_after(tutor: NDArray[np.float32], at_s: float, lead_s: float = 1.0,
+                  quiet_s: float = STOPPED_QUIET_S) -> float | None:
+    """When the tutor, playing at `at_s` or starting within `lead_s` around it, went quiet
+    for `quiet_s` (s, in the recording); None when it never played there or never stopped."""
+    at = int(at_s * SAMPLE_RATE)
+    lo = max(0, at - int(lead_s * SAMPLE_RATE))
+    loud = np.flatnonzero(np.abs(tutor[lo:at + int(lead_s * SAMPLE_RATE)]) > AUDIBLE)
+    if not loud.size:
+        return None  # not playing around the learner's start: nothing to stop
+    start = max(at, lo + int(loud[0]))
+    quiet = np.abs(tutor[start:]) <= AUDIBLE
+    run = int(quiet_s * SAMPLE_RATE)
+    # Quiet runs: where each stretch of quiet begins and how long it is.
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], quiet.astype(np.int8), [0]])))
+    for begin, end in zip(edges[::2], edges[1::2]):
+        if end - begin >= run:
+            return (start + int(begin)) / SAMPLE_RATE
+    return None
 
 
 class OutsideRecorder:
