@@ -37,6 +37,32 @@ class MicListener(Protocol):
     wake: Callable[[], None]
 
 
+class Behind:
+    """How far the audio thread is behind the microphone: from a block's first sample at the
+    converter to the block handled. Logged (DEBUG) when it passes BEHIND_S and when it has
+    caught up again, with the most it was: everything the listener decides is that late
+    for the learner, whatever the app's own stamps say."""
+
+    BEHIND_S = 0.15
+
+    def __init__(self) -> None:
+        self.most_s = 0.0  # the most over the call
+        self._episode = 0.0  # the most since it passed BEHIND_S (0: not behind)
+
+    def block(self, captured_at: float | None, now: float | None = None) -> None:
+        if captured_at is None:
+            return
+        lag = (time.perf_counter() if now is None else now) - captured_at
+        self.most_s = max(self.most_s, lag)
+        if lag >= self.BEHIND_S:
+            if not self._episode:
+                log.debug("the audio thread is %.0f ms behind the microphone", lag * 1000)
+            self._episode = max(self._episode, lag)
+        elif self._episode:
+            log.debug("the audio thread caught up (it was up to %.0f ms behind)", self._episode * 1000)
+            self._episode = 0.0
+
+
 class MicrophoneLoop:
     def __init__(self, capture: Capture, listener: MicListener, options: LoopOptions, stop: threading.Event,
                  emit: Callable[[ev.CallEvent], None], state: Callable[[], str],
@@ -57,6 +83,7 @@ class MicrophoneLoop:
         self._state = state
         self._reopen = reopen
         self.paused = False  # the microphone is gone: state changes wait until it is back
+        self._behind = Behind()
 
     def _wake(self) -> None:
         capture = self.capture
@@ -106,6 +133,7 @@ class MicrophoneLoop:
                 self.listener.poll()  # a transcript or verdict came in between blocks
                 continue
             self.listener.feed(item.samples, item.raw, item.far, item.broke)
+            self._behind.block(item.captured_at)
 
     def _device_lost(self, capture: Capture) -> bool:
         if capture.finished.is_set() or not capture.active:

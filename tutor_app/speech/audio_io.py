@@ -76,6 +76,7 @@ class MicBlock(NamedTuple):
     raw: NDArray[np.float32] | None = None
     far: NDArray[np.float32] | None = None
     broke: bool = False  # the canceller's pairing broke in this block (aec.Cancelled.broke)
+    captured_at: float | None = None  # time.perf_counter() when its first sample reached the converter
 
 
 @dataclass
@@ -171,8 +172,8 @@ class Capture:
             samples = self._resampler.process(samples)
         if self.echo is not None:
             block = self.echo.process_block(samples, t_first)
-            return MicBlock(block.cleaned, level, block.raw, block.far, block.broke)
-        return MicBlock(samples, level)
+            return MicBlock(block.cleaned, level, block.raw, block.far, block.broke, t_first)
+        return MicBlock(samples, level, captured_at=t_first)
 
     @property
     def active(self) -> bool:
