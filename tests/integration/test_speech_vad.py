@@ -62,6 +62,28 @@ def test_live_frames_match_whole_file(vad, speech_clips):
     assert np.allclose(again, live[:5], atol=1e-6)
 
 
+def test_a_second_live_stream_keeps_its_own_state(vad, speech_clips):
+    """The raw microphone's stream (call/listen/near_end.py) beside the call's: frames of
+    one, interleaved with silence fed to the other, read as they do alone."""
+    samples = clip_of(speech_clips, "pocketsphinx_goforward.wav").samples
+    n = len(samples) // 512
+    frames = [samples[i * 512:(i + 1) * 512] for i in range(n)]
+    vad.reset()
+    alone = np.array([vad.probability(f) for f in frames])
+    vad.reset()
+    other = vad.stream()
+    silence = np.zeros(512, dtype=np.float32)
+    interleaved = []
+    for f in frames:
+        other.probability(silence)
+        interleaved.append(vad.probability(f))
+    assert np.allclose(interleaved, alone, atol=1e-6)
+    other.reset()
+    assert np.allclose([other.probability(f) for f in frames], alone, atol=1e-6)
+    with pytest.raises(ValueError):
+        other.probability(np.zeros(480, dtype=np.float32))
+
+
 def test_wrong_frame_size(vad):
     with pytest.raises(ValueError):
         vad.probability(np.zeros(480, dtype=np.float32))

@@ -51,7 +51,7 @@ def test_capture_reports_level_and_resamples_when_the_device_cannot_do_16k():
     total = 0
     for _ in range(10):
         stream.push(np.full(1536, 0.5, dtype=np.float32))
-        samples, level, raw, far, broke = capture.read(timeout=0)
+        samples, level, raw, far, broke, _ = capture.read(timeout=0)
         assert raw is None and far is None and not broke  # no canceller: nothing to pair
         total += len(samples)
         assert level == pytest.approx(0.5)

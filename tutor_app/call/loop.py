@@ -44,7 +44,7 @@ from tutor_app.call.turns import Job, Turns
 from tutor_app.call.tutor_turn import BARGE_IN, TurnControl, TutorTurn
 from tutor_app.call.warmup import warm_up
 from tutor_app.core.heap import HEAP
-from tutor_app.core.protocols import VoiceActivity
+from tutor_app.core.protocols import VadStreams, VoiceActivity
 from tutor_app.core.types import SAMPLE_RATE, Transcript
 from tutor_app.speech.ports import SpeechToText, TurnJudge
 from tutor_app.tutor.heard import heard
@@ -91,7 +91,9 @@ class CallLoop:
         # Made here, before any thread runs: only the audio thread submits; stop() shuts them down.
         self.recognition = CallStt(stt, lambda: getattr(self.session, "stt_bias", None), self.options.recognition)
         self._pools = {"stt": self.recognition.pool, "judge": ThreadPoolExecutor(1, thread_name_prefix="call-judge")}
-        self.listener = Listener(self.options, vad, self, self.recognition.source())
+        # The raw microphone's own VAD stream: the learner's voice the canceller hid (near_end.py).
+        near_vad = vad.stream() if isinstance(vad, VadStreams) else None
+        self.listener = Listener(self.options, vad, self, self.recognition.source(), near_vad)
         self.mic = MicrophoneLoop(capture, self.listener, self.options, self._stop, self._emit,
                                   lambda: self._state, reopen_capture) if capture is not None else None
         self.turns = Turns(session, speaker, self.recognition, self, self._stop)

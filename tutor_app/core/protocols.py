@@ -54,6 +54,22 @@ class VoiceActivity(Protocol):
 
 
 @runtime_checkable
+class LiveVad(Protocol):
+    """One live stream of speech probabilities (its own state)."""
+
+    def probability(self, frame: "np.ndarray") -> float: ...
+    def reset(self) -> None: ...
+
+
+@runtime_checkable
+class VadStreams(Protocol):
+    """A VAD that runs more than one live stream on its model (the call's microphone as the
+    canceller cleaned it, and the raw microphone: call/listen/near_end.py)."""
+
+    def stream(self) -> LiveVad: ...
+
+
+@runtime_checkable
 class ChatModel(Protocol):
     name: str
 

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -82,25 +82,22 @@ class SileroVad:
         self._clip_lock = threading.Lock()
         self._read = _ReadClip()  # the last clip's whole frames, their probabilities, the state after them
         self.frames_run = 0  # frames the clip path ran through the model (tests)
-        self.reset()
+        self._live = VadStream(self._session)
 
     # -- live stream ---------------------------------------------------------------------
     def reset(self) -> None:
         """Forget the live stream (call at the start of each call / after a gap)."""
-        self._h = np.zeros(STATE_SHAPE, dtype=np.float32)
-        self._c = np.zeros(STATE_SHAPE, dtype=np.float32)
-        self._context = np.zeros(CONTEXT_SAMPLES, dtype=np.float32)
+        with self._lock:
+            self._live.reset()
 
     def probability(self, frame: np.ndarray) -> float:
         """Speech probability of the next `frame_samples` samples of the live stream."""
-        frame = np.asarray(frame, dtype=np.float32).reshape(-1)
-        if frame.size != FRAME_SAMPLES:
-            raise ValueError(f"VAD frames must be {FRAME_SAMPLES} samples at 16 kHz, got {frame.size}")
         with self._lock:
-            row = np.concatenate([self._context, frame])[None, :]
-            out, self._h, self._c = self._session.run(None, {"input": row, "h": self._h, "c": self._c})
-            self._context = frame[-CONTEXT_SAMPLES:].copy()
-        return float(out[0])
+            return self._live.probability(frame)
+
+    def stream(self) -> VadStream:
+        """Another live stream on the same model, with its own state (VadStreams)."""
+        return VadStream(self._session)
 
     # -- whole clips ---------------------------------------------------------------------
     def frame_probabilities(self, samples_16k: np.ndarray) -> NDArray[np.float32]:
@@ -216,6 +213,29 @@ def speech_and_pauses(vad: VoiceActivity, samples_16k: NDArray[np.float32]) -> C
     options = getattr(vad, "options", None) or FileVadOptions()
     return ClipSpeech(spans_from_probabilities(probs, seconds, options),
                       quiet_stretches(probs, options.threshold), bool(probs) and probs[-1] >= options.threshold)
+
+
+class VadStream:
+    """A live stream of frames on a SileroVad's model: its own state, one thread's."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session  # ONNX Runtime runs one session from several threads
+        self.reset()
+
+    def reset(self) -> None:
+        self._h = np.zeros(STATE_SHAPE, dtype=np.float32)
+        self._c = np.zeros(STATE_SHAPE, dtype=np.float32)
+        self._context = np.zeros(CONTEXT_SAMPLES, dtype=np.float32)
+
+    def probability(self, frame: np.ndarray) -> float:
+        """Speech probability of the stream's next `FRAME_SAMPLES` samples."""
+        frame = np.asarray(frame, dtype=np.float32).reshape(-1)
+        if frame.size != FRAME_SAMPLES:
+            raise ValueError(f"VAD frames must be {FRAME_SAMPLES} samples at 16 kHz, got {frame.size}")
+        row = np.concatenate([self._context, frame])[None, :]
+        out, self._h, self._c = self._session.run(None, {"input": row, "h": self._h, "c": self._c})
+        self._context = frame[-CONTEXT_SAMPLES:].copy()
+        return float(out[0])
 
 
 def load_vad(settings: Settings, registry: ModelRegistry) -> SileroVad:

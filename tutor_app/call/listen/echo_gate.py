@@ -20,9 +20,7 @@ from collections import deque
 from collections.abc import Iterable
 from enum import Enum
 
-import numpy as np
-
-from tutor_app.call.listen.overlap import Ref
+from tutor_app.call.listen.overlap import Ref, rms_of
 from tutor_app.call.options import EchoOptions, InterruptionOptions, frames
 from tutor_app.speech.echo import GATED, SPEAKER
 
@@ -107,7 +105,7 @@ class EchoGate:
         if not o.enabled:
             return False
         if ref is not None:
-            rms = _rms(ref[0])
+            rms = rms_of(ref[0])
         # After a break: over the echo's loud syllables (90th percentile), not its median,
         # which the tutor's own louder syllables passed for 400 ms once in 10 stalled replies.
         share = 0.5 if ref is None else 0.9
@@ -128,9 +126,5 @@ class EchoGate:
         return False
 
     def _learn_echo(self, ref: Ref) -> None:
-        if _rms(ref[1]) >= FAR_AUDIBLE_RMS:
-            self._echo_levels.append(_rms(ref[0]))
-
-
-def _rms(frame: np.ndarray) -> float:
-    return float(np.sqrt(np.mean(np.square(frame, dtype=np.float64)))) if frame.size else 0.0
+        if rms_of(ref[1]) >= FAR_AUDIBLE_RMS:
+            self._echo_levels.append(rms_of(ref[0]))

@@ -31,6 +31,7 @@ from tutor_app.call import events as ev
 from tutor_app.call.listen.echo_gate import EchoGate, Gate
 from tutor_app.call.listen.endpointing import Check, Decoded, Do, Endpointing, Ready, TranscriptSource
 from tutor_app.call.listen.frames import MicFrames
+from tutor_app.call.listen.near_end import NearEnd
 from tutor_app.call.listen.over_tutor import WORDS_WAIT_S, OverTheTutor, Span
 from tutor_app.call.listen.overlap import EXPECT, Ref, ShortSpeech
 from tutor_app.call.listen.segmenting import Segmenting
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     import numpy as np
+
+    from tutor_app.core.protocols import LiveVad
 
 log = logging.getLogger(__name__)
 
@@ -70,9 +73,13 @@ class ListenerPort(Protocol):
 
 class Listener:
     def __init__(self, options: LoopOptions, vad: Any, port: ListenerPort,
-                 transcripts: TranscriptSource | None = None) -> None:
+                 transcripts: TranscriptSource | None = None, near_vad: LiveVad | None = None) -> None:
+        """`near_vad`: a live VAD stream of its own for the raw microphone (near_end.py);
+        None: speech over the tutor is heard only as the canceller passes it."""
         self.options = options
         self.vad = vad
+        self._near_vad = near_vad
+        self._near = NearEnd()
         self.port = port
         self.transcripts = transcripts or Decoded(port)
         self.muted = False
@@ -157,7 +164,7 @@ class Listener:
             if self.muted:
                 self.reset()
                 return
-            probability = self.vad.probability(frame)
+            probability = self._probability(frame, ref)
             self._recent.append((frame, probability, ref))
             if not self._gate.full_duplex:
                 gate = self._gate.frame(self.port.tutor_audible(), probability, rms, ref)
@@ -172,6 +179,19 @@ class Listener:
             with self._frames_cond:
                 self.frames_seen += 1
                 self._frames_cond.notify_all()
+
+    def _probability(self, frame: np.ndarray, ref: Ref | None) -> float:
+        """The frame's probability of speech: the VAD's on what the canceller passed, or on
+        the raw microphone when that is louder than the tutor's echo can make it (a voice
+        AEC3's suppressor hid: near_end.py). The raw stream runs on every frame it has, to
+        keep its state."""
+        probability = float(self.vad.probability(frame))
+        if ref is None or self._near_vad is None:
+            return probability
+        raw = self._near_vad.probability(ref[0])
+        if self._near.frame(ref[0], ref[1]) and raw > probability:
+            return raw
+        return probability
 
     def _level(self, rms: float, n: int) -> None:
         self._level_acc += rms * rms * n

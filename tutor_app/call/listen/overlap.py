@@ -168,8 +168,8 @@ class ShortSpeech:
             return
         echo_raw = np.concatenate([copy.raw[b] for b in alone])
         echo_left = np.concatenate([copy.cleaned[b] for b in alone])
-        removed_alone = _db(_rms(echo_raw), _rms(echo_left))
-        removed = _db(_rms(copy.raw[start:end]), _rms(copy.cleaned[start:end]))
+        removed_alone = _db(rms_of(echo_raw), rms_of(echo_left))
+        removed = _db(rms_of(copy.raw[start:end]), rms_of(copy.cleaned[start:end]))
         if removed_alone - removed < self._db:
             log.debug("short sound over the tutor: its echo (%.1f dB removed vs %.1f around it)",
                       removed, removed_alone)
@@ -197,7 +197,8 @@ class ShortSpeech:
                 log.debug("short sound over the tutor: not a backchannel (%d words)", len(text.split()))
 
 
-def _rms(x: np.ndarray) -> float:
+def rms_of(x: np.ndarray) -> float:
+    """The level of a frame (or any samples): 0 for none."""
     return float(np.sqrt(np.mean(np.asarray(x, dtype=np.float64) ** 2))) if x.size else 0.0
 
 
