@@ -71,3 +71,36 @@ def test_speech_over_the_tutor_the_canceller_hid_is_heard_in_the_raw_microphone(
         listener.feed(hidden, raw=(0.8 * far + 0.5 * RNG.standard_normal(FRAME_SAMPLES)).astype(np.float32), far=far)
     started = any(isinstance(e, ev.SpeechStarted) for e in port.events)
     assert started == heard and (port.ducks[:1] == [True]) == heard
+
+
+class _CountingVad(FakeVad):
+    def __init__(self) -> None:
+        self.frames = self.resets = 0
+
+    def reset(self) -> None:
+        self.resets += 1
+
+    def probability(self, frame) -> float:
+        self.frames += 1
+        return super().probability(frame)
+
+
+def test_the_raw_microphones_stream_runs_only_while_the_tutor_is_heard():
+    """The learner's own turns (the far end quiet) cost no second VAD; each time the tutor
+    is heard again its stream starts fresh."""
+    near_vad = _CountingVad()
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="speaker")), FakeVad(), _Port(), near_vad=near_vad)
+    quiet = np.zeros(FRAME_SAMPLES, np.float32)
+    for _ in range(20):
+        listener.feed(quiet, raw=quiet, far=quiet)
+    assert near_vad.frames == 0
+    for _ in range(10):
+        far = _far(0.1)
+        listener.feed(quiet, raw=0.8 * far, far=far)
+    assert (near_vad.frames, near_vad.resets) == (10, 1)
+    for _ in range(20):  # the tutor stopped; its last 256 ms still count
+        listener.feed(quiet, raw=quiet, far=quiet)
+    assert near_vad.frames == 10 + NearEndOptions().far_frames - 1
+    far = _far(0.1)
+    listener.feed(quiet, raw=0.8 * far, far=far)
+    assert near_vad.resets == 2

@@ -183,15 +183,19 @@ class Listener:
     def _probability(self, frame: np.ndarray, ref: Ref | None) -> float:
         """The frame's probability of speech: the VAD's on what the canceller passed, or on
         the raw microphone when that is louder than the tutor's echo can make it (a voice
-        AEC3's suppressor hid: near_end.py). The raw stream runs on every frame it has, to
-        keep its state."""
+        AEC3's suppressor hid: near_end.py). The raw stream runs while the tutor is heard
+        (from a fresh state each time it starts again): the learner's turns cost nothing."""
         probability = float(self.vad.probability(frame))
         if ref is None or self._near_vad is None:
             return probability
+        was = self._near.judging
+        louder = self._near.frame(ref[0], ref[1])
+        if not self._near.judging:
+            return probability
+        if not was:
+            self._near_vad.reset()
         raw = self._near_vad.probability(ref[0])
-        if self._near.frame(ref[0], ref[1]) and raw > probability:
-            return raw
-        return probability
+        return raw if louder and raw > probability else probability
 
     def _level(self, rms: float, n: int) -> None:
         self._level_acc += rms * rms * n

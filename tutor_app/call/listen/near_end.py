@@ -43,6 +43,12 @@ class NearEnd:
         self._far: deque[float] = deque(maxlen=self.options.far_frames)  # far-end levels, newest last
         self._couplings: deque[float] = deque(maxlen=self.options.keep)  # raw level / far level, echo alone
 
+    @property
+    def judging(self) -> bool:
+        """The far end of the last frames was audible: frames are judged (and the raw
+        microphone's VAD stream is wanted)."""
+        return bool(self._far) and max(self._far) >= self.options.far_audible_rms
+
     def frame(self, raw: np.ndarray, far: np.ndarray) -> bool:
         """One frame of the raw microphone and the far end paired with it: True when the
         raw level is over what the tutor's echo could make it (a voice of the learner's).
