@@ -17,7 +17,7 @@ AREAS = {
     "tutor": "per-stage turn timings and time to first sentence vs the naive path",
     "call": "live call latency through the audio path vs the naive cascade",
     "turns": "turn-taking on pause clips: cut-offs and voice-to-voice time, end-of-turn judge vs silence rule",
-    "echo": "echo cancellation on a looped-back virtual sound card: ERLE, false turns, barge-in time, CPU",
+    "echo": "echo cancellation on a looped-back virtual sound card: ERLE, false turns, barge-in time (app stamps and as heard), CPU",
     "ui": "seconds from starting the desktop app to its window, and to warmed-up models",
     "language": "the not-English gate: English (recorded, accented, noisy) passed, Korean/Japanese/Chinese turned away",
     "llm": "local model: llama.cpp vs transformers (load, first token, tokens/s), call-end extraction and time",
