@@ -14,7 +14,8 @@ each a module of its own that decides from what it is given and does nothing its
   resumes), applied to the call by over_tutor.py's `OverTheTutor`; sounds too short to
   confirm are overlap.py's `ShortSpeech`.
 
-Per 512-sample frame: level meter -> Silero probability -> echo gate -> segmenting ->
+Per 512-sample frame: level meter -> Silero probability (of the raw microphone instead
+when it is louder than the tutor's echo can make it: near_end.py) -> echo gate -> segmenting ->
 endpointing while the learner is silent, interruption while they talk over the tutor.
 Everything it does to the rest of the call goes through `ListenerPort` (the CallLoop), so
 tests drive it with scripted frames and a fake port.
