@@ -38,14 +38,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
-import re
 import statistics
 import time
 
 from tutor_app.bench.common import TYPICAL_REPLY, EventLog, fake_server_module
-from tutor_app.core.types import FRAME_MS
+from tutor_app.bench.echo_trace import ListenerLines, missed_line, time_outside
 
 CONFIGS = ((30, 0.0), (120, 0.0), (30, -10.0), (120, -10.0))
 GOALS = {"erle_db": ">= 25", "false_turns_per_100": "0", "barge_in_stop_ms_p50": "<= 400",
@@ -201,7 +199,7 @@ def _calls(app, args) -> dict:
     with fakes.FakeAnthropicServer(timing=fakes.Timing.realistic(400, 40), default=fakes.Reply(TYPICAL_REPLY)) as server:
         os.environ["ANTHROPIC_BASE_URL"] = server.url
         os.environ["ANTHROPIC_API_KEY"] = fakes.FAKE_API_KEY
-        with Loopback(30, 0.0), _ListenerLines() as lines:
+        with Loopback(30, 0.0), ListenerLines() as lines:
             controller, events, stamps = _start(app)
             try:
                 for n in range(1, args.replies + 1):
@@ -221,7 +219,7 @@ def _calls(app, args) -> dict:
                     timed = {kind: _interruptions(n, kind, controller, events, stamps, learner, barge, lines)
                              for kind, n in rounds}
                     recording = outside.stop()
-                _outside(recording, barge, rounds, timed, app)
+                time_outside(recording, barge, rounds, timed, app)
                 backchannels = _backchannels(app, args.backchannels, controller, events, stamps, learner, lines)
             finally:
                 controller.end_call()
@@ -234,7 +232,7 @@ def _calls(app, args) -> dict:
             **backchannels}
 
 
-def _interruptions(n: int, kind: str, controller, events, stamps, learner, barge, lines: _ListenerLines) -> dict:
+def _interruptions(n: int, kind: str, controller, events, stamps, learner, barge, lines: ListenerLines) -> dict:
     """`n` times: the learner's turn, then the interruption clip over the tutor's reply -
     about a second into it ("mid-reply"), or as soon as its first sentence is ready, i.e. as
     the tutor starts to speak ("at the start"). Each is timed from the learner's first voiced
@@ -259,12 +257,12 @@ def _interruptions(n: int, kind: str, controller, events, stamps, learner, barge
             events.wait_kind(ev.TutorTurnDone, count + 2, timeout=60)
         except TimeoutError:  # not heard (an audio stall gated the microphone): missed
             out["missed"] += 1
-            out["trace"].append(_missed("no turn ended within 60 s", stamps, lines))
+            out["trace"].append(missed_line("no turn ended within 60 s", stamps, lines))
             continue
         out["texts"].append([u.text for u in events.of(ev.UserUtterance) if u.text][-1])
         if "interrupt" not in stamps or "started" not in stamps:
             out["missed"] += 1
-            out["trace"].append(_missed("the turn ended without an interruption", stamps, lines))
+            out["trace"].append(missed_line("the turn ended without an interruption", stamps, lines))
             continue
         first_voice = stamps["started"] - 0.25 - lines.hidden_ms() / 1000
         stopped = min(stamps["interrupt"], stamps.get("pause", stamps["interrupt"]))
@@ -279,35 +277,6 @@ def _interruptions(n: int, kind: str, controller, events, stamps, learner, barge
         how = "its sound (paused first)" if "pause" in stamps else "its words"
         out["trace"].append(f"stopped {out['stop_ms'][-1]:.0f} ms by {how}; " + " | ".join(lines.said))
     return out
-
-
-def _outside(recording, barge, rounds, timed: dict, app) -> None:
-    """Each interruption timed outside the app (bench/outside.py): from the clip's first
-    voiced sample in the microphone's feed to the tutor's silence, on one recording of both -
-    what the learner hears, with every buffer of the sound system in it. Adds `outside_ms`
-    to each kind's results (none when the clips could not all be found)."""
-    import soundfile as sf
-
-    from tutor_app.bench.outside import clip_starts, stopped_after
-    from tutor_app.speech.resample import resample
-
-    mic, speaker = recording
-    samples, rate = sf.read(str(barge), dtype="float32")
-    clip = resample(samples, rate, 16000)
-    starts = clip_starts(mic, clip, sum(n for _, n in rounds), app.vad)
-    found = len(starts) == sum(n for _, n in rounds)
-    for kind, n in rounds:
-        mine, starts = starts[:n], starts[n:]
-        stops = [stopped_after(speaker, at) for at in mine] if found else []
-        timed[kind]["outside_ms"] = [round((stop - at) * 1000) for at, stop in zip(mine, stops) if stop is not None]
-
-
-def _missed(why: str, stamps: dict, lines: _ListenerLines) -> str:
-    """A missed interruption's line: why, which of the call's signals came (started, duck,
-    pause, interrupt, resumes) and the listener's own account, so that a miss is not a
-    bare count."""
-    came = ", ".join(sorted(stamps)) or "none"
-    return f"missed: {why} (signals: {came}); " + (" | ".join(lines.said) or "nothing heard over the tutor")
 
 
 def _timing(out: dict, barge, app) -> dict:
@@ -327,7 +296,7 @@ def _timing(out: dict, barge, app) -> dict:
             "trace": out["trace"]}
 
 
-def _backchannels(app, rounds: int, controller, events, stamps, learner, lines: _ListenerLines) -> dict:
+def _backchannels(app, rounds: int, controller, events, stamps, learner, lines: ListenerLines) -> dict:
     """Each backchannel clip ~1 s into a reply, `rounds` times: was the tutor stopped
     (paused or cut), did it resume, was its reply cut, was the clip kept; for each stop,
     the listener's account (`lines`)."""
@@ -370,45 +339,6 @@ def _backchannels(app, rounds: int, controller, events, stamps, learner, lines: 
             "backchannel_stops_by_clip": by_clip, "backchannel_resumes": resumes, "backchannel_cut": cut,
             "backchannel_kept": kept, "backchannel_stop_ms_p50": statistics.median(stop_ms) if stop_ms else float("nan"),
             "backchannel_trace": trace}
-
-
-class _ListenerLines(logging.Handler):
-    """The debug lines about speech over the tutor, kept in memory while the calls
-    run (not passed on to the log file or the console, whatever `--debug` says)."""
-
-    NAME = "tutor_app.call.listen.over_tutor"  # the module that logs speech over the tutor
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.said: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        text = record.getMessage()
-        if "over the tutor" in text:
-            self.said.append(text.removeprefix("speech over the tutor").lstrip(": "))
-
-    def clear(self) -> None:
-        self.said = []
-
-    def hidden_ms(self) -> float:
-        """The start of the speech over the tutor AEC3 hid from the VAD, as the listener
-        found it ("confirmed (N frames AEC3 hid before it)"): 0 when it found none."""
-        found = (re.search(r"confirmed \((\d+) frames AEC3 hid", line) for line in self.said)
-        return next((int(m.group(1)) * FRAME_MS for m in found if m), 0.0)
-
-    def __enter__(self) -> "_ListenerLines":
-        logger = logging.getLogger(self.NAME)
-        self._saved = logger.level, logger.propagate
-        logger.setLevel(logging.DEBUG)
-        logger.propagate = False
-        logger.addHandler(self)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        logger = logging.getLogger(self.NAME)
-        logger.removeHandler(self)
-        level, logger.propagate = self._saved
-        logger.setLevel(level)  # not the attribute: setLevel also clears logging's level cache
 
 
 def _cough(app):
