@@ -151,6 +151,79 @@ def test_a_word_after_a_long_gap_or_too_long_before_is_another_utterance():
     assert onset >= int(3.3 * SAMPLE_RATE) - int(1.5 * SAMPLE_RATE) - 2 * 512
 
 
+def _blocks_over_the_tutor(learner_from: float, seconds: float) -> list:
+    """(frame, (microphone, far end)) blocks of the tutor's echo (the room's path) with the
+    learner over it from `learner_from` s, as the Listener keeps them."""
+    far = _speechlike(21, seconds)
+    mic = _room(far)
+    at = int(learner_from * SAMPLE_RATE)
+    if at < far.size:
+        mic[at:] += _speechlike(22, seconds)[:far.size - at]
+    return [(mic[k * 512:(k + 1) * 512], (mic[k * 512:(k + 1) * 512], far[k * 512:(k + 1) * 512]))
+            for k in range(far.size // 512)]
+
+
+def _frames(blocks: list):
+    from tutor_app.call.listen.frames import MicFrames
+
+    frames = MicFrames()
+    for frame, ref in blocks:
+        frames.append(frame, ref)
+    return frames
+
+
+def test_the_echo_check_right_after_a_fit_uses_its_path(monkeypatch):
+    """floor.py's echo check comes a frame or two after the confirmation fitted the echo path
+    (hidden_before): it takes that path instead of fitting again (20-50 ms on the audio
+    thread, right as the tutor is to pause) - and says what a fresh fit says. A path older
+    than PATH_REUSE_FRAMES is not taken."""
+    import tutor_app.speech.double_talk as dt
+    from tutor_app.call.listen.frames import PATH_REUSE_FRAMES
+
+    fits = []
+    real = dt.echo_path
+    monkeypatch.setattr(dt, "echo_path", lambda *a: fits.append(1) or real(*a))
+    blocks = _blocks_over_the_tutor(3.0, seconds=4.5)
+    start = 3 * SAMPLE_RATE // 512
+    frames = _frames(blocks[:start + 8])
+    frames.hidden_before(start)  # the speech confirmed: one fit
+    frames.append(*blocks[start + 8])
+    reused = frames.echo_removed_db(frames.end - 8, frames.end)
+    assert len(fits) == 1  # no second fit
+    fresh = _frames(blocks[:start + 9]).echo_removed_db(frames.end - 8, frames.end)
+    assert reused is not None and fresh is not None and abs(reused - fresh) < 1.0
+    assert reused < 6.0  # the learner's voice is not removed (floor.py MAX_REMOVED_DB)
+    for block in blocks[start + 9:start + 9 + PATH_REUSE_FRAMES]:
+        frames.append(*block)
+    fits.clear()
+    frames.echo_removed_db(frames.end - 8, frames.end)
+    assert len(fits) == 1  # the path was fitted too long ago: afresh
+
+
+def test_the_echo_alone_is_removed_by_the_reused_path():
+    blocks = _blocks_over_the_tutor(9.0, seconds=3.4)  # the learner never speaks
+    frames = _frames(blocks[:-1])
+    frames.hidden_before(frames.end - 10)
+    frames.append(*blocks[-1])
+    removed = frames.echo_removed_db(frames.end - 8, frames.end)
+    assert removed is not None and removed > 12.0  # the tutor's echo alone: removed
+
+
+def test_fft_sizes_are_the_smallest_fast_ones():
+    from tutor_app.speech.double_talk import _fft_size
+
+    def smooth(n: int) -> bool:
+        for p in (2, 3, 5):
+            while n % p == 0:
+                n //= p
+        return n == 1
+
+    for n in range(2, 3000):
+        size = _fft_size(n)
+        assert size >= n and smooth(size)
+        assert not any(smooth(m) for m in range(n, size))
+
+
 def test_the_start_of_the_copy_bounds_the_search():
     assert speech_onset(np.zeros(4096), np.zeros(4096), np.zeros(4096), 0) == 0
     assert speech_onset(np.zeros(4096), np.zeros(4096), np.zeros(4096), 4096) == 4096  # nothing after it

@@ -37,17 +37,29 @@ def remove_echo_linearly(raw: npt.ArrayLike, far: npt.ArrayLike,
                          options: DoubleTalkOptions | None = None) -> NDArray[np.float32]:
     """`raw` microphone minus the echo of `far` (same length, paired sample by sample as the
     canceller paired them, the far end leading the echo) predicted by a least-squares FIR fit."""
+    return linear_echo_removal(raw, far, options)[0]
+
+
+def linear_echo_removal(raw: npt.ArrayLike, far: npt.ArrayLike, options: DoubleTalkOptions | None = None,
+                        path: NDArray[np.float64] | None = None) -> tuple[NDArray[np.float32], NDArray[np.float64] | None]:
+    """remove_echo_linearly, and the echo path it used: fitted on `raw` and `far`, or `path`
+    when given (one fitted a moment ago: no fit, ~1 ms instead of 15-50). The path is None
+    when the far end played nothing (nothing removed)."""
     o = options or DoubleTalkOptions()
     mic = np.asarray(raw, dtype=np.float64).reshape(-1)
     ref = np.asarray(far, dtype=np.float64).reshape(-1)
     if mic.shape != ref.shape:
         raise ValueError(f"microphone and far end differ in length ({mic.size} vs {ref.size})")
-    if mic.size == 0 or float(np.sqrt(np.mean(ref * ref))) < o.min_far_rms:
-        return mic.astype(np.float32)
-    h = echo_path(ref, mic, o)
-    size = _fft_size(ref.size + h.size - 1)
-    echo = np.fft.irfft(np.fft.rfft(ref, size) * np.fft.rfft(h, size), size)[:mic.size]
-    return (mic - echo).astype(np.float32)
+    if path is None and (mic.size == 0 or float(np.sqrt(np.mean(ref * ref))) < o.min_far_rms):
+        return mic.astype(np.float32), None
+    h = echo_path(ref, mic, o) if path is None else path
+    return (mic - echo_of(ref, h, mic.size)).astype(np.float32), h
+
+
+def echo_of(far: NDArray[np.float64], path: NDArray[np.float64], n: int) -> NDArray[np.float64]:
+    """The first `n` samples of `far` through the echo `path` (an FIR from echo_path)."""
+    size = _fft_size(far.size + path.size - 1)
+    return np.fft.irfft(np.fft.rfft(far, size) * np.fft.rfft(path, size), size)[:n]
 
 
 def echo_path(far: NDArray[np.float64], mic: NDArray[np.float64], o: DoubleTalkOptions) -> NDArray[np.float64]:
@@ -55,7 +67,7 @@ def echo_path(far: NDArray[np.float64], mic: NDArray[np.float64], o: DoubleTalkO
     where the cross-correlation peaks, `taps` long from `lead_taps` before the peak."""
     n = far.size
     max_lag = min(n - 1, o.max_delay_ms * SAMPLE_RATE // 1000 + o.taps)
-    size = _fft_size(2 * n)
+    size = _fft_size(n + max_lag + 1)  # no wrap-around up to `max_lag` (half the old 2n: ~10 ms less here)
     f_far, f_mic = np.fft.rfft(far, size), np.fft.rfft(mic, size)
     cross = np.fft.irfft(np.conj(f_far) * f_mic, size)[:max_lag + 1]  # cross[k] = sum mic[t] far[t - k]
     auto = np.fft.irfft(np.abs(f_far) ** 2, size)
@@ -70,7 +82,19 @@ def echo_path(far: NDArray[np.float64], mic: NDArray[np.float64], o: DoubleTalkO
 
 
 def _fft_size(n: int) -> int:
-    return 1 << max(1, int(np.ceil(np.log2(max(n, 2)))))
+    """The smallest length >= n whose factors are 2, 3 and 5 (a fast FFT, less padding than
+    the next power of two)."""
+    n = max(n, 2)
+    best = 1 << int(np.ceil(np.log2(n)))
+    p5 = 1
+    while p5 < best:
+        p35 = p5
+        while p35 < best:
+            size = p35 << max(0, int(np.ceil(np.log2(n / p35))))  # times the power of 2 that reaches n
+            best = min(best, size)
+            p35 *= 3
+        p5 *= 5
+    return best
 
 
 MIN_FAR_RMS = 0.01  # a far-end block at least this loud: the tutor was audible

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 
+PATH_REUSE_FRAMES = 8  # an echo path fitted this recently (256 ms) is used again by the echo check
+
+
 class MicFrames:
     def __init__(self) -> None:
         self._frames: list[np.ndarray] = []  # frames since segmenter index `_base`
@@ -27,6 +30,10 @@ class MicFrames:
         self._base = 0
         self._pending: np.ndarray | None = None  # samples short of a frame
         self._pending_ref: np.ndarray | None = None  # (2, n): their microphone and far end
+        # The last echo path fitted (linear) and one past the last frame it was fitted on:
+        # the echo check a frame or two later uses it instead of fitting again (floor.py asks
+        # right as the learner takes the floor; a fit there cost 20-50 ms on the audio thread).
+        self._path: tuple[np.ndarray, int] | None = None
 
     def split(self, samples: np.ndarray, raw: np.ndarray | None,
               far: np.ndarray | None) -> list[tuple[np.ndarray, Ref | None]]:
@@ -61,6 +68,7 @@ class MicFrames:
         self._frames.clear()
         self._refs.clear()
         self._base = 0
+        self._path = None
 
     @property
     def end(self) -> int:
@@ -72,11 +80,19 @@ class MicFrames:
         a, b = self._span(start, end)
         return np.concatenate(self._frames[a:b]) if b > a else np.zeros(0, dtype=np.float32)
 
-    def linear(self, start: int, end: int) -> tuple[LinearCopy, int] | None:
+    def linear(self, start: int, end: int, reuse: bool = False) -> tuple[LinearCopy, int] | None:
         """The echo-removed microphone of frames [start, end) fitted on them and the seconds
-        before: (the copy, sample of `start` in it); None without a canceller's input."""
+        before: (the copy, sample of `start` in it); None without a canceller's input.
+        `reuse`: with the echo path fitted last, when that fit ended at most PATH_REUSE_FRAMES
+        before `end` (the path barely moves in that time)."""
         a, b = self._span(start, end)
-        copy = linear_copy(self._refs, a, b)
+        copy = None
+        if reuse and self._path is not None and end - self._path[1] <= PATH_REUSE_FRAMES:
+            copy = linear_copy(self._refs, a, b, self._path[0])
+        if copy is None:
+            copy = linear_copy(self._refs, a, b)
+            if copy is not None and copy.path is not None:
+                self._path = (copy.path, self._base + b)
         return None if copy is None else (copy, (a - copy.first) * FRAME_SAMPLES)
 
     def tutor_played(self, index: int) -> bool:
@@ -98,11 +114,11 @@ class MicFrames:
 
     def echo_removed_db(self, start: int, end: int) -> float | None:
         """How much the linear echo removal (fitted on frames [start, end) and the seconds
-        before) takes off the microphone over frames [start, end), in dB: the learner's
+        before, or the path fitted a moment ago: `linear`) takes off the microphone over frames [start, end), in dB: the learner's
         energy against the echo estimate. A voice of the learner's is not removed (0-3 dB),
         the tutor's echo alone is (12-20 dB on the looped-back sound card). None without a
         canceller's input."""
-        found = self.linear(start, self.end)
+        found = self.linear(start, self.end, reuse=True)
         if found is None:
             return None
         copy, at = found

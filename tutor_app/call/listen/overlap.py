@@ -30,7 +30,7 @@ from tutor_app.call.listen.turn_taking import BACKCHANNEL_HINTS, backchannel_in
 from tutor_app.call.options import frames
 from tutor_app.core.types import FRAME_SAMPLES, SAMPLE_RATE
 from tutor_app.speech.bias import BiasList
-from tutor_app.speech.double_talk import MIN_FAR_RMS, GateOptions, block_rms, keep_second_voice, remove_echo_linearly
+from tutor_app.speech.double_talk import MIN_FAR_RMS, GateOptions, block_rms, keep_second_voice, linear_echo_removal
 from tutor_app.speech.residual_echo import suppress_residual_echo
 
 if TYPE_CHECKING:
@@ -63,6 +63,7 @@ class LinearCopy:
     raw: np.ndarray
     far: np.ndarray
     first: int
+    path: np.ndarray | None = None  # the echo path removed (None: the far end played nothing)
 
     def voice(self, floor: bool = False) -> np.ndarray:
         """`cleaned` with the blocks of the tutor's echo alone turned down (for Whisper); for
@@ -74,16 +75,22 @@ class LinearCopy:
         return keep_second_voice(self.raw, self.cleaned, self.far, FLOOR_GATE, quieter)
 
 
-def linear_copy(refs: list[Ref | None], a: int, b: int) -> LinearCopy | None:
+def linear_copy(refs: list[Ref | None], a: int, b: int, path: np.ndarray | None = None) -> LinearCopy | None:
     """Frames [a, b) (indexes into `refs`) and up to ESTIMATE_S before them, the echo path
-    fitted on all of it; None when a frame has no reference (no canceller ran)."""
-    lo = max(0, a - round(ESTIMATE_S * SAMPLE_RATE / FRAME_SAMPLES))
+    fitted on all of it; None when a frame has no reference (no canceller ran). With a
+    `path` (fitted a moment ago) only the frames that path reaches back over are taken before
+    `a`, and nothing is fitted; None too when they are not all there."""
+    before = round(ESTIMATE_S * SAMPLE_RATE / FRAME_SAMPLES) if path is None else -(-(path.size - 1) // FRAME_SAMPLES)
+    if path is not None and a - before < 0:
+        return None
+    lo = max(0, a - before)
     span = refs[lo:b]
     if b <= a or not span or any(r is None for r in span):
         return None
     raw = np.concatenate([r[0] for r in span if r is not None])
     far = np.concatenate([r[1] for r in span if r is not None])
-    return LinearCopy(remove_echo_linearly(raw, far), raw, far, lo)
+    cleaned, used = linear_echo_removal(raw, far, path=path)
+    return LinearCopy(cleaned, raw, far, lo, used)
 
 
 @dataclass
