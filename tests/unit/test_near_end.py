@@ -43,6 +43,18 @@ def test_a_voice_over_the_echo_is_found_from_its_first_frame():
     assert near.frame(voice, far)
 
 
+def test_a_voice_little_louder_than_the_echo_is_found():
+    """A learner about as loud as the tutor's echo (0 dB double talk): "Sorry," of "Sorry,
+    can I ask you ..." made the raw level only 3-12 dB over the echo's loudest; at 6 dB a
+    frame or two short of the 250 ms that confirm speech, and the tutor talked on past the
+    comma (`bench echo`, recorded)."""
+    near = NearEnd()
+    _echo_alone(near, 40)
+    far = _far(0.15)  # the tutor at its loudest
+    voice = (0.8 * far + 0.144 * RNG.standard_normal(FRAME_SAMPLES)).astype(np.float32)  # ~+4 dB over its echo
+    assert near.frame(voice, far)
+
+
 def test_nothing_is_judged_before_the_echo_is_learned_or_while_the_tutor_is_quiet():
     near = NearEnd()
     assert not any(_echo_alone(near, NearEndOptions().learned - 1))  # the reply has just begun
