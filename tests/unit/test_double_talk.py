@@ -209,6 +209,35 @@ def test_the_echo_alone_is_removed_by_the_reused_path():
     assert removed is not None and removed > 12.0  # the tutor's echo alone: removed
 
 
+def test_the_first_voiced_frame_over_the_tutor_fits_the_path_its_pause_uses(monkeypatch):
+    """The echo path is fitted at the first voiced frame over the tutor (the audio thread
+    catches up on the frames after it); the confirmation and the echo check that pauses the
+    tutor use it: no fit on the frames that duck and pause."""
+    import tutor_app.speech.double_talk as dt
+    from tests.unit.test_listener import _Port as _CallPort
+
+    fits: list[int] = []  # the frame each fit was made on
+    real = dt.echo_path
+    monkeypatch.setattr(dt, "echo_path", lambda *a: fits.append(listener.frames_seen) or real(*a))
+    port = _CallPort(stt="Sorry, can I ask you something?", speaking=True)
+    at_pause: list[int] = []
+    pause = port.pause
+    port.pause = lambda: (at_pause.append(len(fits)), pause())[1]  # type: ignore[method-assign]
+    listener = Listener(LoopOptions(echo=EchoOptions(mode="speaker")), FakeVad(), port)
+    far = _speechlike(31, 4.0)
+    t = np.arange(SAMPLE_RATE) / SAMPLE_RATE
+    voice = sum(np.sin(2 * np.pi * 150 * k * t) for k in range(2, 12)).astype(np.float32) * 0.05  # voiced, open
+    raw, cleaned = _room(far), np.zeros_like(far)
+    raw[3 * SAMPLE_RATE:] += voice
+    cleaned[3 * SAMPLE_RATE:] = voice  # what the canceller passed: the learner alone
+    for k in range(far.size // 512):
+        block = slice(k * 512, (k + 1) * 512)
+        listener.feed(cleaned[block], raw=raw[block], far=far[block])
+    assert port.ducks[:1] == [True] and port.pauses == 1
+    assert at_pause == [1]  # one fit before the pause ...
+    assert fits[0] == 3 * SAMPLE_RATE // 512  # ... on the learner's first voiced frame
+
+
 def test_fft_sizes_are_the_smallest_fast_ones():
     from tutor_app.speech.double_talk import _fft_size
 

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 
-PATH_REUSE_FRAMES = 8  # an echo path fitted this recently (256 ms) is used again by the echo check
+# An echo path fitted this recently (512 ms) is used again: one fitted at the first voiced
+# frame over the tutor serves its confirmation (250 ms of voice later) and the echo check.
+PATH_REUSE_FRAMES = 16
 
 
 class MicFrames:
@@ -31,8 +33,8 @@ class MicFrames:
         self._pending: np.ndarray | None = None  # samples short of a frame
         self._pending_ref: np.ndarray | None = None  # (2, n): their microphone and far end
         # The last echo path fitted (linear) and one past the last frame it was fitted on:
-        # the echo check a frame or two later uses it instead of fitting again (floor.py asks
-        # right as the learner takes the floor; a fit there cost 20-50 ms on the audio thread).
+        # the confirmation and the echo check after it use it instead of fitting again (a
+        # fit cost 20-50 ms on the audio thread, right as the tutor was to pause).
         self._path: tuple[np.ndarray, int] | None = None
 
     def split(self, samples: np.ndarray, raw: np.ndarray | None,
@@ -95,6 +97,14 @@ class MicFrames:
                 self._path = (copy.path, self._base + b)
         return None if copy is None else (copy, (a - copy.first) * FRAME_SAMPLES)
 
+    def fit_ahead(self) -> None:
+        """A voiced frame over the tutor that may start speech: the echo path is fitted now,
+        on the tutor before it, unless one was fitted lately. Its confirmation 250 ms of voice
+        later then fits nothing: the cost falls while the audio thread has frames to catch up
+        on, not on the frame that ducks and pauses the tutor."""
+        if self._path is None or self.end - self._path[1] > PATH_REUSE_FRAMES // 2:
+            self.linear(self.end - 1, self.end)
+
     def tutor_played(self, index: int) -> bool:
         """The far end paired with frame `index` was loud (MIN_FAR_RMS): the speaker played
         the tutor as it was captured. False without a canceller's input."""
@@ -106,7 +116,7 @@ class MicFrames:
         """Frames of speech over the tutor before `start` (the VAD's start) that AEC3's
         suppressor hid (speech_onset; 0 without a canceller's input): the learner has been
         talking that long already, so the interruption need not wait for that voice again."""
-        found = self.linear(start, self.end)
+        found = self.linear(start, self.end, reuse=True)
         if found is None:
             return 0
         copy, at = found

@@ -222,7 +222,10 @@ class Listener:
         self._settle_speculation()
         # Voice before the awaited words came: decided first (waiting, bounded), so that new
         # speech never starts while the last one is undecided.
-        self._await_words(block=probability >= self.options.endpointing.threshold)
+        voice = probability >= self.options.endpointing.threshold
+        self._await_words(block=voice)
+        if voice and ref is not None and not self._seg.speaking and self._over_tutor():
+            self._mic.fit_ahead()  # speech may start here: its confirmation then fits nothing
         step = self._seg.feed(probability)
         for event in step.events:
             if isinstance(event, SpeechStarted):
@@ -243,6 +246,10 @@ class Listener:
             if not self._over.awaited:  # else its frames are still wanted
                 self._mic.keep_last(self._seg.idle_frames)
         self._short.poll()
+
+    def _over_tutor(self) -> bool:
+        """The tutor is heard over the learner (full duplex) and may be interrupted."""
+        return self.options.interruption.enabled and self._gate.full_duplex and self.port.tutor_audible()
 
     def _started(self, event: SpeechStarted) -> None:
         self._ends.check = None

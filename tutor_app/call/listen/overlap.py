@@ -77,13 +77,9 @@ class LinearCopy:
 
 def linear_copy(refs: list[Ref | None], a: int, b: int, path: np.ndarray | None = None) -> LinearCopy | None:
     """Frames [a, b) (indexes into `refs`) and up to ESTIMATE_S before them, the echo path
-    fitted on all of it; None when a frame has no reference (no canceller ran). With a
-    `path` (fitted a moment ago) only the frames that path reaches back over are taken before
-    `a`, and nothing is fitted; None too when they are not all there."""
-    before = round(ESTIMATE_S * SAMPLE_RATE / FRAME_SAMPLES) if path is None else -(-(path.size - 1) // FRAME_SAMPLES)
-    if path is not None and a - before < 0:
-        return None
-    lo = max(0, a - before)
+    fitted on all of it - or `path` (fitted a moment ago) removed from it, nothing fitted;
+    None when a frame has no reference (no canceller ran)."""
+    lo = max(0, a - round(ESTIMATE_S * SAMPLE_RATE / FRAME_SAMPLES))
     span = refs[lo:b]
     if b <= a or not span or any(r is None for r in span):
         return None
