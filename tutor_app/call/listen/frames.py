@@ -124,8 +124,8 @@ class MicFrames:
 
     def echo_removed_db(self, start: int, end: int) -> float | None:
         """How much the linear echo removal (fitted on frames [start, end) and the seconds
-        before, or the path fitted a moment ago: `linear`) takes off the microphone over frames [start, end), in dB: the learner's
-        energy against the echo estimate. A voice of the learner's is not removed (0-3 dB),
+        before, or the path fitted a moment ago: `linear`) takes off the microphone over
+        frames [start, end), in dB: the learner's energy against the echo estimate. A voice of the learner's is not removed (0-3 dB),
         the tutor's echo alone is (12-20 dB on the looped-back sound card). None without a
         canceller's input."""
         found = self.linear(start, self.end, reuse=True)
