@@ -111,6 +111,7 @@ SEAMS = [
     ("tutor_app.speech.tts", "PiperTts", P.TextToSpeech),
     ("tutor_app.llm.anthropic_backend", "AnthropicChatModel", P.ChatModel),
     ("tutor_app.llm.llama_backend", "LlamaChatModel", P.ChatModel),
+    ("tutor_app.llm.llama_backend", "LlamaChatModel", P.ReadsAhead),
     ("tutor_app.llm.openai_server", "OpenAIServerChatModel", P.ChatModel),
     ("tutor_app.llm.fallback", "FallbackChatModel", P.ChatModel),
     ("tutor_app.emotion.builtin", "BuiltinScorer", P.EmotionScorer),

@@ -88,6 +88,15 @@ class ChatModel(Protocol):
 
 
 @runtime_checkable
+class ReadsAhead(Protocol):
+    """A chat model that can read a prompt's known start before the request comes (a
+    local model, llm/read_ahead.py): the engine hands it the next turn's prompt, its last
+    message a placeholder for the learner's line."""
+
+    def read_ahead(self, system: "str | Sequence[tuple[str, bool]]", messages: Sequence[ChatMessage]) -> None: ...
+
+
+@runtime_checkable
 class EmotionScorer(Protocol):
     def score(self, text: str) -> list[EmotionScore]:
         """All 28 GoEmotions labels, highest first."""

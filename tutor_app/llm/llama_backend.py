@@ -11,8 +11,10 @@ extraction waits while a turn is generating, never corrupts it.
 The stable start of the tutor prompt stays evaluated across turns and calls
 (llm/prefix_cache.py): a turn evaluates only what changed since the last one, and after
 another prompt used the context (the call-end extraction) the start comes back from a
-saved snapshot; `prefill()` evaluates it ahead, when a call starts. `last_prompt` says
-what the last request on this thread evaluated (llama.cpp's own counters).
+saved snapshot; `prefill()` evaluates it ahead, when a call starts; `read_ahead()`
+evaluates the next turn's prompt up to the learner's line in the background, between
+requests (llm/read_ahead.py). `last_prompt` says what the last request on this thread
+evaluated (llama.cpp's own counters).
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ from tutor_app.llm.gguf_info import GGUFInfo, read_gguf_info
 from tutor_app.llm.jsonparse import JSONExtractError, extract_json_object
 from tutor_app.llm.offload import Hardware, OffloadPlan, check_memory, plan_offload
 from tutor_app.llm.prefix_cache import PrefixCache, PromptStats, eval_counter
+from tutor_app.llm.read_ahead import ReadAhead
 from tutor_app.llm.system import SystemPrompt, system_text
 
 log = logging.getLogger(__name__)
@@ -42,6 +45,7 @@ INSTALL_HINT = "run `tutor-app models install smollm2-135m-instruct`"
 _PER_MESSAGE_TOKENS = 8  # role markers around each message in a chat template
 COMPACT_BELOW_BYTES = 1 << 30  # a GGUF under 1 GB (up to ~1.5B parameters at Q4) gets the short prompt
 SAMPLE_TEMPERATURE = 0.7  # a second sample: another seed, some randomness
+READ_AHEAD_TOKENS = 16  # a read ahead's chunk: a request waits at most this many tokens' reading
 
 
 @dataclass
@@ -73,6 +77,7 @@ class LlamaChatModel:
         self.load_seconds = 0.0
         self._load_lock = threading.Lock()
         self._run_lock = threading.Lock()
+        self._ahead = ReadAhead(self._run_lock)  # requests take the run lock through it
         self._prefix: PrefixCache | None = None
         self._last = threading.local()  # per thread: a turn and the call-end extraction run in parallel
 
@@ -145,7 +150,7 @@ class LlamaChatModel:
         first turn of a call evaluates only its own part: a call's warm-up. Restored from
         a snapshot when this start was evaluated before."""
         llama = self.load()
-        with self._run_lock:
+        with self._ahead.request():
             counted = eval_counter(llama)
             stats = self._prefix.prefill(system) if self._prefix is not None else PromptStats()
             stats.evaluated = eval_counter(llama) - counted
@@ -157,7 +162,32 @@ class LlamaChatModel:
         stats: PromptStats | None = getattr(self._last, "prompt", None)
         return stats
 
+    def read_ahead(self, system: SystemPrompt, messages: Sequence[ChatMessage]) -> None:
+        """Start reading, in the background, the prompt of a request that is `system` and
+        `messages` up to where the last message's text begins (the next turn, its last
+        message a placeholder for the learner's line not said yet). Nothing when the model
+        is not loaded or its template cannot be rendered here; a request stops it."""
+        llama, prefix = self._llama, self._prefix
+        if llama is None or prefix is None or not prefix.enabled or not messages:
+            return
+        target: list[int] | None = None
+
+        def step() -> bool:
+            nonlocal target
+            if self._llama is not llama:  # closed meanwhile
+                return True
+            if target is None:
+                target = prefix.predicted(self._fit(llama, system_text(system), messages, self.options.max_tokens))
+            return prefix.advance(target, READ_AHEAD_TOKENS)
+
+        self._ahead.start(step)
+
+    def wait_read_ahead(self, timeout: float | None = None) -> bool:
+        """Wait for a read ahead to end (tests, benches); True when none is running."""
+        return self._ahead.join(timeout)
+
     def close(self) -> None:
+        self._ahead.stop()
         with self._run_lock, self._load_lock:
             llama, self._llama = self._llama, None
             if self._prefix is not None:
@@ -192,7 +222,7 @@ class LlamaChatModel:
             return
         llama = self.load()
         opts = self.options
-        with self._run_lock:
+        with self._ahead.request():
             chat = self._fit(llama, system_text(system), messages, opts.max_tokens)
             counted, stats = self._prepare(llama, system, chat)
             chunks = self._call(llama, chat, opts.max_tokens, stream=True, attempt=attempt)
@@ -219,7 +249,7 @@ class LlamaChatModel:
         if schema is not None:
             fmt["schema"] = schema
         prompt = f"{system_text(system)}\n\n{JSON_INSTRUCTION}".strip()
-        with self._run_lock:
+        with self._ahead.request():
             chat = self._fit(llama, prompt, messages, opts.json_max_tokens)
             counted, stats = self._prepare(llama, prompt, chat)
             result = self._call(llama, chat, opts.json_max_tokens, stream=False, response_format=fmt)

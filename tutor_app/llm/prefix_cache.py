@@ -158,6 +158,32 @@ class PrefixCache:
             self._llama.reset()
         return stats
 
+    def predicted(self, chat: list[dict[str, str]]) -> list[int]:
+        """The tokens of `chat` up to where its last message's text begins: what every
+        request shares that is `chat` with another last message (the next turn with the
+        learner's line in it). Empty when the template cannot be rendered here."""
+        if not self.enabled or not chat:
+            return []
+        first, second = ([*chat[:-1], {**chat[-1], "content": sentinel}] for sentinel in SENTINELS)
+        a = self.render(first)
+        return a[:common_prefix(a, self.render(second))]
+
+    def advance(self, target: list[int], most: int) -> bool:
+        """Evaluate up to `most` more tokens of `target` after what the context already
+        shares with it (llm/read_ahead.py); True once the context starts with all of it."""
+        llama = self._llama
+        live = common_prefix(llama.input_ids[:llama.n_tokens].tolist(), target)
+        if live >= len(target):
+            return True
+        import llama_cpp
+
+        llama.n_tokens = live  # eval() drops the rest of the sequence from the KV cache first
+        llama.eval(target[live:live + most])
+        # llama.cpp counts evaluated tokens when it next waits for the work (a request's
+        # first logits): waited for here, they are the read ahead's, not the request's.
+        llama_cpp.llama_synchronize(llama.ctx)
+        return live + most >= len(target)
+
     def verify(self) -> None:
         """After the request's prompt was evaluated: the context must start with what
         `render` built. Otherwise llama-cpp-python renders this model's chats differently

@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from tutor_app.core.cancel import CancelToken, TurnHandle
-from tutor_app.core.protocols import ChatModel, EmotionScorer
+from tutor_app.core.protocols import ChatModel, EmotionScorer, ReadsAhead
 from tutor_app.core.types import AudioClip, ChatMessage, EmotionScore, top_emotion
 from tutor_app.errors import TutorError
 from tutor_app.memory.ports import MemoryStore
@@ -31,7 +31,7 @@ from tutor_app.speech.ports import SpeechToText
 from tutor_app.tutor.hear_again import Ear, hear_again
 from tutor_app.tutor.heard import not_heard_turn
 from tutor_app.tutor.korean_help import built_in_help
-from tutor_app.tutor.prompts import PromptInputs, RecalledItem, stable_system
+from tutor_app.tutor.prompts import PromptInputs, RecalledItem, build_compact_prompt, stable_system
 from tutor_app.tutor.reply_stream import (  # noqa: F401 - the apologies, named here by the call loop's tests
     MAX_SENTENCES,
     SORRY_EMPTY,
@@ -53,6 +53,8 @@ if TYPE_CHECKING:
     from tutor_app.tutor.turn_memory.history import SelectiveHistory
 
 log = logging.getLogger(__name__)
+
+NEXT_LINE = "..."  # the learner's next line in a read ahead's prompt: not known yet, any text holds its place
 
 
 @dataclass
@@ -160,6 +162,26 @@ class Conversation:
         inputs = PromptInputs(tutor=self.engine.settings.tutor, user_text="", profile=s.memory.profile_view(),
                               practice_plan=self.practice_plan)
         prefill(stable_system(inputs, compact=bool(getattr(model, "compact_prompt", False))))
+
+    def read_ahead(self) -> None:
+        """A local model reads the next turn's prompt up to the learner's line now, while
+        the tutor's words play and the learner answers (llm/read_ahead.py): the turn then
+        reads only the line. After each reply and the greeting; nothing for a cloud model
+        or a local one given the full prompt (its memories and emotion come before the
+        history and change every turn)."""
+        s = self.engine.services
+        if not compact_prompt(s.chat_model):
+            return
+        model = s.chat_model()
+        if not isinstance(model, ReadsAhead):
+            return
+        # The window the next turn's prompt will be built from (_history): the stored one
+        # holds the next line too, which the turn takes out.
+        window = self._transcript[-(RECENT - 1):] if self.memory_on else self._transcript[-RECENT:]
+        inputs = PromptInputs(tutor=self.engine.settings.tutor, user_text=NEXT_LINE,
+                              profile=s.memory.profile_view(), history=window, practice_plan=self.practice_plan)
+        prompt = build_compact_prompt(inputs, turn=len(self.turns))
+        model.read_ahead(prompt.system_parts, prompt.messages)
 
     @functools.cached_property
     def practice_plan(self) -> str:
@@ -286,6 +308,7 @@ class Conversation:
             self._record("", tutor_words, scores, speech_seconds, self.memory_on)
         clock.mark("persist")
         clock.since_start("total")
+        self.read_ahead()
         return TurnResult(
             user_text=text, reply=reply, emotion=top3,
             recalled=[h.to_dict() for h in flow.recalled],
@@ -310,6 +333,7 @@ class Conversation:
             reply = spoken(reply)
         self._record("", reply, scores, speech_seconds, kept=self.memory_on)
         clock.since_start("total")
+        self.read_ahead()
         return TurnResult(text, reply, scores[:3], [], [], guardrail, clock.timings, backend=backend)
 
     def _retracted(self, text: str, clock: StageClock) -> TurnResult:

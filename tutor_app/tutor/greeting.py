@@ -107,3 +107,4 @@ def record(session: Conversation, heard: str) -> None:
     # engine has no public hook for a line the tutor says on its own.
     session._transcript.append(ChatMessage("assistant", heard))
     session.engine.memory_flow.on_tutor_reply(session.session_id, heard, off_record=not session.memory_on)
+    session.read_ahead()  # the first turn's prompt, while the learner answers the greeting

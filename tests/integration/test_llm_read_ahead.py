@@ -1,0 +1,108 @@
+"""The next turn's prompt read ahead while the learner answers (llm/read_ahead.py), on real
+llama.cpp with the bundled SmolLM2-135M GGUF, greedy: after a read ahead a turn evaluates
+only its own line (llama.cpp's own counters), a wrong guess changes no reply, and the
+engine's guess is the prompt its next turn really sends - on and off the record, across the
+small model's stepped history window."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tutor_app.core.types import ChatMessage
+from tutor_app.llm.factory import resolve_gguf
+from tutor_app.llm.llama_backend import LlamaChatModel, LlamaOptions
+from tutor_app.paths import default_models_dir
+from tutor_app.registry.manifest import ModelRegistry
+from tutor_app.settings import TutorSettings
+from tutor_app.tutor.engine import NEXT_LINE
+from tutor_app.tutor.prompts import Prompt, PromptInputs, build_compact_prompt
+
+pytestmark = pytest.mark.slow
+
+LINES = ["Hi! My name is Minji and I work at a bank.", "Yesterday I go to the cinema with my friend.",
+         "The movie was very interest and a little scary.", "After the movie we eat spicy noodles."]
+TEMPLATE_TOKENS = 8  # the chat template's end of the line and the assistant's opening
+
+
+@pytest.fixture(scope="module")
+def gguf() -> Path:
+    return resolve_gguf("smollm2-135m-instruct", ModelRegistry.load(default_models_dir()))
+
+
+def _model(gguf: Path) -> LlamaChatModel:
+    return LlamaChatModel(gguf, LlamaOptions(max_tokens=12, device="cpu"))
+
+
+def _prompt(text: str, history: list[ChatMessage], turn: int) -> Prompt:
+    return build_compact_prompt(PromptInputs(tutor=TutorSettings(), user_text=text, history=history), turn=turn)
+
+
+def _reply(model: LlamaChatModel, prompt: Prompt) -> str:
+    return "".join(model.stream(prompt.system_parts, prompt.messages))
+
+
+def _tokens(model: LlamaChatModel, text: str) -> int:
+    return len(model.load().tokenize(text.encode("utf-8"), add_bos=False))
+
+
+def test_after_a_read_ahead_a_turn_evaluates_only_its_line(gguf):
+    model, fresh = _model(gguf), _model(gguf)
+    try:
+        history: list[ChatMessage] = []
+        for turn, line in enumerate(LINES):
+            if turn:
+                ahead = _prompt(NEXT_LINE, history, turn)
+                model.read_ahead(ahead.system_parts, ahead.messages)
+                assert model.wait_read_ahead(60)
+            prompt = _prompt(line, history, turn)
+            reply = _reply(model, prompt)
+            stats = model.last_prompt
+            assert stats is not None
+            if turn:  # the history (and, on even turns, its new window) was read ahead
+                assert stats.evaluated <= _tokens(model, line) + TEMPLATE_TOKENS, (turn, stats)
+            assert reply == _reply(fresh, prompt)  # the same words as a model that read it all
+            history += [ChatMessage("user", line), ChatMessage("assistant", reply.strip() or "Tell me more.")]
+    finally:
+        model.close()
+        fresh.close()
+
+
+def test_a_wrong_guess_costs_time_and_changes_no_reply(gguf):
+    model, fresh = _model(gguf), _model(gguf)
+    try:
+        guess = _prompt(NEXT_LINE, [ChatMessage("user", "I like tea."), ChatMessage("assistant", "Oh, why?")], 1)
+        model.read_ahead(guess.system_parts, guess.messages)
+        assert model.wait_read_ahead(60)
+        prompt = _prompt(LINES[1], [ChatMessage("user", LINES[0]), ChatMessage("assistant", "Nice to meet you!")], 1)
+        assert _reply(model, prompt) == _reply(fresh, prompt)
+        stats = model.last_prompt
+        assert stats is not None and stats.evaluated > _tokens(model, LINES[1]) + TEMPLATE_TOKENS  # read itself
+    finally:
+        model.close()
+        fresh.close()
+
+
+@pytest.mark.parametrize("off_record", [False, True])
+def test_the_engine_reads_ahead_the_prompt_its_next_turn_sends(data_dir, off_record):
+    """A call's turns on the app's own local model: after the first, each evaluates only its
+    line - the engine guessed the window (the stored one, or the call's own off the record)
+    and the small model's stepped window right."""
+    from tutor_app.app import App
+    from tutor_app.paths import AppPaths
+    from tutor_app.settings import Settings
+
+    app = App(Settings.load(AppPaths.resolve(data_dir), llm_backend="local"))
+    try:
+        call = app.engine.start_call("ahead", off_record=off_record)
+        model = app.engine.services.chat_model()
+        assert isinstance(model, LlamaChatModel)
+        for turn, line in enumerate(LINES):
+            call.turn(line)
+            stats = model.last_prompt
+            assert stats is not None
+            if turn:
+                assert stats.evaluated <= _tokens(model, line) + TEMPLATE_TOKENS, (turn, stats)
+            assert model.wait_read_ahead(60)
+    finally:
+        app.close()
