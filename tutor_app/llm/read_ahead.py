@@ -6,8 +6,8 @@ tokens of a turn's history and line cost ~0.9 s of the learner's wait). Most of 
 prompt is known as soon as the tutor has answered: the persona and rules (kept by
 llm/prefix_cache.py), the history window with this answer in it, the chat template's
 opening of the learner's line. Only the line itself is not. `ReadAhead` reads that known
-start in the idle seconds while the reply plays and the learner answers, so the turn reads
-only the line.
+start in the idle seconds while the learner answers (the engine starts it once the reply
+has played), so the turn reads only the line.
 
 It never stands in a request's way: it reads a chunk of tokens at a time under the
 model's lock, and a request (a turn, a second sample, the call-end extraction) asks for

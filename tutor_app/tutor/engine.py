@@ -165,8 +165,8 @@ class Conversation:
 
     def read_ahead(self) -> None:
         """A local model reads the next turn's prompt up to the learner's line now, while
-        the tutor's words play and the learner answers (llm/read_ahead.py): the turn then
-        reads only the line. After each reply and the greeting; nothing for a cloud model
+        the learner answers (a live call's turn ends once its reply has played;
+        llm/read_ahead.py): the next turn then reads only the line. After each reply and the greeting; nothing for a cloud model
         or a local one given the full prompt (its memories and emotion come before the
         history and change every turn)."""
         s = self.engine.services
