@@ -106,3 +106,25 @@ def test_the_engine_reads_ahead_the_prompt_its_next_turn_sends(data_dir, off_rec
             assert model.wait_read_ahead(60)
     finally:
         app.close()
+
+
+def test_a_failed_read_ahead_costs_the_turn_nothing(data_dir, monkeypatch):
+    from tutor_app.app import App
+    from tutor_app.paths import AppPaths
+    from tutor_app.settings import Settings
+
+    app = App(Settings.load(AppPaths.resolve(data_dir), llm_backend="local"))
+    try:
+        call = app.engine.start_call("ahead-fails")
+        model = app.engine.services.chat_model()
+
+        def refuse(system, messages):
+            raise RuntimeError("llama.cpp refused")
+
+        monkeypatch.setattr(model, "read_ahead", refuse)
+        first = call.turn(LINES[0])
+        second = call.turn(LINES[1])
+        assert first.reply and second.reply and not second.error
+        assert [t.user_text for t in call.turns] == LINES[:2]  # both kept
+    finally:
+        app.close()

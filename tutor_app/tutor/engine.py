@@ -170,18 +170,21 @@ class Conversation:
         or a local one given the full prompt (its memories and emotion come before the
         history and change every turn)."""
         s = self.engine.services
-        if not compact_prompt(s.chat_model):
-            return
-        model = s.chat_model()
-        if not isinstance(model, ReadsAhead):
-            return
-        # The window the next turn's prompt will be built from (_history): the stored one
-        # holds the next line too, which the turn takes out.
-        window = self._transcript[-(RECENT - 1):] if self.memory_on else self._transcript[-RECENT:]
-        inputs = PromptInputs(tutor=self.engine.settings.tutor, user_text=NEXT_LINE,
-                              profile=s.memory.profile_view(), history=window, practice_plan=self.practice_plan)
-        prompt = build_compact_prompt(inputs, turn=len(self.turns))
-        model.read_ahead(prompt.system_parts, prompt.messages)
+        try:
+            if not compact_prompt(s.chat_model):
+                return
+            model = s.chat_model()
+            if not isinstance(model, ReadsAhead):
+                return
+            # The window the next turn's prompt will be built from (_history): the stored
+            # one holds the next line too, which the turn takes out.
+            window = self._transcript[-(RECENT - 1):] if self.memory_on else self._transcript[-RECENT:]
+            inputs = PromptInputs(tutor=self.engine.settings.tutor, user_text=NEXT_LINE,
+                                  profile=s.memory.profile_view(), history=window, practice_plan=self.practice_plan)
+            prompt = build_compact_prompt(inputs, turn=len(self.turns))
+            model.read_ahead(prompt.system_parts, prompt.messages)
+        except Exception as exc:  # noqa: BLE001 - only time is at stake: the turn is answered and kept
+            log.warning("no read ahead of the next prompt (%s: %s)", type(exc).__name__, exc)
 
     @functools.cached_property
     def practice_plan(self) -> str:
