@@ -128,3 +128,32 @@ def test_a_failed_read_ahead_costs_the_turn_nothing(data_dir, monkeypatch):
         assert [t.user_text for t in call.turns] == LINES[:2]  # both kept
     finally:
         app.close()
+
+
+def test_a_read_ahead_after_the_call_end_extraction_restores_the_start(gguf):
+    """The extraction filled the context with another prompt: the read ahead takes the
+    saved stable start back (llm/prefix_cache.py) and reads only the history after it."""
+    from tutor_app.llm.prefix_cache import eval_counter
+    from tutor_app.tutor import extract
+
+    model = _model(gguf)
+    try:
+        history = [ChatMessage("user", LINES[0]), ChatMessage("assistant", "Nice to meet you, Minji!")]
+        first = _prompt(LINES[0], [], 0)
+        _reply(model, first)
+        stable = model.last_prompt.stable_tokens if model.last_prompt else 0
+        system, request = extract.extraction_request(history)
+        model.complete_json(system, request, schema=extract.EXTRACTION_SCHEMA)
+        ahead = _prompt(NEXT_LINE, history, 1)
+        before = eval_counter(model.load())
+        model.read_ahead(ahead.system_parts, ahead.messages)
+        assert model.wait_read_ahead(60)
+        read = eval_counter(model.load()) - before
+        prompt = _prompt(LINES[1], history, 1)
+        _reply(model, prompt)
+        stats = model.last_prompt
+        assert stable > 50 and stats is not None
+        assert read <= stats.prompt_tokens - stable  # the start came back from the snapshot
+        assert stats.evaluated <= _tokens(model, LINES[1]) + TEMPLATE_TOKENS
+    finally:
+        model.close()

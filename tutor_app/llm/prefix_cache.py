@@ -175,6 +175,10 @@ class PrefixCache:
         live = common_prefix(llama.input_ids[:llama.n_tokens].tolist(), target)
         if live >= len(target):
             return True
+        snap, shared = self._best(target)
+        if snap is not None and shared > live:  # another prompt pushed the stable start out
+            self._restore(snap)
+            live = shared
         import llama_cpp
 
         llama.n_tokens = live  # eval() drops the rest of the sequence from the KV cache first
