@@ -157,3 +157,32 @@ def test_a_read_ahead_after_the_call_end_extraction_restores_the_start(gguf):
         assert stats.evaluated <= _tokens(model, LINES[1]) + TEMPLATE_TOKENS
     finally:
         model.close()
+
+
+def test_a_request_reads_its_prompt_on_the_cores_the_machine_has_free(gguf):
+    """`Hardware.prompt_threads` is asked per request (all cores while the machine is quiet):
+    the turn's line is read on them; a read ahead, beside the call's audio, on the plan's."""
+    import dataclasses
+
+    import llama_cpp
+
+    from tutor_app.llm.offload import Hardware
+
+    free = [2]
+    hw = dataclasses.replace(Hardware.this_machine(), cpu_threads=lambda: 1, prompt_threads=lambda: free[0])
+    model = LlamaChatModel(gguf, LlamaOptions(max_tokens=4, device="cpu"), hardware=hw)
+    try:
+        first = _prompt(LINES[0], [], 0)
+        _reply(model, first)
+        ctx = model.load().ctx
+        assert (llama_cpp.llama_n_threads(ctx), llama_cpp.llama_n_threads_batch(ctx)) == (1, 2)
+        history = [ChatMessage("user", LINES[0]), ChatMessage("assistant", "Nice to meet you!")]
+        ahead = _prompt(NEXT_LINE, history, 1)
+        model.read_ahead(ahead.system_parts, ahead.messages)
+        assert model.wait_read_ahead(60)
+        assert llama_cpp.llama_n_threads_batch(ctx) == 1
+        free[0] = 1  # the machine got busy
+        _reply(model, _prompt(LINES[1], history, 1))
+        assert llama_cpp.llama_n_threads_batch(ctx) == 1
+    finally:
+        model.close()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tutor_app.llm.gguf_info import GGUFInfo
-from tutor_app.llm.hardware import cpu_threads
+from tutor_app.llm.hardware import cpu_threads, prompt_threads
 from tutor_app.llm.offload import Hardware, LLMTooBigError, OffloadPlan, check_memory, plan_offload
 
 MB = 1 << 20
@@ -93,3 +93,14 @@ def test_cpu_threads_leave_a_core_for_the_call():
     import os
 
     assert 1 <= cpu_threads() <= max(1, (os.cpu_count() or 1) - 1)
+
+
+@pytest.mark.parametrize("load, cores, threads", [
+    (0.4, 2, 2),  # quiet: the call's own audio only
+    (1.49, 2, 2),
+    (1.5, 2, 1),  # a core's worth of other work: the plan's one
+    (3.0, 4, 4), (3.6, 4, 3),
+    (0.0, 1, 1),  # one core: one thread whatever the load
+])
+def test_a_prompt_is_read_on_every_core_while_the_machine_is_quiet(load, cores, threads):
+    assert prompt_threads(load, cores) == threads

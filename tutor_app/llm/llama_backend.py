@@ -79,6 +79,7 @@ class LlamaChatModel:
         self._run_lock = threading.Lock()
         self._ahead = ReadAhead(self._run_lock)  # requests take the run lock through it
         self._prefix: PrefixCache | None = None
+        self._hw: Hardware | None = None  # the machine the loaded model runs on
         self._last = threading.local()  # per thread: a turn and the call-end extraction run in parallel
 
     # -- loading ----------------------------------------------------------------------
@@ -121,16 +122,14 @@ class LlamaChatModel:
             log.warning("loading %s on the GPU failed (%s); using the CPU", self.path.name, exc)
             plan = OffloadPlan(0, plan.n_threads, f"the GPU refused the model ({exc}): running on the CPU")
             llama = self._open(llama_cpp, plan, n_ctx)
-        self.info, self.plan = info, plan
+        self.info, self.plan, self._hw = info, plan, hw
         self._prefix = PrefixCache(llama)
         log.info("local LLM %s loaded: %s", self.path.name, plan.describe())
         return llama
 
     def _open(self, llama_cpp: Any, plan: OffloadPlan, n_ctx: int) -> Any:
-        # The prompt is read with as many threads as the reply is written: llama.cpp's
-        # threads wait for each other at every step, so one more thread than the cores
-        # left free by the call's audio, speech recognition and voice read a prompt 4-9x
-        # slower (2 batch threads on 2 busy cores: 11-27 tokens/s; 1 thread: 53-121).
+        # Opened with the plan's threads for both; a request then reads its prompt with
+        # the threads the machine has free at that moment (`_threads`).
         return llama_cpp.Llama(
             model_path=str(self.path), n_ctx=n_ctx, n_threads=plan.n_threads,
             n_threads_batch=plan.n_threads, n_gpu_layers=plan.n_gpu_layers,
@@ -151,6 +150,7 @@ class LlamaChatModel:
         a snapshot when this start was evaluated before."""
         llama = self.load()
         with self._ahead.request():
+            self._threads(llama, request=False)
             counted = eval_counter(llama)
             stats = self._prefix.prefill(system) if self._prefix is not None else PromptStats()
             stats.evaluated = eval_counter(llama) - counted
@@ -176,6 +176,7 @@ class LlamaChatModel:
             nonlocal target
             if self._llama is not llama:  # closed meanwhile
                 return True
+            self._threads(llama, request=False)
             if target is None:
                 target = prefix.predicted(self._fit(llama, system_text(system), messages, self.options.max_tokens))
             return prefix.advance(target, READ_AHEAD_TOKENS)
@@ -185,6 +186,20 @@ class LlamaChatModel:
     def wait_read_ahead(self, timeout: float | None = None) -> bool:
         """Wait for a read ahead to end (tests, benches); True when none is running."""
         return self._ahead.join(timeout)
+
+    def _threads(self, llama: Any, request: bool) -> None:
+        """llama.cpp's threads for what comes next on the CPU: a request reads its prompt with
+        `Hardware.prompt_threads()` (every core while the machine is quiet: a turn's line is
+        read while the call's other threads wait for it) and writes with the plan's; a read
+        ahead or a call-start prefill reads with the plan's (they run beside the call's
+        audio and voice). A thread count set in the options is kept for everything."""
+        plan, hw = self.plan, self._hw
+        if plan is None or hw is None or plan.n_gpu_layers != 0 or self.options.threads > 0:
+            return
+        import llama_cpp
+
+        batch = max(plan.n_threads, hw.prompt_threads()) if request else plan.n_threads
+        llama_cpp.llama_set_n_threads(llama.ctx, plan.n_threads, batch)
 
     def close(self) -> None:
         self._ahead.stop()
@@ -223,6 +238,7 @@ class LlamaChatModel:
         llama = self.load()
         opts = self.options
         with self._ahead.request():
+            self._threads(llama, request=True)
             chat = self._fit(llama, system_text(system), messages, opts.max_tokens)
             counted, stats = self._prepare(llama, system, chat)
             chunks = self._call(llama, chat, opts.max_tokens, stream=True, attempt=attempt)
@@ -250,6 +266,7 @@ class LlamaChatModel:
             fmt["schema"] = schema
         prompt = f"{system_text(system)}\n\n{JSON_INSTRUCTION}".strip()
         with self._ahead.request():
+            self._threads(llama, request=True)
             chat = self._fit(llama, prompt, messages, opts.json_max_tokens)
             counted, stats = self._prepare(llama, prompt, chat)
             result = self._call(llama, chat, opts.json_max_tokens, stream=False, response_format=fmt)

@@ -54,6 +54,7 @@ class Hardware:
     available_ram_mb: Callable[[], "int | None"]
     cpu_threads: Callable[[], int]
     cpu_cores: Callable[[], int] = lambda: 2
+    prompt_threads: Callable[[], int] = lambda: 1  # asked per request (hardware.prompt_threads)
 
     @classmethod
     def this_machine(cls) -> "Hardware":
@@ -61,7 +62,7 @@ class Hardware:
         from tutor_app.llm import hardware
 
         return cls(ctranslate2_cuda_probe, hardware.llama_gpu_build, hardware.free_vram_mb,
-                   hardware.available_ram_mb, hardware.cpu_threads, hardware.cpu_cores)
+                   hardware.available_ram_mb, hardware.cpu_threads, hardware.cpu_cores, hardware.prompt_threads)
 
 
 def plan_offload(info: GGUFInfo, n_ctx: int, hw: Hardware, device: str = "auto",
