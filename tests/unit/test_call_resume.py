@@ -57,6 +57,9 @@ def test_a_backchannel_that_paused_the_tutor_lets_it_resume_and_finish_its_reply
     assert not call.out.pull(1000).any() and _played(call) == 4000  # silent: nothing more played
     call.mic.push_frames(0.0, SILENCE_FRAMES)  # "Okay." ends: its words say a backchannel
     assert call.ctl.loop.wait_frames(16 + 2 * SILENCE_FRAMES + 12)
+    # Its words come from the STT worker, maybe after the last frame (the listener is woken
+    # for them): the Backchannel event follows the resume.
+    call.rec.wait_kind(ev.Backchannel)
     assert not call.player.paused
     call.play_all()
     done = call.rec.wait_kind(ev.TutorTurnDone)[0]
