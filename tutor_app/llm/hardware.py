@@ -35,7 +35,7 @@ def prompt_threads(load: float | None = None, cores: int | None = None) -> int:
         try:
             load = os.getloadavg()[0]
         except (AttributeError, OSError):  # no load average (Windows): the safe side
-            return max(1, cores - 1)
+            load = float(cores)
     return cores if load < cores - 0.5 else max(1, cores - 1)
 
 

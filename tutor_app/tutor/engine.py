@@ -166,15 +166,13 @@ class Conversation:
     def read_ahead(self) -> None:
         """A local model reads the next turn's prompt up to the learner's line now, while
         the learner answers (a live call's turn ends once its reply has played;
-        llm/read_ahead.py): the next turn then reads only the line. After each reply and the greeting; nothing for a cloud model
-        or a local one given the full prompt (its memories and emotion come before the
-        history and change every turn)."""
+        llm/read_ahead.py): the next turn then reads only the line. After each reply and
+        the greeting; nothing for a cloud model or a local one given the full prompt (its
+        memories and emotion come before the history and change every turn)."""
         s = self.engine.services
         try:
-            if not compact_prompt(s.chat_model):
-                return
             model = s.chat_model()
-            if not isinstance(model, ReadsAhead):
+            if not isinstance(model, ReadsAhead) or not compact_prompt(lambda: model):
                 return
             # The window the next turn's prompt will be built from (_history): the stored
             # one holds the next line too, which the turn takes out.
