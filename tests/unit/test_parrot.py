@@ -79,6 +79,11 @@ def test_recast_fixes_only_what_the_rules_are_sure_of():
         "Oh, last weekend you watched a movie with your husband?"
     assert recast("My sister like coffee very much.") == "Oh, your sister likes coffee very much?"
     assert recast("She have two children.") == "Oh, she has two children?"
+    # said back, "was" changes with "I" alone ("it were good" is the tutor's own error)
+    assert recast("Yesterday I eat kimchi stew with my family, and it was good.") == \
+        "Oh, yesterday you ate kimchi stew with your family, and it was good?"
+    assert repair("Yesterday I was tired, so I went home early.", "Yesterday I was tired, so I go home early.") \
+        == "Oh, yesterday you were tired, so you went home early?"
     for fine_or_unsure in ("I went to school yesterday.", "My sister likes coffee.", "I was born at 1995.",
                            "I have meeting in the Monday.", "I have been to Jeju Island last summer.", "He don't like spicy food.", "What is my name?"):
         assert recast(fine_or_unsure) is None

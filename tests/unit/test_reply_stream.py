@@ -129,3 +129,24 @@ def test_a_small_model_is_not_asked_the_learners_name():
     assert heard == ["Your name is Minji."] and model.requests == []
     gen, heard = run_turn(model, "What's my name?", compact=True)
     assert heard == ["I don't know your name yet. What is it?"]
+
+
+def test_a_small_models_long_first_sentence_is_heard_from_its_first_clause():
+    reply = ("That sounds like a really lovely weekend, and I am glad the weather was kind to you. "
+             "What did you eat there? Did you take photos? Was it busy?")
+    gen, heard = run_turn(ScriptedModel(reply), "I went hiking in the mountains.", turn=1, compact=True)
+    assert heard == ["That sounds like a really lovely weekend,", "and I am glad the weather was kind to you.",
+                     "What did you eat there?", "Did you take photos?"]  # three sentences: the clause is no sentence
+    assert gen.text == ("That sounds like a really lovely weekend, and I am glad the weather was kind to you. "
+                        "What did you eat there? Did you take photos?")
+    # a cloud model writes fast: its sentences stay whole
+    gen, heard = run_turn(ScriptedModel(reply), "I went hiking in the mountains.", turn=1)
+    assert heard[0] == "That sounds like a really lovely weekend, and I am glad the weather was kind to you."
+
+
+def test_a_first_clause_that_parrots_is_not_said_alone():
+    # The clause alone would be an echo: the whole sentence is checked as before (a recast).
+    model = ScriptedModel("Yesterday I ate kimchi stew with my family, and it was good. Nice.")
+    gen, heard = run_turn(model, "Yesterday I eat kimchi stew with my family, and it was good.", turn=1, compact=True)
+    assert not any(h.startswith("Yesterday I ate") for h in heard), heard
+    assert heard[0].startswith("Oh, yesterday you ate kimchi stew with your family"), heard

@@ -43,3 +43,47 @@ def test_a_first_sentence_of_its_own_minimum_comes_out_alone_and_later_ones_keep
     assert s.feed("Okay.") == ["Okay."]  # at once: the rest is made while it plays
     assert s.feed(" Tell me more. Oh. Why") == ["Tell me more."]
     assert s.feed(" not?") == ["Oh. Why not?"]  # later ones: short bits still join the next
+
+
+def test_a_long_first_sentence_goes_out_at_its_first_clause_break_and_only_the_first():
+    s = SentenceSplitter(first_min_chars=1, first_clause_words=6)
+    assert s.feed("Oh, that") == []  # "Oh," is one word: too short to say alone
+    assert s.feed(" sounds like a great trip") == []
+    assert s.feed(",") == ["Oh, that sounds like a great trip,"]  # at once: a letter before it
+    assert s.feed(" and I am glad you went, because the mountains") == []  # offered once
+    assert s.feed(" are lovely. Tell me, what did you eat there, and with whom?") == [
+        "and I am glad you went, because the mountains are lovely.", "Tell me, what did you eat there, and with whom?"]
+    assert s.flush() == []
+
+
+def test_no_clause_break_inside_numbers_times_or_after_a_short_first_sentence():
+    s = SentenceSplitter(first_min_chars=1, first_clause_words=2)
+    assert s.feed("It costs 1,000 won at 3:30 in the") == []
+    assert s.feed(" evening,") == ["It costs 1,000 won at 3:30 in the evening,"]
+    assert s.feed(" I think.") == []  # the rest keeps the later sentences' minimum
+    assert s.flush() == ["I think."]
+    s = SentenceSplitter(first_min_chars=1, first_clause_words=2)
+    assert s.feed("We met in the evening, I think.") == ["We met in the evening, I think."]  # whole: said whole
+    s = SentenceSplitter(first_min_chars=1, first_clause_words=2)
+    assert s.feed("Okay. Then we go home, and we rest") == ["Okay."]  # the first was a sentence
+    assert s.flush() == ["Then we go home, and we rest"]
+
+
+def test_a_declined_clause_stays_in_its_sentence():
+    offered: list[str] = []
+
+    def decline(clause: str) -> bool:
+        offered.append(clause)
+        return False
+
+    s = SentenceSplitter(first_min_chars=1, first_clause_words=3, clause_ok=decline)
+    assert s.feed("I went to Busan last weekend, and then") == []
+    assert s.feed(" I ate fish, a lot of it. Good.") == ["I went to Busan last weekend, and then I ate fish, a lot of it."]
+    assert offered == ["I went to Busan last weekend,"]  # asked once
+    assert s.flush() == ["Good."]
+
+
+def test_is_clause():
+    from tutor_app.core.sentences import is_clause
+
+    assert is_clause("That sounds fun,") and is_clause("Here is a tip:") and not is_clause("Great.")

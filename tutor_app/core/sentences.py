@@ -6,7 +6,7 @@ is still being generated.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 # A sentence ends at . ! ? (or an ellipsis / closing quote after them) followed by space,
 # or at a newline. Common abbreviations and decimals must not end a sentence.
@@ -17,15 +17,31 @@ _ABBREVIATIONS = {
     "u.s", "u.k", "no",
 }
 MIN_CHARS = 12  # avoid speaking "Oh." alone when more is coming quickly
+# A clause break: a comma, semicolon, colon or dash right after a letter, before a space or
+# at the end of the text so far (not "1,000", not "3:30").
+_CLAUSE = re.compile(r"(?<=[^\W\d_])[,;:—](?=\s|$)")
+CLAUSE_MARKS = (",", ";", ":", "—")
+
+
+def is_clause(chunk: str) -> bool:
+    """A chunk that ends at a clause break, not a sentence (`first_clause_words`)."""
+    return chunk.rstrip().endswith(CLAUSE_MARKS)
 
 
 class SentenceSplitter:
-    def __init__(self, min_chars: int = MIN_CHARS, first_min_chars: int | None = None) -> None:
+    def __init__(self, min_chars: int = MIN_CHARS, first_min_chars: int | None = None,
+                 first_clause_words: int = 0, clause_ok: Callable[[str], bool] | None = None) -> None:
         """`first_min_chars`: the first sentence's own minimum (a reply's "Okay." spoken
-        at once: the first sound comes sooner, and the rest is made while it plays)."""
+        at once: the first sound comes sooner, and the rest is made while it plays).
+        `first_clause_words`: the first sentence may go out at its first clause break
+        after this many words, when `clause_ok` (if given) takes that clause - a slow
+        model's long first sentence is heard while the model writes the rest of it; its
+        rest is then a chunk of its own. Offered once (0: whole sentences only)."""
         self._buffer = ""
         self._later_min = min_chars
         self._min_chars = min_chars if first_min_chars is None else first_min_chars
+        self._clause_words = first_clause_words
+        self._clause_ok = clause_ok
 
     def feed(self, delta: str) -> list[str]:
         self._buffer += delta
@@ -41,13 +57,34 @@ class SentenceSplitter:
             if candidate:
                 out.append(candidate)
                 self._min_chars = self._later_min
+                self._clause_words = 0  # a sentence is out: the first is done
             start = end
         self._buffer = self._buffer[start:]
         if self._ends_here(self._buffer):
             out.append(self._buffer.strip())
             self._buffer = ""
             self._min_chars = self._later_min
+            self._clause_words = 0
+        elif self._clause_words:
+            clause = self._first_clause()
+            if clause is not None:
+                out.append(clause)
         return out
+
+    def _first_clause(self) -> str | None:
+        """The first sentence up to a clause break `first_clause_words` words in, once taken
+        (what is left stays in the buffer), or None (then, if it was offered, never again)."""
+        for match in _CLAUSE.finditer(self._buffer):
+            clause = self._buffer[:match.end()].strip()
+            if len(clause.split()) < self._clause_words:
+                continue
+            self._clause_words = 0  # offered once: a declined clause stays in its sentence
+            if self._clause_ok is not None and not self._clause_ok(clause):
+                return None
+            self._buffer = self._buffer[match.end():]
+            self._min_chars = self._later_min
+            return clause
+        return None
 
     def _ends_here(self, text: str) -> bool:
         """`text` (what is left) ends a sentence already, before the space that would

@@ -34,7 +34,9 @@ _THIRD = re.compile(r"^\s*(He|She|My (?:[a-z]+ ){0,2}?(?:sister|brother|mother|f
 _PARTICIPLE = re.compile(r"\s+(?:been|gone|done|seen|had|made|taken|eaten|met|bought|\w+ed)\b", re.IGNORECASE)
 _SWAP_CONTRACTED = {"i'm": "you're", "i've": "you've", "i'll": "you'll", "i'd": "you'd", "we're": "you're"}
 _SWAP = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
-         "we": "you", "us": "you", "our": "your", "am": "are", "was": "were"}
+         "we": "you", "us": "you", "our": "your", "am": "are"}
+# "was" becomes "were" only with the "I" it goes with ("it was good" stays as it is).
+_I_WAS = re.compile(r"\b(?:(I|[Ww]e)(\s+)was|([Ww])as(\s+)(I|we))\b")
 FOLLOW_UPS = ("Tell me more about that.", "Oh, really? Can you tell me more?", "I see. What happened next?",
               "That's interesting. How did you feel about it?", "Mm-hm. And then?")
 AFTER_RECAST = ("Tell me more about that.", "Can you tell me more?", "What happened next?",
@@ -79,6 +81,7 @@ def _tail(rest: str) -> str:
 
 def _swap(text: str) -> str:
     """The learner's words as the tutor says them back: I -> you, my -> your."""
+    text = _I_WAS.sub(lambda m: f"{m[1]}{m[2]}were" if m[1] else f"{m[3]}ere{m[4]}{m[5]}", text)
     text = re.sub(r"\b[A-Za-z]+['\u2019][a-z]+\b",
                   lambda m: _SWAP_CONTRACTED.get(m.group(0).lower().replace("\u2019", "'"), m.group(0)), text)
     return re.sub(r"(?<!')\b[A-Za-z]+\b(?!')", lambda m: _SWAP.get(m.group(0).lower(), m.group(0)), text)

@@ -16,7 +16,7 @@ from typing import Any
 
 from tutor_app.core.cancel import TurnHandle
 from tutor_app.core.protocols import ChatModel
-from tutor_app.core.sentences import SentenceSplitter
+from tutor_app.core.sentences import SentenceSplitter, is_clause
 from tutor_app.errors import TutorError
 from tutor_app.tutor.parrot import ECHO, ParrotCheck
 from tutor_app.tutor.prompts import Prompt, PromptInputs, build_compact_prompt, build_prompt
@@ -31,6 +31,11 @@ SORRY_KEY = "Sorry, I can't reach the tutor model: the API key was not accepted.
 SWITCHED = "My connection is slow, so I'll answer offline for now."
 MAX_SENTENCES = 5  # the prompt asks for 1-3; a rambling model is cut here
 COMPACT_SENTENCES = 3  # a small model's reply goes off topic after its first sentences
+# A small local model writes ~25-40 tokens a second on a slow CPU: a long first sentence
+# kept the learner waiting (p95 ~2.1 s to the first audio against ~1.2 s p50, `bench call
+# --llm local`). Its first clause of at least this many words goes out alone when it
+# passes the parrot check by itself; the rest is written while it plays.
+CLAUSE_WORDS = 6
 
 
 @dataclass
@@ -44,6 +49,7 @@ class ReplyRequest:
     follow_up: str = ""  # the question after a recast made from an echo (recast.repair)
     lead: str = ""  # said before the model's reply: a small model's rule recast (recast.recast)
     answer: str = ""  # said instead of asking the model (recast.name_answer)
+    first_clause_words: int = 0  # the first sentence may go out at a clause break (SentenceSplitter)
 
 
 def reply_request(inputs: PromptInputs, compact: bool, turn_index: int) -> ReplyRequest:
@@ -63,7 +69,8 @@ def reply_request(inputs: PromptInputs, compact: bool, turn_index: int) -> Reply
     request = ReplyRequest(prompt, check, build_compact_prompt(inputs, history=False),
                            fallback_reply(inputs.user_text, turn_index), attempts=1 if compact else 2,
                            follow_up=follow_up(turn_index, after_recast=True),
-                           max_sentences=COMPACT_SENTENCES if compact else MAX_SENTENCES)
+                           max_sentences=COMPACT_SENTENCES if compact else MAX_SENTENCES,
+                           first_clause_words=CLAUSE_WORDS if compact else 0)
     if compact:
         # A small model rarely recasts, and invents the learner's name: what the rules
         # are sure of is said first (and at once), the model goes on after it.
@@ -94,8 +101,12 @@ def generate(model_of: Callable[[], ChatModel], request: ReplyRequest,
     out = Generated()
     caught: list[str] = []  # the kinds of the sentences held back (logged as counts)
 
+    def full() -> bool:
+        """`max_sentences` said (a first clause said alone is not a sentence)."""
+        return sum(not is_clause(s) for s in delivered) >= request.max_sentences
+
     def emit(sentence: str) -> None:
-        if handle.cancelled or len(delivered) >= request.max_sentences:
+        if handle.cancelled or full():
             return
         if not delivered:
             clock.since_start("first_sentence")
@@ -127,6 +138,16 @@ def generate(model_of: Callable[[], ChatModel], request: ReplyRequest,
         if first:
             raise _Rejected(verdict.kind)
 
+    def may_say(clause: str) -> bool:
+        """A first clause goes out alone only when it passes by itself; else its sentence
+        is checked whole (an echo's recast is made from the whole sentence)."""
+        return request.check is None or request.check.check(clause) is None
+
+    def splitter() -> SentenceSplitter:
+        # The reply's first sentence however short ("Okay."): the learner hears the tutor sooner.
+        return SentenceSplitter(first_min_chars=1, first_clause_words=request.first_clause_words,
+                                clause_ok=may_say)
+
     for line in (request.answer or request.lead,):
         if line:
             emit(line)
@@ -145,7 +166,7 @@ def generate(model_of: Callable[[], ChatModel], request: ReplyRequest,
             prompt = request.prompt if attempt == 0 else (request.retry_prompt or request.prompt)
             try:
                 _stream_one(model, prompt, attempt, checked, handle, clock, out, on_sentence, on_delta,
-                            lambda: len(delivered) >= request.max_sentences)
+                            full, splitter())
                 break
             except _Rejected:
                 continue
@@ -190,10 +211,8 @@ def generate(model_of: Callable[[], ChatModel], request: ReplyRequest,
 def _stream_one(model: ChatModel, prompt: Prompt, attempt: int, checked: Callable[[str], None],
                 handle: TurnHandle, clock: StageClock, out: Generated,
                 on_sentence: Callable[[str], None] | None, on_delta: Callable[[], Any] | None,
-                full: Callable[[], bool]) -> None:
+                full: Callable[[], bool], splitter: SentenceSplitter) -> None:
     """One sample, each sentence through `checked` (which raises _Rejected to drop it)."""
-    # The reply's first sentence however short ("Okay."): the learner hears the tutor sooner.
-    splitter = SentenceSplitter(first_min_chars=1)
     stream = _open(model, prompt, attempt, handle)
     try:
         for delta in stream:
