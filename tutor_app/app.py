@@ -188,6 +188,10 @@ class App:
         self._chat_choice = self._chat_model_inputs()
         model = load_chat_model(self.settings, self.registry)
         self._loaded_tutor = active_tutor(self.settings)
+        # Closed with the app: a local model's background read ahead must end before the
+        # interpreter frees llama.cpp under it (`call --input` crashed at exit, 1 run in ~4).
+        with self._lock:
+            self._closers.append(model)
         return model
 
     def active_tutor(self) -> ActiveTutor:
@@ -207,8 +211,15 @@ class App:
     def _forget_stale_chat_model(self) -> None:
         """A turn in progress keeps the model it has; the next one builds the new choice."""
         if "chat_model" in self.__dict__ and self._chat_model_inputs() != self._chat_choice:
-            self.__dict__.pop("chat_model", None)
+            from tutor_app.tutor.call_end import submit
+
+            old = self.__dict__.pop("chat_model", None)
             self._loaded_tutor = None
+            with self._lock:
+                if old in self._closers:
+                    self._closers.remove(old)
+            if old is not None:
+                submit("close-old-chat-model", old.close)  # after a turn using it (it waits for the model)
 
     @service
     def engine(self) -> TutorEngine:

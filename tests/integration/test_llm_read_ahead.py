@@ -130,6 +130,25 @@ def test_a_failed_read_ahead_costs_the_turn_nothing(data_dir, monkeypatch):
         app.close()
 
 
+def test_closing_the_app_ends_the_read_ahead_and_frees_the_model(data_dir):
+    """A one-shot `call --input` exits right after its turn, while the read ahead reads: the
+    app closes the model first, or the interpreter freed llama.cpp under the read ahead's
+    thread (a segmentation fault at exit, 1 run in ~4)."""
+    from tutor_app.app import App
+    from tutor_app.paths import AppPaths
+    from tutor_app.settings import Settings
+
+    app = App(Settings.load(AppPaths.resolve(data_dir), llm_backend="local"))
+    call = app.engine.start_call("closing", off_record=True)
+    model = app.engine.services.chat_model()
+    assert isinstance(model, LlamaChatModel)
+    call.turn(LINES[0])
+    call.turn(LINES[1])  # a read ahead starts as each turn ends
+    app.close()
+    assert model.wait_read_ahead(0)  # ended when close() returned: no wait
+    assert model._llama is None  # freed by the app, not by the interpreter at exit
+
+
 def test_a_read_ahead_after_the_call_end_extraction_restores_the_start(gguf):
     """The extraction filled the context with another prompt: the read ahead takes the
     saved stable start back (llm/prefix_cache.py) and reads only the history after it."""

@@ -202,7 +202,9 @@ class LlamaChatModel:
         llama_cpp.llama_set_n_threads(llama.ctx, plan.n_threads, batch)
 
     def close(self) -> None:
+        """Free the model; a read ahead has ended when this returns (it finishes its chunk)."""
         self._ahead.stop()
+        self._ahead.join()
         with self._run_lock, self._load_lock:
             llama, self._llama = self._llama, None
             if self._prefix is not None:
