@@ -102,3 +102,12 @@ def test_an_echo_that_fixes_the_learner_becomes_a_recast():
     # unchanged, or with words of the model's own added: not a fix
     assert repair("I'm go to school yesterday with my friend.", SCHOOL) is None
     assert repair("I'm a professional office worker in Seoul.", MINJI) is None
+
+
+def test_a_first_clause_may_lead_only_when_no_run_of_it_is_copied():
+    check = ParrotCheck(learner=["He was not an ill-disposed young man, unless to be rather cold hearted."],
+                        tutor=["That is a great way to describe him."])
+    assert check.check("He was not an ill-disposed young man,") is None  # a part: no copy as a sentence
+    assert not check.may_lead("He was not an ill-disposed young man,")  # but it may become one
+    assert not check.may_lead("That is a great way to put it,")  # the start of the last reply again
+    assert check.may_lead("That sounds like a hard person to live with,")

@@ -150,3 +150,13 @@ def test_a_first_clause_that_parrots_is_not_said_alone():
     gen, heard = run_turn(model, "Yesterday I eat kimchi stew with my family, and it was good.", turn=1, compact=True)
     assert not any(h.startswith("Yesterday I ate") for h in heard), heard
     assert heard[0].startswith("Oh, yesterday you ate kimchi stew with your family"), heard
+
+
+def test_a_first_clause_copied_from_a_longer_learner_sentence_is_not_said_alone():
+    # The clause is only part of the learner's sentence (it passes the sentence check), but
+    # the whole sentence is a copy: judged whole, the sample is dropped for the fallback.
+    line = "He was not an ill-disposed young man, unless to be rather cold hearted is to be ill-disposed."
+    model = ScriptedModel(line + " The correct grammar is fine.")
+    gen, heard = run_turn(model, line, turn=1, compact=True)
+    assert not any("ill-disposed" in h for h in heard), heard
+    assert gen.caught == 1

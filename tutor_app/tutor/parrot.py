@@ -148,6 +148,16 @@ class ParrotCheck:
                     return Verdict(REPEAT, i)
         return None
 
+    def may_lead(self, clause: str) -> bool:
+        """A first clause may be said before the rest of its sentence is known
+        (tutor/reply_stream.py): it passes `check`, and shares no run of COPY_MIN words with
+        a learner line or an earlier tutor sentence - the whole sentence may yet turn out a
+        copy ("He was not an ill-disposed young man," of the learner's longer sentence)."""
+        if self.check(clause) is not None:
+            return False
+        tokens = words(clause)
+        return all(longest_run(tokens, line) < COPY_MIN for line in self._learner + self._tutor + self._said)
+
     def accept(self, sentence: str) -> None:
         """`sentence` was spoken: a later sentence of the same reply must not say it again."""
         self._said.append(words(sentence))

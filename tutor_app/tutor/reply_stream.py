@@ -139,9 +139,10 @@ def generate(model_of: Callable[[], ChatModel], request: ReplyRequest,
             raise _Rejected(verdict.kind)
 
     def may_say(clause: str) -> bool:
-        """A first clause goes out alone only when it passes by itself; else its sentence
-        is checked whole (an echo's recast is made from the whole sentence)."""
-        return request.check is None or request.check.check(clause) is None
+        """A first clause goes out alone only when nothing in it may be the start of a
+        parroting sentence; else its sentence is checked whole (an echo's recast is made
+        from the whole sentence)."""
+        return request.check is None or request.check.may_lead(clause)
 
     def splitter() -> SentenceSplitter:
         # The reply's first sentence however short ("Okay."): the learner hears the tutor sooner.
