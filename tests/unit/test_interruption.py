@@ -150,3 +150,18 @@ def test_a_paused_tutor_is_no_longer_paused_once_decided():
     assert over.paused
     assert over.ended("Okay.", SAID) == (BACKCHANNEL, "Okay")  # the Listener resumes it
     assert over.stop() and not over.paused
+
+
+def test_a_hum_shorter_than_a_backchannel_can_be_is_never_ended_by_words_alone():
+    # A looped-back "Mm-hmm." over the tutor: 26 voiced frames of hum, never the floor by its
+    # sound; Whisper made six words of the tutor's residual echo round it. A learner does not
+    # say four words as "mm": the tutor goes on. A floor word still stops it.
+    over = _started(sounds=[HUM] * CONFIRM)
+    assert _voice(over, 18, HUM) == [(10, Over.ASK_WORDS)]
+    assert not over.paused
+    assert over.ended("So tell me which company it", SAID) == (NOTHING, "")
+    assert over.ended("Mm-hmm, so tell me which company", SAID)[0] == BACKCHANNEL
+    assert over.ended("Wait, tell me which company", SAID)[0] == INTERRUPTION
+    open_speech = _started()
+    _voice(open_speech, 10)  # 18 frames of open voice (paused at 9): room for six words
+    assert open_speech.ended("So tell me which company it", SAID)[0] == INTERRUPTION

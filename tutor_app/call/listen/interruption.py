@@ -165,7 +165,7 @@ class Interruption:
         """The speech ended undecided: (what it was, the backchannel words to keep) -
         INTERRUPTION, BACKCHANNEL or NOTHING (turn_taking.over_the_tutor)."""
         voiced_ms = self.voiced_ms
-        what = over_the_tutor(text, tutor_said, voiced_ms)
+        what = over_the_tutor(text, tutor_said, voiced_ms, hum=self._floor is not None and self._floor.hum)
         return what, backchannel_heard(text, voiced_ms) if what == BACKCHANNEL else ""
 
     def stop(self) -> bool:
