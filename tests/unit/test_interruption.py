@@ -165,3 +165,23 @@ def test_a_hum_shorter_than_a_backchannel_can_be_is_never_ended_by_words_alone()
     open_speech = _started()
     _voice(open_speech, 10)  # 18 frames of open voice (paused at 9): room for six words
     assert open_speech.ended("So tell me which company it", SAID)[0] == INTERRUPTION
+
+
+def test_a_hum_after_the_pause_does_not_talk_on_until_it_is_longer_than_a_backchannel():
+    # The tutor's residual echo made the start of a looped-back "Mm-hmm." open speech: paused
+    # at 9 frames; 15 frames of hum over the quiet are no sentence, its words decide at its end.
+    over = _started()
+    assert _voice(over, 1) == [(9, Over.PAUSE)]
+    assert _voice(over, 3 + 15, HUM) == [(10, Over.ASK_WORDS)]
+    assert over.paused and over.undecided
+    assert over.ended("Mm-hmm.", SAID) == (BACKCHANNEL, "Mm-hmm")
+    # Longer than any backchannel (900 ms: 29 frames), it talks on whatever it sounds like.
+    assert _voice(over, 2, HUM) == [(29, Over.INTERRUPT)]
+
+
+def test_a_long_hum_like_voice_ends_the_tutors_turn_by_its_words():
+    # A low voice may sound like a hum: past 900 ms of voice its words decide as any speech's.
+    over = _started(sounds=[HUM] * CONFIRM)
+    _voice(over, 24, HUM)  # 32 frames: paused at 29 by its length
+    assert over.paused
+    assert over.ended("I do not think that is right", SAID)[0] == INTERRUPTION

@@ -13,8 +13,10 @@ The audio decides first, the words confirm:
 - at `words_at_ms` of voice: ASK_WORDS, its words so far (Whisper told to expect a
   backchannel); they INTERRUPT when they ask for the floor (`words_so_far`);
 - paused, the learner talks on over the quiet (`talk_on_ms` of voice since the pause and
-  its echo's tail, with no echo to lengthen it any more): INTERRUPT - the tutor's turn
-  ends (BARGE_IN). One stretch of voice: a gap of TALK_GAP_FRAMES starts the count
+  its echo's tail, with no echo to lengthen it any more, not a hum shorter than
+  `backchannel_max_ms`: a looped-back "Mm-hmm." whose start the tutor's residual echo made
+  open speech paused the tutor and hummed on past it, 1 run in ~10 of the e2e test):
+  INTERRUPT - the tutor's turn ends (BARGE_IN). One stretch of voice: a gap of TALK_GAP_FRAMES starts the count
   afresh. Only frames captured once the speaker was quiet count: the far end
   paired with each says so. When the audio thread fell behind (a slow CPU, or the bounded
   wait for earlier words when voice comes first: listener.py), the frames it catches up on
@@ -121,8 +123,8 @@ class Interruption:
             self.after += 1
             if self.after > 0 and sound is not None:
                 self.talk.append(sound)
-            if self.after >= frames(self._options.talk_on_ms):
-                return Over.INTERRUPT
+            if self.after >= frames(self._options.talk_on_ms) and not self._a_hum(self.talk):
+                return Over.INTERRUPT  # a short hum talking on is no sentence: its words decide at its end
         elif self._takes_floor(sound, echo_removed_db):
             self.paused, self.after, self.talk = True, -ECHO_TAIL_FRAMES, []
             return Over.PAUSE
@@ -156,6 +158,12 @@ class Interruption:
         echo = self._floor is not None and self._floor.why == "echo"
         return not echo and self.heard * FRAME_MS >= self._options.backchannel_max_ms
 
+    def _a_hum(self, sounds: list[FrameSound]) -> bool:
+        """`sounds` are a hum (floor.py) and the voice is still no longer than a backchannel
+        can be (`backchannel_max_ms`, as the VAD heard it): longer speech is never a
+        backchannel, whatever it sounds like (a low voice may look like a hum)."""
+        return self.heard * FRAME_MS < self._options.backchannel_max_ms and sounds_like(sounds) == "hum"
+
     def words_so_far(self, text: str, tutor_said: str) -> bool:
         """Its words at `words_at_ms` of voice are in: True when they ask for the floor."""
         return self.undecided and over_the_tutor(text, tutor_said, self._options.words_at_ms,
@@ -165,7 +173,7 @@ class Interruption:
         """The speech ended undecided: (what it was, the backchannel words to keep) -
         INTERRUPTION, BACKCHANNEL or NOTHING (turn_taking.over_the_tutor)."""
         voiced_ms = self.voiced_ms
-        what = over_the_tutor(text, tutor_said, voiced_ms, hum=self._floor is not None and self._floor.hum)
+        what = over_the_tutor(text, tutor_said, voiced_ms, hum=self._floor is not None and self._a_hum(self._floor.sounds))
         return what, backchannel_heard(text, voiced_ms) if what == BACKCHANNEL else ""
 
     def stop(self) -> bool:
