@@ -211,15 +211,13 @@ class App:
     def _forget_stale_chat_model(self) -> None:
         """A turn in progress keeps the model it has; the next one builds the new choice."""
         if "chat_model" in self.__dict__ and self._chat_model_inputs() != self._chat_choice:
-            from tutor_app.tutor.call_end import submit
-
             old = self.__dict__.pop("chat_model", None)
             self._loaded_tutor = None
+            # Not closed here: a turn may be streaming from it (closing a cloud client would
+            # break that stream); it is freed with its last reference.
             with self._lock:
                 if old in self._closers:
                     self._closers.remove(old)
-            if old is not None:
-                submit("close-old-chat-model", old.close)  # after a turn using it (it waits for the model)
 
     @service
     def engine(self) -> TutorEngine:
