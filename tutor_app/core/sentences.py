@@ -17,10 +17,10 @@ _ABBREVIATIONS = {
     "u.s", "u.k", "no",
 }
 MIN_CHARS = 12  # avoid speaking "Oh." alone when more is coming quickly
-# A clause break: a comma, semicolon, colon or dash right after a letter, before a space or
-# at the end of the text so far (not "1,000", not "3:30").
-_CLAUSE = re.compile(r"(?<=[^\W\d_])[,;:—](?=\s|$)")
 CLAUSE_MARKS = (",", ";", ":", "—")
+# A clause break: one of those marks right after a letter, before a space or at the end of
+# the text so far (not "1,000", not "3:30").
+_CLAUSE = re.compile(rf"(?<=[^\W\d_])[{''.join(CLAUSE_MARKS)}](?=\s|$)")
 
 
 def is_clause(chunk: str) -> bool:

@@ -35,7 +35,7 @@ _PARTICIPLE = re.compile(r"\s+(?:been|gone|done|seen|had|made|taken|eaten|met|bo
 _SWAP_CONTRACTED = {"i'm": "you're", "i've": "you've", "i'll": "you'll", "i'd": "you'd", "we're": "you're"}
 _SWAP = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
          "we": "you", "us": "you", "our": "your", "am": "are"}
-# "was" becomes "were" only with the "I" it goes with ("it was good" stays as it is).
+# "was" becomes "were" only with the "I" / "we" it goes with ("it was good" stays as it is).
 _I_WAS = re.compile(r"\b(?:(I|[Ww]e)(\s+)was|([Ww])as(\s+)(I|we))\b")
 FOLLOW_UPS = ("Tell me more about that.", "Oh, really? Can you tell me more?", "I see. What happened next?",
               "That's interesting. How did you feel about it?", "Mm-hm. And then?")

@@ -32,9 +32,10 @@ SWITCHED = "My connection is slow, so I'll answer offline for now."
 MAX_SENTENCES = 5  # the prompt asks for 1-3; a rambling model is cut here
 COMPACT_SENTENCES = 3  # a small model's reply goes off topic after its first sentences
 # A small local model writes ~25-40 tokens a second on a slow CPU: a long first sentence
-# kept the learner waiting (p95 ~2.1 s to the first audio against ~1.2 s p50, `bench call
-# --llm local`). Its first clause of at least this many words goes out alone when it
-# passes the parrot check by itself; the rest is written while it plays.
+# keeps the learner waiting while it is written (rare with the bundled model, whose first
+# sentences are mostly short: README, "what the offline p95 is"). Its first clause of at
+# least this many words goes out alone when `ParrotCheck.may_lead` takes it; the rest is
+# written while it plays.
 CLAUSE_WORDS = 6
 
 
