@@ -185,3 +185,26 @@ def test_a_long_hum_like_voice_ends_the_tutors_turn_by_its_words():
     _voice(over, 24, HUM)  # 32 frames: paused at 29 by its length
     assert over.paused
     assert over.ended("I do not think that is right", SAID)[0] == INTERRUPTION
+
+
+def test_what_the_echo_check_calls_the_tutors_echo_never_pauses_it_and_only_a_floor_word_ends_its_turn():
+    # After a cough AEC3 left 36 frames of hum-like residual echo; Whisper made six words of
+    # it and they cut the reply. Past 900 ms the echo check is asked (a hum or a noise never
+    # asked it on the way): the tutor's echo, not a second voice - ducked, not paused, and
+    # only a floor word ends its turn.
+    for sound in (HUM, NOISE):
+        over = _started(sounds=[sound] * CONFIRM)
+        assert _voice(over, 40, sound, removed=15.0) == [(10, Over.ASK_WORDS)]
+        assert not over.paused and over.undecided
+        assert over.ended("So tell me which company it", SAID) == (NOTHING, "")
+        assert over.ended("Wait, tell me which company", SAID)[0] == INTERRUPTION
+    # Open speech the check called the tutor's echo, shorter than a backchannel can be: Whisper
+    # made "4 words" of the residual echo round a looped-back "Mm-hmm." (`bench echo`).
+    over = _started()
+    assert _voice(over, 7, OPEN, removed=6.2) == [(10, Over.ASK_WORDS)]
+    assert over.ended("So which company is", SAID) == (NOTHING, "")
+    assert over.ended("Sorry, which company is", SAID)[0] == INTERRUPTION
+    # The check asked at 900 ms finds a second voice: paused, and the words decide as any speech's.
+    over = _started(sounds=[HUM] * CONFIRM)
+    assert _voice(over, 21, HUM, removed=2.0) == [(10, Over.ASK_WORDS), (29, Over.PAUSE)]
+    assert over.ended("I do not think that is right", SAID)[0] == INTERRUPTION

@@ -20,7 +20,9 @@ It says "takes the floor" when, all at once:
 - it is the learner and not the tutor's own echo: over its last RECENT_FRAMES, the linear
   echo removal (speech/double_talk.py) takes at most MAX_REMOVED_DB off the microphone -
   a second voice is not removed, the echo alone is (12-20 dB): the learner's energy
-  against the echo estimate. Residual echo the VAD takes for voice does not pass.
+  against the echo estimate. Residual echo the VAD takes for voice does not pass. The
+  Interruption asks the same check (`tutor_echo`) of a hum or a noise that reaches its
+  length rule.
 It decides nothing by itself: the Interruption pauses the tutor on it, and the words decide
 whether the pause becomes the end of the tutor's turn or the tutor resumes.
 """
@@ -99,6 +101,8 @@ class FloorDecision:
             self._add(sound)
         self._next_check = 0  # voiced frames before the echo check may be asked again
         self.why = ""  # why it is not (yet) the floor: "short", "hum", "noise", "echo" (logs, tests)
+        self.echo = False  # the last echo check called it the tutor's own echo
+        self.removed_db: float | None = None  # what that check found the linear removal took off (logs)
 
     def _add(self, sound: FrameSound) -> None:
         self.sounds.append(sound)
@@ -107,8 +111,10 @@ class FloorDecision:
         self.tail = self.tail + 1 if quiet else 0  # a louder frame: the quiet ones were a dip
 
     def profile(self) -> str:
-        """Its voiced frames' levels in dB under the loudest (logs: why a sound paused the tutor)."""
-        return levels(self.sounds)
+        """Its voiced frames' levels in dB under the loudest, and what the last echo check
+        found (logs: why a sound paused the tutor, or did not)."""
+        removed = "" if self.removed_db is None else f"; the echo removal took {self.removed_db:.1f} dB off"
+        return levels(self.sounds) + removed
 
     @property
     def hum(self) -> bool:
@@ -132,8 +138,17 @@ class FloorDecision:
         elif self.noise:
             self.why = "noise"
         elif self._next_check <= 0:
-            removed = echo_removed_db()
-            if removed is None or removed <= MAX_REMOVED_DB:
+            if not self.tutor_echo(echo_removed_db):
                 return True
-            self.why, self._next_check = "echo", RECHECK_FRAMES
+            self.why = "echo"
         return False
+
+    def tutor_echo(self, echo_removed_db: Callable[[], float | None]) -> bool:
+        """The echo check, asked at most every RECHECK_FRAMES voiced frames once it said
+        "echo" (a fit each time): True when the linear echo removal takes more than
+        MAX_REMOVED_DB off the last RECENT_FRAMES - the tutor's own echo, not a second voice."""
+        if self._next_check <= 0:
+            self.removed_db = echo_removed_db()
+            self.echo = self.removed_db is not None and self.removed_db > MAX_REMOVED_DB
+            self._next_check = RECHECK_FRAMES if self.echo else 0
+        return self.echo

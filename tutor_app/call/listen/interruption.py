@@ -7,8 +7,8 @@ The audio decides first, the words confirm:
   DUCK the tutor at once;
 - the audio says the learner takes the floor (call/listen/floor.py: `floor_ms` of open
   speech, not a hum, not noise, not the tutor's echo), or the voice reaches
-  `backchannel_max_ms` whatever it sounds like - unless the echo check last called it the
-  tutor's own echo: PAUSE the tutor (its playback holds where it is: a pause, not the end
+  `backchannel_max_ms` whatever it sounds like - unless the echo check (asked then for a
+  hum or a noise, which never asked it on the way) calls it the tutor's own echo: PAUSE the tutor (its playback holds where it is: a pause, not the end
   of its turn);
 - at `words_at_ms` of voice: ASK_WORDS, its words so far (Whisper told to expect a
   backchannel); they INTERRUPT when they ask for the floor (`words_so_far`);
@@ -23,7 +23,8 @@ The audio decides first, the words confirm:
   were captured while the tutor still played; counted as "over the quiet", the echo in
   them turned a looped-back "Mm-hmm." into an interruption;
 - when it ends, its words decide (`ended`): an interruption (INTERRUPT), or a backchannel
-  (kept) or nothing (the tutor's words leaking back, a hum Whisper made words of, a cough):
+  (kept) or nothing (the tutor's words leaking back, a hum Whisper made words of, a cough,
+  what the echo check last called the tutor's echo - by a floor word only):
   the tutor goes on - at full volume, or RESUMES where it paused.
 Sounds too short to confirm are call/listen/overlap.py's; the rules on words are
 call/listen/turn_taking.py's.
@@ -123,7 +124,7 @@ class Interruption:
             self.after += 1
             if self.after > 0 and sound is not None:
                 self.talk.append(sound)
-            if self.after >= frames(self._options.talk_on_ms) and not self._a_hum(self.talk):
+            if self.after >= frames(self._options.talk_on_ms) and not self._no_sentence(self.talk):
                 return Over.INTERRUPT  # a short hum talking on is no sentence: its words decide at its end
         elif self._takes_floor(sound, echo_removed_db):
             self.paused, self.after, self.talk = True, -ECHO_TAIL_FRAMES, []
@@ -155,13 +156,21 @@ class Interruption:
         if self._floor is not None and sound is not None and self._floor.frame(sound, echo_removed_db):
             self._floor.why = "the floor by its sound"
             return True
-        echo = self._floor is not None and self._floor.why == "echo"
-        return not echo and self.heard * FRAME_MS >= self._options.backchannel_max_ms
+        if self.heard * FRAME_MS < self._options.backchannel_max_ms:
+            return False
+        # A hum or a noise never asked the check on the way: ask it now. After a cough AEC3
+        # left 36 frames of hum-like residual echo that paused and then cut a reply.
+        return self._floor is None or not self._floor.tutor_echo(echo_removed_db)
 
-    def _a_hum(self, sounds: list[FrameSound]) -> bool:
-        """`sounds` are a hum (floor.py) and the voice is still no longer than a backchannel
-        can be (`backchannel_max_ms`, as the VAD heard it): longer speech is never a
-        backchannel, whatever it sounds like (a low voice may look like a hum)."""
+    def _no_sentence(self, sounds: list[FrameSound]) -> bool:
+        """No learner's sentence is in this voice: the echo check last called it the
+        tutor's own echo (Whisper made "4 words" of the residual echo round a looped-back
+        "Mm-hmm.", and 6 of 36 hum-like frames of it after a cough: each cut a reply), or
+        `sounds` are a hum (floor.py) and the voice is still no longer than a backchannel can
+        be (`backchannel_max_ms`, as the VAD heard it) - longer speech is never a backchannel,
+        whatever it sounds like (a low voice may look like a hum)."""
+        if self._floor is not None and self._floor.echo:
+            return True
         return self.heard * FRAME_MS < self._options.backchannel_max_ms and sounds_like(sounds) == "hum"
 
     def words_so_far(self, text: str, tutor_said: str) -> bool:
@@ -173,7 +182,8 @@ class Interruption:
         """The speech ended undecided: (what it was, the backchannel words to keep) -
         INTERRUPTION, BACKCHANNEL or NOTHING (turn_taking.over_the_tutor)."""
         voiced_ms = self.voiced_ms
-        what = over_the_tutor(text, tutor_said, voiced_ms, hum=self._floor is not None and self._a_hum(self._floor.sounds))
+        what = over_the_tutor(text, tutor_said, voiced_ms,
+                              no_sentence=self._floor is not None and self._no_sentence(self._floor.sounds))
         return what, backchannel_heard(text, voiced_ms) if what == BACKCHANNEL else ""
 
     def stop(self) -> bool:

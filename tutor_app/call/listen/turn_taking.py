@@ -101,7 +101,8 @@ ECHO_WORDS_PER_VOICED_S = 3 * MAX_WORDS_PER_VOICED_S
 HUM_MS = 250
 
 
-def over_the_tutor(text: str, tutor_said: str, voiced_ms: float, so_far: bool = False, hum: bool = False) -> str:
+def over_the_tutor(text: str, tutor_said: str, voiced_ms: float, so_far: bool = False,
+                   no_sentence: bool = False) -> str:
     """What short speech over the tutor (under `backchannel_max_ms` of voice, `voiced_ms`
     of it heard) is, by its words: an INTERRUPTION when it asks for the floor (FLOOR_WORDS)
     or, once it ended, has more than BACKCHANNEL_MAX_WORDS words - unless they are more than that voice
@@ -112,10 +113,11 @@ def over_the_tutor(text: str, tutor_said: str, voiced_ms: float, so_far: bool = 
     (ECHO_WORDS_PER_VOICED_S: the tutor's residual echo made into words): not worth stopping the tutor for, and the learner
     who meant it goes on talking (then its length decides). Words `so_far` (at
     `words_at_ms` of voice: a word or two, more are the echo) interrupt only by a floor word;
-    so do the words of a `hum` (its voice a closed-mouth hum throughout, floor.py): a learner
-    does not say four words as "mm", Whisper made the tutor's residual echo round it into
-    them (a looped-back "Mm-hmm." stopped the tutor as "6 words, hum" in 1 of ~10 runs of
-    the e2e backchannel test)."""
+    so do the words of speech whose sound holds `no_sentence` (interruption.py: a short
+    closed-mouth hum throughout, or what the echo check called the tutor's own echo): a
+    learner does not say four words as "mm", Whisper made the tutor's residual echo round it
+    into them (a looped-back "Mm-hmm." stopped the tutor as "6 words, hum" in 1 of ~10 runs
+    of the e2e backchannel test)."""
     words = _WORD.findall((text or "").lower())
     if not words or is_own_words(text, tutor_said):
         return NOTHING
@@ -125,7 +127,7 @@ def over_the_tutor(text: str, tutor_said: str, voiced_ms: float, so_far: bool = 
         return BACKCHANNEL
     if len(words) > ECHO_WORDS_PER_VOICED_S * voiced_ms / 1000:
         return NOTHING  # far more words than the voice holds: Whisper's words of the echo
-    return INTERRUPTION if len(words) > BACKCHANNEL_MAX_WORDS and not (so_far or hum) else NOTHING
+    return INTERRUPTION if len(words) > BACKCHANNEL_MAX_WORDS and not (so_far or no_sentence) else NOTHING
 
 
 def backchannel_heard(text: str, voiced_ms: float) -> str:
