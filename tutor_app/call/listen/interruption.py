@@ -8,8 +8,8 @@ The audio decides first, the words confirm:
 - the audio says the learner takes the floor (call/listen/floor.py: `floor_ms` of open
   speech, not a hum, not noise, not the tutor's echo), or the voice reaches
   `backchannel_max_ms` whatever it sounds like - unless the echo check (asked then for a
-  hum or a noise, which never asked it on the way) calls it the tutor's own echo: PAUSE the tutor (its playback holds where it is: a pause, not the end
-  of its turn);
+  hum or a noise, which never asked it on the way) calls it the tutor's own echo: PAUSE
+  the tutor (its playback holds where it is: a pause, not the end of its turn);
 - at `words_at_ms` of voice: ASK_WORDS, its words so far (Whisper told to expect a
   backchannel); they INTERRUPT when they ask for the floor (`words_so_far`);
 - paused, the learner talks on over the quiet (`talk_on_ms` of voice since the pause and
