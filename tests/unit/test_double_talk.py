@@ -139,6 +139,25 @@ def test_the_voice_aec3_hid_counts_toward_the_interruption():
     assert _hidden_frames(2.0, vad_at=3.0, with_reference=False) == 0  # no canceller: nothing to tell
 
 
+def test_a_start_found_at_the_confirmation_stays_found(monkeypatch):
+    """The words of speech over the tutor start where its start was first found, though a
+    later look (a fit on more of the learner's own voice) no longer finds it: in two barge-ins
+    of thirty right as a reply began, the learner's "Sorry," was found at the confirmation
+    and lost from the turn's words. Another utterance is looked at afresh."""
+    import tutor_app.call.listen.frames as frames_module
+
+    blocks = _blocks_over_the_tutor(2.0, seconds=5.0)
+    vad_start, end = 3 * SAMPLE_RATE // 512, 4 * SAMPLE_RATE // 512
+    frames = _frames(blocks[:end])
+    hidden = frames.hidden_before(vad_start)
+    assert abs(hidden - SAMPLE_RATE // 512) <= 2  # the second before the VAD's start: the learner's
+    monkeypatch.setattr(frames_module, "speech_onset", lambda raw, res, far, start, stop=None: start)
+    words = frames.words(vad_start, end, over_tutor=True)
+    assert words.size == (end - vad_start + hidden) * 512  # from the start found first
+    later = vad_start + 8  # another utterance: no start before its own
+    assert frames.words(later, end, over_tutor=True).size == (end - later) * 512
+
+
 def test_no_start_before_the_vad_when_the_tutor_was_alone():
     onset, start, _ = _hidden_start([(3.0, 5.0)], vad_at=3.0)
     assert onset == start

@@ -60,6 +60,21 @@ def test_real_words_at_the_end_are_kept() -> None:
     assert without_soundless_tail([stock, last], 10.156) == [stock, last]
 
 
+def test_audio_cut_in_voice_loses_only_a_tail_whisper_doubts_too() -> None:
+    """A turn cut at its last voiced frame: a real last word can be squeezed by the cut, so
+    a soundless tail goes only when Whisper is unsure of it as well (a barge-in's
+    "Please. Thanks for watching!" as it was timed and scored)."""
+    from dataclasses import replace
+
+    said = replace(timed("mentioned before? Please.", (3.28, 3.54), (3.54, 4.12), (4.58, 4.58)), avg_logprob=-0.62)
+    stock = replace(timed("Thanks for watching!", (4.58, 4.68), (4.68, 4.68), (4.68, 4.68)), avg_logprob=-1.45)
+    assert without_soundless_tail([said, stock], 4.704, voice_at_end=True) == [said]
+    # The same line scored as sure: kept (a learner's real "Thank you." cut as it was said).
+    sure = replace(stock, avg_logprob=-0.4)
+    assert without_soundless_tail([said, sure], 4.704, voice_at_end=True) == [said, sure]
+    assert without_soundless_tail([said, sure], 4.704) == [said]  # after the speech: no sound, gone
+
+
 def test_spans_from_keeps_what_follows_the_start() -> None:
     spans = [SpeechSpan(0.0, 1.0), SpeechSpan(1.5, 3.0)]
     assert spans_from(spans, 1.2) == [SpeechSpan(1.5, 3.0)]

@@ -196,8 +196,7 @@ class WhisperStt:
                     segments = self._decode_windowed(speech, None, prompt, words, window_s)
             finally:
                 self._model.stop = self._model.encoded = None
-        if not clip.voice_at_end:  # cut while the learner spoke, a last word is squeezed for real
-            segments = without_soundless_tail(segments, len(speech) / SAMPLE_RATE)
+        segments = without_soundless_tail(segments, len(speech) / SAMPLE_RATE, clip.voice_at_end)
         segments = [snap_segment(remap_segment(s, offsets), bias) for s in segments]
         text = " ".join(s.text for s in segments if s.text).strip()
         return Transcript(text, self.options.language, seconds, segments, pauses, voiced)
@@ -366,17 +365,21 @@ def looped(segments: list[Segment], speech_s: float) -> bool:
 # least half its words are squeezed to nothing at the audio's very end (measured: three of
 # four, one of two; the first word's probability 0.0). A word of real speech, even a last
 # short one, gets frames of its own - unless the audio was cut in the middle of it (the
-# words so far over the tutor): then the tail is kept.
+# words so far over the tutor, or a turn cut at its last voiced frame): then the tail goes
+# only when Whisper doubts it too ("Thanks for watching!" after a barge-in's "Please." at
+# a mean log-probability of -1.45; the real words before it -0.3 to -0.6).
 SQUEEZED_WORD_S = 0.02
 AUDIO_END_S = 0.06  # how near the audio's end a squeezed word lies
+DOUBTED_LOGPROB = -1.0  # Whisper's own line for an unsure decode (its temperature fallback)
 
 
-def without_soundless_tail(segments: list[Segment], audio_s: float) -> list[Segment]:
+def without_soundless_tail(segments: list[Segment], audio_s: float, voice_at_end: bool = False) -> list[Segment]:
     """`segments` without the trailing ones that have at least half their words squeezed to
-    nothing at the end of the `audio_s`-second audio (times in that audio). Segments
-    without word timings are kept: there is nothing to judge by."""
+    nothing at the end of the `audio_s`-second audio (times in that audio); when the audio
+    ends in voice (`voice_at_end`), only those Whisper doubts as well. Segments without word
+    timings are kept: there is nothing to judge by."""
     kept = list(segments)
-    while kept and soundless(kept[-1], audio_s):
+    while kept and soundless(kept[-1], audio_s) and (not voice_at_end or kept[-1].avg_logprob < DOUBTED_LOGPROB):
         log.info("dropped a segment that had no sound of its own at the end of the audio")
         kept.pop()
     return kept

@@ -36,6 +36,12 @@ class MicFrames:
         # the confirmation and the echo check after it use it instead of fitting again (a
         # fit cost 20-50 ms on the audio thread, right as the tutor was to pause).
         self._path: tuple[np.ndarray, int] | None = None
+        # The earliest start found for the speech confirmed at a frame: (that frame, the
+        # start's sample counted from segmenter index 0). A later look fits the echo path on
+        # more of the learner's own voice and can miss a start the first look found (the
+        # learner's "Sorry," lost in 2 of 30 barge-ins right as a reply began): found once,
+        # it stays found.
+        self._onset: tuple[int, int] | None = None
 
     def split(self, samples: np.ndarray, raw: np.ndarray | None,
               far: np.ndarray | None) -> list[tuple[np.ndarray, Ref | None]]:
@@ -71,6 +77,7 @@ class MicFrames:
         self._refs.clear()
         self._base = 0
         self._path = None
+        self._onset = None
 
     @property
     def end(self) -> int:
@@ -120,7 +127,7 @@ class MicFrames:
         if found is None:
             return 0
         copy, at = found
-        return (at - speech_onset(copy.raw, copy.cleaned, copy.far, at, copy.raw.size)) // FRAME_SAMPLES
+        return (at - self._onset_in(copy, start, at, copy.raw.size)) // FRAME_SAMPLES
 
     def echo_removed_db(self, start: int, end: int) -> float | None:
         """How much the linear echo removal (fitted on frames [start, end) and the seconds
@@ -152,7 +159,17 @@ class MicFrames:
         copy, at = found
         a, b = self._span(start, end)
         stop = at + (b - a) * FRAME_SAMPLES
-        return copy.voice(floor)[speech_onset(copy.raw, copy.cleaned, copy.far, at, stop):stop]
+        return copy.voice(floor)[self._onset_in(copy, start, at, stop):stop]
+
+    def _onset_in(self, copy: LinearCopy, start: int, at: int, stop: int) -> int:
+        """Where the speech confirmed at frame `start` (sample `at` of `copy`) began, in
+        `copy`'s samples: speech_onset, or the earliest start found for it before."""
+        origin = (self._base + copy.first) * FRAME_SAMPLES  # `copy`'s first sample, from index 0
+        onset = origin + speech_onset(copy.raw, copy.cleaned, copy.far, at, stop)
+        if self._onset is not None and self._onset[0] == start:
+            onset = min(onset, self._onset[1])
+        self._onset = (start, onset)
+        return max(0, onset - origin)
 
     def keep_last(self, keep: int) -> None:
         extra = len(self._frames) - keep
