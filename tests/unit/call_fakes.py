@@ -40,12 +40,17 @@ class _Stream:
         self.finished_callback = kwargs.get("finished_callback")
         self.active = False
         self.latency = 0.0
+        self.starts = 0
 
     def start(self) -> None:
         self.active = True
+        self.starts += 1
 
     def abort(self) -> None:
-        self.active = False
+        """As PortAudio: the stream stops and says so before `abort` returns."""
+        was_active, self.active = self.active, False
+        if was_active and self.finished_callback:
+            self.finished_callback()
 
     def close(self) -> None:
         self.active = False
@@ -68,6 +73,10 @@ class FakeInputStream(_Stream):
             self.push(np.full(FRAME, amplitude, dtype=np.float32))
 
 class FakeOutputStream(_Stream):
+    def __init__(self, sd, **kwargs) -> None:
+        super().__init__(sd, **kwargs)
+        self.latency = sd.output_latency
+
     def pull(self, frames: int, underflow: bool = False) -> np.ndarray:
         out = np.zeros((frames, 1), dtype=np.float32)
         self.callback(out, frames, None, Flags(output_underflow=underflow))
@@ -84,6 +93,7 @@ class FakeSd:
         self.has_outputs = outputs
         self.rate = rate
         self.unplugged = False
+        self.output_latency = 0.0  # what output streams report (PortAudio's figure)
         self.inputs: list[FakeInputStream] = []
         self.outputs: list[FakeOutputStream] = []
         self.default = SimpleNamespace(device=[0 if inputs else -1, 1 if outputs else -1])

@@ -224,3 +224,67 @@ def test_a_reader_that_fell_seconds_behind_still_gets_the_far_end_it_was_capture
     late = slice(int(3.5 * 16000), int(5.5 * 16000))
     assert np.sqrt(np.mean(far_all[late] ** 2)) > 0.5 * np.sqrt(np.mean(far16[late] ** 2))  # not paired with silence
     assert _erle(near, cleaned_all, 3.5, 5.5) >= 20
+
+
+def _paused_and_resumed(flush_marker: bool, pause_s: float = 0.3, flush_s: float = 3.0):
+    """The player drops its output at `flush_s` (a pause: the stream aborted and restarted)
+    while 250 ms of the far end were handed out but not played, plays silence for `pause_s`
+    and resumes from the first sample that was dropped. -> (near, cleaned, the reference
+    paired with each microphone sample, breaks reported, the time it resumed)."""
+    far16 = _speechlike(9.0, 5)
+    cut, lead, step = int(flush_s * 16000), 0.25, 400
+    resumed = flush_s + pause_s
+    played = np.concatenate([far16[:cut], np.zeros(int(pause_s * 16000), np.float32), far16[cut:]])
+    near = np.concatenate([np.zeros(800, np.float32), played])[:len(played)]  # the echo 50 ms later
+    # (time handed to the tap, entry): before the drop the player runs `lead` ahead; the
+    # blocks handed then past `flush_s` never play.
+    events: list[tuple[float, tuple]] = [(-1.0, ("start", 16000))]
+    events += [(i / 16000 - lead, (far16[i:i + step].copy(), i / 16000, False))
+               for i in range(0, cut + int(lead * 16000), step)]
+    if flush_marker:
+        events.append((flush_s, ("flushed", flush_s)))
+    restart = flush_s + 0.05  # the new stream's first block plays after its own latency
+    silence = np.zeros(step, np.float32)
+    events += [(max(flush_s, restart + j * 0.025 - lead), (silence.copy(), restart + j * 0.025, False))
+               for j in range(int((resumed - restart) / 0.025))]
+    events += [(max(flush_s, resumed + i / 16000 - lead), (far16[cut + i:cut + i + step].copy(),
+                                                           resumed + i / 16000, False))
+               for i in range(0, len(far16) - cut, step)]
+    events.sort(key=lambda e: e[0])
+    tap = FarEndTap()
+    canceller = EchoCanceller.load(AecOptions(), tap)
+    k, cleaned, fars, breaks = 0, [], [], []
+    for i in range(0, len(near) - 512, 512):
+        t_near = i / 16000
+        while k < len(events) and events[k][0] <= t_near:
+            entry = events[k][1]
+            if len(entry) == 3:
+                tap.push(*entry)
+            elif entry[0] == "start":
+                tap.started(entry[1])
+            else:
+                tap.flushed(entry[1])
+            k += 1
+        block = canceller.process_block(near[i:i + 512], t_near)
+        cleaned.append(block.cleaned)
+        fars.append(block.far)
+        if block.broke:
+            breaks.append(t_near)
+    return near, np.concatenate(cleaned), np.concatenate(fars), breaks, resumed
+
+
+def test_a_dropped_output_is_silence_in_the_reference_and_no_break():
+    """A pause drops what the sound system held (speech/playback.py Player): the canceller
+    hears of it, pairs the pause with silence, not with the samples that never played, and
+    the resumed reply's echo is cancelled from its first words; nothing gates the microphone."""
+    near, cleaned, fars, breaks, resumed = _paused_and_resumed(flush_marker=True)
+    assert breaks == []
+    pause = slice(int(3.01 * 16000), int((resumed - 0.1) * 16000))
+    assert not fars[pause].any()
+    assert _erle(near, cleaned, resumed + 0.1, resumed + 0.6) >= 20
+    assert _erle(near, cleaned, resumed + 1.0, 8.9) >= 20
+    # Not told of the drop, the reference plays on through the pause with what never
+    # played, and the resumed reply is paired with the wrong samples.
+    near, cleaned_blind, fars_blind, _, _ = _paused_and_resumed(flush_marker=False)
+    assert fars_blind[pause].any()
+    assert _erle(near, cleaned_blind, resumed + 0.1, resumed + 0.6) < 20  # measured 7.5 dB (51 told)

@@ -1,12 +1,12 @@
 """speech/audio_io.py with a fake sounddevice: capture queue and overflow counting,
-resampling, played-sample accounting, clear(), device lookup."""
+resampling, device lookup (playback: test_playback.py)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from tests.unit.call_fakes import FakeSd
-from tutor_app.speech.audio_io import WOKEN, Capture, MicBlock, Player, StreamResampler
+from tutor_app.speech.audio_io import WOKEN, Capture, MicBlock, StreamResampler
 from tutor_app.speech.sound_devices import NoDeviceError, list_devices, resolve_device
 
 
@@ -73,78 +73,6 @@ def test_device_lost_sets_finished():
     assert capture.active
     sd.inputs[0].lose()
     assert capture.finished.is_set() and not capture.active
-
-
-def test_player_counts_played_samples_per_tag_and_clear_drops_the_rest():
-    sd = FakeSd()
-    started = []
-    player = Player(sd, None, 16000)
-    player.listen(lambda tag, t: started.append(tag), None)
-    player.start()
-    out = sd.outputs[0]
-    player.play(np.full(300, 0.1), "a")
-    player.play(np.full(300, 0.2), "b")
-    block = out.pull(400)
-    assert np.allclose(block[:300], 0.1) and np.allclose(block[300:], 0.2)
-    assert player.played("a") == 300 and player.played("b") == 100
-    player.clear()
-    assert not player.busy and player.queued_samples() == 0
-    assert np.all(out.pull(400) == 0)  # silent right after clear()
-    assert player.played("b") == 100
-    player.close()
-    assert started == ["a", "b"]
-
-
-def test_a_paused_player_holds_its_queue_silent_and_resumes_from_the_gap_between_words():
-    sd = FakeSd()
-    player = Player(sd, None, 16000)
-    player.start()
-    out = sd.outputs[0]
-    word, gap = np.full(4000, 0.3, np.float32), np.zeros(800, np.float32)
-    player.play(np.concatenate([word, gap, word]), "sentence")  # "word <gap> word"
-    out.pull(6000)  # into the second word
-    player.pause()
-    assert not out.pull(2000).any() and player.busy  # silent, the rest held
-    assert player.played("sentence") == 6000
-    player.resume(back_s=0.15)  # the quietest 32 ms within 150 ms back: the gap
-    assert 4000 <= player.played("sentence") <= 4800 and not player.paused
-    rest = out.pull(8800 - player.played("sentence") + 10)
-    assert rest[-11] == np.float32(0.3) and not rest[-10:].any()  # the second word again, whole
-    assert player.played("sentence") == 8800 and not player.busy
-    player.play(np.full(100, 0.1), "next")
-    player.pause()
-    player.clear()  # a barge-in ends the pause too: what comes next plays
-    player.play(np.full(100, 0.2), "after")
-    assert np.allclose(out.pull(100), 0.2)
-    player.close()
-
-
-def test_player_underflow_goes_idle():
-    sd = FakeSd()
-    player = Player(sd, None, 16000)
-    player.start()
-    player.play(np.full(100, 0.1), 1)
-    assert player.busy
-    sd.outputs[0].pull(400)
-    assert not player.busy
-    player.close()
-
-
-def test_the_echo_reference_hears_of_an_underrun_from_the_player():
-    from tutor_app.speech.aec import FarEndTap
-
-    sd = FakeSd()
-    tap = FarEndTap()
-    player = Player(sd, None, 16000, far_tap=tap)
-    player.start()
-    player.play(np.full(1200, 0.1), 1)
-    sd.outputs[0].pull(400)
-    sd.outputs[0].pull(400, underflow=True)  # PortAudio: the device ran dry before this block
-    blocks = tap.drain()
-    assert blocks[0] == ("start", 16000)
-    assert [(len(b), flag) for b, _, flag in blocks[1:]] == [(400, False), (400, True)]
-    assert player.stats.underflows == 1
-    player.close()
 
 
 def test_devices_listed_and_resolved():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tests.unit.call_fakes import FakeSd, HeldTts
 from tutor_app.call.speaker import Speaker
 from tutor_app.call.tutor_turn import TurnControl
-from tutor_app.speech.audio_io import Player
+from tutor_app.speech.playback import Player
 
 
 def test_audible_skips_the_stop_marker_of_close():

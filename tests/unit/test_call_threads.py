@@ -21,7 +21,7 @@ from tutor_app.call.options import EchoOptions
 from tutor_app.call.speaker import Speaker
 from tutor_app.call.tutor_turn import TurnControl
 from tutor_app.settings import SpeechSettings
-from tutor_app.speech.audio_io import Player
+from tutor_app.speech.playback import Player
 
 CALL_THREADS = ("call-audio", "call-turns", "tts-playback", "playback-notify", "call-stt", "call-judge")
 

@@ -11,7 +11,7 @@ import pytest
 from tests.unit.call_fakes import FakeSd, FakeTts, HeldTts
 from tutor_app.call.speaker import Speaker
 from tutor_app.call.tutor_turn import BARGE_IN, RESUMED, SUPERSEDED, TurnControl
-from tutor_app.speech.audio_io import Player
+from tutor_app.speech.playback import Player
 
 REPLY = ["One two three.", "Four five six.", "Seven eight nine."]  # 3000 samples each
 

@@ -110,7 +110,7 @@ def run(args: argparse.Namespace, app) -> int:
     summary["greeting_first_audio_ms"] = live.greeting_ms
     print("naive cascade stages p50 (ms): " + ", ".join(
         f"{k} {_pct(v, 0.5):.0f}" for k, v in naive_stages.items()))
-    from tutor_app.speech.audio_io import PLAY_BLOCK_S
+    from tutor_app.speech.playback import PLAY_BLOCK_S
 
     stop_ms = (PLAY_BLOCK_S + out_latency) * 1000
     summary["barge_in_stop_ms_max"] = round(stop_ms, 1)
@@ -273,8 +273,8 @@ def _idle_cpu(loop, seconds: float) -> float:
 # -- the naive cascade -------------------------------------------------------------------
 def _naive(app, engine, clips, args) -> tuple[list[float], float, dict[str, list[float]]]:
     """Full STT -> full LLM reply -> full TTS -> play; ms to the first sample out."""
-    from tutor_app.speech.audio_io import Player
     from tutor_app.speech.audiofile import load_audio
+    from tutor_app.speech.playback import Player
     from tutor_app.speech.sound_devices import load_sounddevice, resolve_device
 
     sd = load_sounddevice()

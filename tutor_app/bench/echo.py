@@ -123,7 +123,8 @@ def signal_path(app, reply) -> dict:
     import numpy as np
 
     from tutor_app.speech.aec import AecOptions, EchoCanceller, FarEndTap
-    from tutor_app.speech.audio_io import Capture, Player
+    from tutor_app.speech.audio_io import Capture
+    from tutor_app.speech.playback import Player
     from tutor_app.speech.sound_devices import load_sounddevice
 
     sd = load_sounddevice()

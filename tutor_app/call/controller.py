@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from tutor_app.call.options import LoopOptions
     from tutor_app.settings import Settings
     from tutor_app.speech.aec import EchoCanceller, FarEndTap
-    from tutor_app.speech.audio_io import Capture, Player
+    from tutor_app.speech.audio_io import Capture
+    from tutor_app.speech.playback import Player
     from tutor_app.tutor.call_end import CallEndJob
     from tutor_app.tutor.engine import Conversation, TutorEngine
 
@@ -256,7 +257,7 @@ class CallController:
         return None, ev.Problem("no-microphone", message)
 
     def _open_player(self, sd: Any, far_tap: FarEndTap | None = None) -> tuple[Player | None, ev.Problem | None]:
-        from tutor_app.speech.audio_io import Player
+        from tutor_app.speech.playback import Player
         from tutor_app.speech.sound_devices import NoDeviceError, resolve_device
 
         try:

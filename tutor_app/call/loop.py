@@ -2,7 +2,7 @@
 speaker, with barge-in, echo handling, device loss and latency stamps. No Qt.
 
 Threads (the table in docs/DESIGN-NOTES.md, "Live call"):
-- PortAudio callbacks (speech/audio_io.py) only copy samples and count.
+- PortAudio callbacks (speech/audio_io.py, speech/playback.py) only copy samples and count.
 - audio thread (`call-audio`, call/mic.py): microphone blocks -> Listener
   (call/listen/listener.py); it announces SpeechStarted, hands ended (or speculatively
   ended) utterances to the turns thread, and sends the interruption messages when the

@@ -179,7 +179,7 @@ class InterruptionOptions:
     # the echo lengthened must end first, and its words resume the tutor.
     talk_on_ms: int = 480
     # A resumed tutor backs up to the quietest 32 ms (a gap between words) in this much of
-    # what it played before the pause (speech/audio_io.py Player.resume).
+    # what it played before the pause (speech/playback.py Player.resume).
     resume_back_ms: int = 600
     # A stretch too short to confirm as speech over the tutor is still a backchannel
     # candidate from this much voice on, when the linear echo removal takes

@@ -42,7 +42,7 @@ class Speaker:
                  control: TurnControl, on_start: Callable[[TutorTurn, str, float], None],
                  on_problem: Callable[[str, str], None] | None = None,
                  on_failure: Callable[[str, BaseException], None] | None = None) -> None:
-        """`player`: a started speech/audio_io.Player or None (text only), handed over: the
+        """`player`: a started speech/playback.Player or None (text only), handed over: the
         speaker listens to it and closes it. `on_failure(where, exc)`: a bug on one of its
         threads (the call ends)."""
         self._tts = tts  # a TextToSpeech, or a zero-argument factory (loaded on first use)
@@ -123,7 +123,7 @@ class Speaker:
 
     def resume_audio(self, back_s: float = 0.0) -> None:
         """The turn resumed: the player plays on from a word gap within `back_s` before
-        where it paused (speech/audio_io.py Player.resume)."""
+        where it paused (speech/playback.py Player.resume)."""
         player = self.player
         if player is not None:
             player.resume(back_s)

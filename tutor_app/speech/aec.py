@@ -13,7 +13,10 @@ them. A known break in the far end - an underrun PortAudio reported, or a new ou
 stream after the first - anchors the far timeline at once on the first block after it
 (then refined by the median), so the echo of the next words is cancelled from the start
 instead of after half a second of re-learning (a leaked echo can interrupt the tutor).
-Each such break is reported with the block it came in (`Cancelled.broke`): after a stall of
+A drop of the output on a pause or a barge-in (the player aborts and restarts its stream:
+`FarEndTap.flushed`) is no break: what was handed out but not yet due is silenced in the
+reference (it never played) and the first block after it anchors the far timeline at once,
+on the same path. Each break is reported with the block it came in (`Cancelled.broke`): after a stall of
 the audio system the echo itself came back up to 129 ms later and AEC3 needed seconds to
 follow, so the call gates the microphone for the rest of that reply (call/listen/echo_gate.py
 `EchoGate.unsettle`). A re-anchor alone is no break: the clocks drift by 30 ms over minutes
@@ -79,8 +82,9 @@ def probe() -> tuple[bool, str]:
     return True, "WebRTC AEC3 (pywebrtc-audio) loads"
 
 
-# What FarEndTap holds: ("start", rate) for a new output stream, or (samples, t_play, underflow).
-FarEntry = Union[tuple[str, int], tuple[NDArray[np.float32], float, bool]]
+# What FarEndTap holds: ("start", rate) for a new output stream, ("flushed", t) for a drop of
+# what was not yet played at t (perf_counter), or (samples, t_play, underflow).
+FarEntry = Union[tuple[str, int], tuple[str, float], tuple[NDArray[np.float32], float, bool]]
 
 
 class FarEndTap:
@@ -98,6 +102,11 @@ class FarEndTap:
         """PortAudio's output callback: `samples` (a copy) start playing at `t_play`;
         `underflow`: PortAudio said the device ran dry before this block (a gap in time)."""
         self._blocks.append((samples, t_play, underflow))
+
+    def flushed(self, t: float) -> None:
+        """The player dropped what the sound system held at `t` (perf_counter) and restarted
+        its stream (same device, same rate): those samples never played."""
+        self._blocks.append(("flushed", float(t)))
 
     def drain(self) -> list[FarEntry]:
         out: list[FarEntry] = []
@@ -184,6 +193,7 @@ class EchoCanceller:
         self._settled = [0.0, 0.0]  # the same, after the first SETTLE_FRAMES loud ones
         self._loud = 0
         self._broke = False
+        self._restarted = False  # the output was dropped: the next far block anchors its timeline
 
     @classmethod
     def load(cls, options: AecOptions | None = None, tap: FarEndTap | None = None) -> "EchoCanceller":
@@ -261,8 +271,12 @@ class EchoCanceller:
         from tutor_app.speech.audio_io import StreamResampler
 
         for entry in self.tap.drain():
-            if isinstance(entry[0], str):  # ("start", rate): a new output stream
-                rate = entry[1]
+            if len(entry) == 3:
+                self._add_far(*entry)
+            elif entry[0] == "flushed":
+                self._silence_after(float(entry[1]))
+            else:  # ("start", rate): a new output stream
+                rate = int(entry[1])
                 self._far_rate = rate
                 self._resampler = StreamResampler(rate, SAMPLE_RATE) if rate != SAMPLE_RATE else None
                 if self._far_line.count > 0:
@@ -270,13 +284,27 @@ class EchoCanceller:
                     self._broke = True
                     self._far = np.zeros_like(self._far)
                 self._far_line = _Timeline("far end", immediate=self._far_line.count > 0)
-                continue
-            block, t, underflow = entry
-            start_count = self._far_line.count
-            samples = self._resampler.process(block) if self._resampler is not None else block
-            self._broke |= self._far_line.add(len(samples), t, jump=underflow and start_count > 0)
-            idx = (start_count + np.arange(len(samples))) % len(self._far)
-            self._far[idx] = samples
+
+    def _add_far(self, block: NDArray[np.float32], t: float, underflow: bool) -> None:
+        """One block the speaker played from `t` (`underflow`: PortAudio ran dry before it)."""
+        start_count = self._far_line.count
+        samples = self._resampler.process(block) if self._resampler is not None else block
+        restarted, self._restarted = self._restarted, False
+        broke = self._far_line.add(len(samples), t, jump=(underflow or restarted) and start_count > 0)
+        self._broke |= broke and not restarted
+        idx = (start_count + np.arange(len(samples))) % len(self._far)
+        self._far[idx] = samples
+
+    def _silence_after(self, t: float) -> None:
+        """The player dropped what had not played by `t`: silence in the reference from there
+        to the newest far sample; the next block re-anchors the timeline (it restarted)."""
+        origin = self._far_line.origin()
+        newest = self._far_line.count
+        if origin is not None:
+            first = max(newest - len(self._far), int(np.ceil((t - origin) * SAMPLE_RATE)))
+            if first < newest:
+                self._far[np.arange(first, newest) % len(self._far)] = 0.0
+        self._restarted = newest > 0
 
     def _far_for(self, near_count: int) -> NDArray[np.float32]:
         """The far-end frame played `shift_ms` after near sample `near_count` was captured:
