@@ -150,6 +150,25 @@ def test_an_output_that_will_not_restart_is_a_lost_device():
     player.close()
 
 
+def test_a_device_slow_to_restart_is_left_to_play_out():
+    player, out, clock, pull = _latent_player()
+    player.play(np.full(16000, 0.1, np.float32), "sentence")
+    pull()
+    real_start = out.start
+
+    def slow_start() -> None:
+        clock.now += 0.2  # the audio thread would have waited this long
+        real_start()
+    out.start = slow_start
+    player.pause()
+    assert out.starts == 2 and not player.finished.is_set()
+    player.resume()
+    pull()
+    player.pause()  # no second restart: what the device holds plays out
+    assert out.starts == 2 and player.stats.flushes == 1
+    player.close()
+
+
 def test_player_underflow_goes_idle():
     sd = FakeSd()
     player = Player(sd, None, 16000)

@@ -31,6 +31,9 @@ if TYPE_CHECKING:  # numpy itself is imported where it is used
 log = logging.getLogger(__name__)
 
 PLAY_BLOCK_S = 0.025  # output block: bounds how long a pause or clear() takes to be heard
+# Dropping the output restarts the stream (under 1 ms on PulseAudio); past this the
+# buffers are left to play out for the rest of the call.
+SLOW_RESTART_S = 0.05
 
 
 # What the player needs of speech/aec.py's FarEndTap.
@@ -225,6 +228,7 @@ class Player:
             if stream is None or self._closed:
                 return
             self._restarting = True
+            begun = self._clock()
             try:
                 stream.abort()
                 now = self._clock()
@@ -239,6 +243,13 @@ class Player:
                 self.finished.set()
             finally:
                 self._restarting = False
+            took = self._clock() - begun
+            if took > SLOW_RESTART_S:
+                # The caller is the audio thread: a device this slow to restart (some
+                # Bluetooth or USB ones) costs more than the buffer it saves.
+                self.flush = False
+                log.info("the output device took %.0f ms to restart: its buffer plays out from now on",
+                         took * 1000)
 
     def _unplay(self, now: float, requeue: bool) -> None:
         """Under `_cond`: what was handed out but not yet due at the converter at `now`
