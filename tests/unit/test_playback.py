@@ -82,20 +82,22 @@ def test_a_pause_drops_what_the_sound_system_holds_and_a_resume_plays_it_again()
     tap = FarEndTap()
     player, out, clock, pull = _latent_player(tap)
     ramp = np.arange(1, 8001, dtype=np.float32) / 8000  # every sample tells where it is
-    player.play(ramp, "sentence")
+    player.play(ramp, "sentence")  # the reply's start: the stream restarts for it
+    started_at = clock.now
     for _ in range(15):
         pull()  # 6000 samples handed out; the last 800 are still in the buffers
     player.pause()
-    assert out.starts == 2 and out.active  # aborted and started again: the buffers are gone
+    assert out.starts == 3 and out.active  # aborted and started again: the buffers are gone
     assert not player.finished.is_set()  # our own abort is no lost device
     assert player.played("sentence") == 5200 and player.stats.flushes == 1
-    assert [e for e in tap.drain() if len(e) == 2] == [("start", 16000), ("flushed", clock.now)]
+    assert [e for e in tap.drain() if len(e) == 2] == [("start", 16000), ("flushed", started_at),
+                                                       ("flushed", clock.now)]
     assert not pull().any()  # paused: silence
     player.resume(back_s=0.0)
     assert pull(400)[0] == ramp[5200]  # the dropped samples again, from the first one
     player.pause()
     player.pause()  # already paused: nothing more to drop
-    assert out.starts == 3
+    assert out.starts == 4
     player.close()
 
 
@@ -121,9 +123,9 @@ def test_a_barge_in_drops_the_buffers_too_and_counts_only_what_played():
     for _ in range(10):
         pull()
     player.clear()
-    assert out.starts == 2 and player.played("sentence") == 3200 and not player.busy
+    assert out.starts == 3 and player.played("sentence") == 3200 and not player.busy
     player.clear()  # nothing playing: no restart
-    assert out.starts == 2
+    assert out.starts == 3
     player.close()
 
 
@@ -161,11 +163,11 @@ def test_a_device_slow_to_restart_is_left_to_play_out():
         real_start()
     out.start = slow_start
     player.pause()
-    assert out.starts == 2 and not player.finished.is_set()
+    assert out.starts == 3 and not player.finished.is_set()
     player.resume()
     pull()
     player.pause()  # no second restart: what the device holds plays out
-    assert out.starts == 2 and player.stats.flushes == 1
+    assert out.starts == 3 and player.stats.flushes == 1
     player.close()
 
 
@@ -191,7 +193,52 @@ def test_the_echo_reference_hears_of_an_underrun_from_the_player():
     sd.outputs[0].pull(400)
     sd.outputs[0].pull(400, underflow=True)  # PortAudio: the device ran dry before this block
     blocks = tap.drain()
-    assert blocks[0] == ("start", 16000)
-    assert [(len(b), flag) for b, _, flag in blocks[1:]] == [(400, False), (400, True)]
+    assert blocks[:2] == [("start", 16000), ("flushed", blocks[1][1])]  # the reply's start restarted it
+    assert [(len(b), flag) for b, _, flag in blocks[2:]] == [(400, False), (400, True)]
     assert player.stats.underflows == 1
+    player.close()
+
+
+def test_a_reply_on_an_idle_output_restarts_it_and_is_due_at_once():
+    from tutor_app.speech.aec import FarEndTap
+
+    tap = FarEndTap()
+    player, out, clock, pull = _latent_player(tap)
+    for _ in range(4):
+        pull()  # idle: the buffers hold silence
+    tap.drain()
+    player.play(np.full(1600, 0.2, np.float32), "reply")
+    assert out.starts == 2 and player.stats.fresh_starts == 1 and player.stats.flushes == 0
+    assert player.start_latency_s == 0.0
+    blocks = [pull() for _ in range(4)]
+    assert all(np.allclose(b, 0.2) for b in blocks)  # the reply first in the emptied buffers
+    entries = tap.drain()
+    assert entries[0] == ("flushed", entries[0][1])
+    # The emptied buffers fill at once: each block is due a block after the one before,
+    # up to the stream's latency (800 samples), then as usual.
+    due = [round(t - (100.0 + (5 + i) * 0.025), 4) for i, (_, t, _) in enumerate(entries[1:])]
+    assert due == [0.0, 0.025, 0.05, 0.05]
+    player.close()
+
+
+def test_a_sentence_queued_while_the_last_still_sounds_does_not_restart():
+    player, out, clock, pull = _latent_player()
+    player.play(np.full(300, 0.1, np.float32), "one")  # the reply's start: a restart
+    pull()  # handed out, not yet heard
+    assert not player.busy
+    player.play(np.full(400, 0.2, np.float32), "two")  # its tail still in the buffers
+    assert out.starts == 2 and np.allclose(pull(), 0.2)  # straight after it
+    for _ in range(4):
+        pull()  # all of it heard
+    player.play(np.full(400, 0.3, np.float32), "three")
+    assert out.starts == 3 and player.stats.fresh_starts == 2
+    assert player.played("one") == 300 and player.played("two") == 400
+    player.close()
+
+
+def test_without_flush_a_reply_waits_behind_the_buffers():
+    player, out, clock, pull = _latent_player(flush=False)
+    pull()
+    player.play(np.full(400, 0.1, np.float32), "reply")
+    assert out.starts == 1 and player.start_latency_s == 0.05
     player.close()

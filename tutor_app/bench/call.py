@@ -6,8 +6,9 @@ is the project's fake Anthropic server with a fixed timing (default: first token
 400 ms, then 40 tokens/s; `tutor-app --llm local bench call`: the local model instead),
 and Piper speaks into the virtual speaker. Per turn, from the
 last voiced sample (ms): STT done, first LLM token, first sentence, first audio (the
-first sample handed to the output device) and first audible (that plus the output
-stream's latency, as PortAudio reports it). Voice to voice is also timed outside the app:
+first sample handed to the output device) and first audible (that plus what the first
+sample waits of the output stream's latency: none when the output restarts for the reply,
+speech/playback.py; the whole latency as PortAudio reports it on a device too slow to restart). Voice to voice is also timed outside the app:
 the microphone's feed and the speaker are recorded on one clock (bench/outside.py), from
 the clip's last voiced frame to the tutor's first sample over -60 dBFS - what the learner
 hears, with the sound server's own buffering the app's stamps cannot see (~25-45 ms more
@@ -228,8 +229,12 @@ def _live(app, engine, clips, args) -> LiveRun:
             timed = voice_to_voice(*outside.stop(), app.vad)
         results = list(loop.results)
         player = loop.speaker.player
-        out_ms = 1000.0 * float(getattr(player, "latency_s", 0.0) or 0.0)
-        print(f"output stream latency (added to first audio for first audible): {out_ms:.1f} ms")
+        # A reply starts on a restarted output (speech/playback.py): its first sample is due
+        # when handed, not behind the stream's latency, unless the device was too slow to restart.
+        out_ms = 1000.0 * float(getattr(player, "start_latency_s", 0.0) or 0.0)
+        print(f"output stream latency: {1000.0 * float(getattr(player, 'latency_s', 0.0) or 0.0):.1f} ms; "
+              f"a reply's first sample waits {out_ms:.1f} ms of it (added to first audio for first audible; "
+              f"{getattr(getattr(player, 'stats', None), 'fresh_starts', 0)} replies started on a restarted output)")
         print(f"the words of the tutor's turns started (retracted ones too) were asked at: {dict(loop.listener.guesses) or 'none'}")
     finally:
         controller.end_call()
