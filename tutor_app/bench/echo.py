@@ -96,10 +96,11 @@ def run(args: argparse.Namespace, app) -> int:
         print(f"backchannels over the tutor: {summary['backchannel_false_stops']} false stops in "
               f"{summary['backchannel_clips']} clips ({per}; {summary['backchannel_lost']} not played: no reply), "
               f"{summary['backchannel_resumes']} resumed, "
-              f"{summary['backchannel_cut']} replies cut, {summary['backchannel_kept']} kept as backchannels; "
+              f"{summary['backchannel_cut']} replies cut ({summary['backchannel_stopped_before']} stopped before "
+              f"the clip was played), {summary['backchannel_kept']} kept as backchannels; "
               f"stop ms p50 {summary['backchannel_stop_ms_p50']:.0f}")
         for line in summary["backchannel_trace"]:
-            print(f"  false stop: {line}")
+            print(f"  {'' if line.startswith('before ') else 'false stop: '}{line}")
     print("goals: " + ", ".join(f"{k} {v}" for k, v in GOALS.items()))
     if args.json:
         print(json.dumps(summary))
@@ -306,10 +307,12 @@ def _backchannels(app, rounds: int, controller, events, stamps, learner, lines: 
     clips = {name: _cough(app) if name == "cough" else _wav(app, name, name.strip(".").lower())
              for name in BACKCHANNELS}
     by_clip = {name: 0 for name in BACKCHANNELS}
-    stops, resumes, cut, kept, lost, stop_ms, trace = 0, 0, 0, 0, 0, [], []
+    stops, resumes, cut, kept, lost, early, stop_ms, trace = 0, 0, 0, 0, 0, 0, [], []
     for _ in range(rounds):
         for name, clip in clips.items():
             count = len(events.of(ev.TutorTurnDone))
+            stamps.clear()  # what the last clip did is counted: this round's reply starts clean
+            lines.clear()
             _play(learner)
             try:
                 events.wait_kind(ev.TutorSentence, len(events.of(ev.TutorSentence)) + 1, timeout=30)
@@ -318,6 +321,12 @@ def _backchannels(app, rounds: int, controller, events, stamps, learner, lines: 
                 controller.loop.wait_frames(controller.loop.frames_seen + 94, timeout=30)
                 continue
             controller.loop.wait_frames(controller.loop.frames_seen + 31, timeout=30)  # ~1 s into the reply
+            if "interrupt" in stamps or "pause" in stamps:
+                # Stopped before the clip was played (its own echo, the learner's turn going
+                # on): not the backchannel's doing, but a fault of its own - counted apart.
+                early += 1
+                trace.append(f"before {name}: {'cut' if 'interrupt' in stamps else 'paused'} "
+                             "before the clip was played; " + " | ".join(lines.said))
             stamps.clear()
             lines.clear()
             _play(clip)
@@ -338,7 +347,7 @@ def _backchannels(app, rounds: int, controller, events, stamps, learner, lines: 
             kept += len(done.backchannels)
     return {"backchannel_clips": rounds * len(clips) - lost, "backchannel_lost": lost, "backchannel_false_stops": stops,
             "backchannel_stops_by_clip": by_clip, "backchannel_resumes": resumes, "backchannel_cut": cut,
-            "backchannel_kept": kept, "backchannel_stop_ms_p50": statistics.median(stop_ms) if stop_ms else float("nan"),
+            "backchannel_kept": kept, "backchannel_stopped_before": early, "backchannel_stop_ms_p50": statistics.median(stop_ms) if stop_ms else float("nan"),
             "backchannel_trace": trace}
 
 

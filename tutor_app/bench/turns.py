@@ -13,8 +13,8 @@ and (judge) pause clips with a verdict before their end (in the pause, or a comm
 that ends the turn - a cut on a machine quick enough to play the reply before the
 learner goes on: the judge's own rate, whatever this machine's speed;
 and voice-to-voice time in ms from the learner's last voiced sample (the captured frame,
-on the audio clock) to the tutor's first sample handed to the output device plus that
-stream's latency. Also the judge's own decision time. Prints; asserts nothing.
+on the audio clock) to the tutor's first sample handed to the output device plus what it
+waits of that stream's latency (none when the output restarts for the reply: speech/playback.py). Also the judge's own decision time. Prints; asserts nothing.
 """
 from __future__ import annotations
 
@@ -93,7 +93,8 @@ def _rule(app, folder: Path, clips, rule: str, per_clip: bool = False) -> dict:
     try:
         loop.ready.wait(120)
         loop.wait_frames(loop.frames_seen + 20, timeout=20)
-        latency_ms = 1000 * float(getattr(loop.speaker.player, "latency_s", 0.0) or 0.0)
+        # What a reply's first sample waits once handed: nothing on an output restarted for it.
+        latency_ms = 1000 * float(getattr(loop.speaker.player, "start_latency_s", 0.0) or 0.0)
         for clip in clips:
             before_utt = len([u for u in log.of(ev.UserUtterance) if u.text])
             before_reasons = len(reasons)
