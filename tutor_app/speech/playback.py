@@ -108,8 +108,8 @@ class Player:
         docstring); `restart_replies`: restart the output for a reply's start too - by
         default only without an echo canceller: with one, `bench echo`'s backchannel runs
         stopped the tutor 7, 2 and 6 times in 30 clips with it against 1 in 30 without the
-        same day (each restart re-anchors the canceller's far timeline; not understood yet,
-        so not taken there); `clock`: time.perf_counter, or a test's."""
+        same day (not understood yet: docs/design-echo.md; so not taken there); `clock`:
+        time.perf_counter, or a test's."""
         self.sd = sd
         self.flush = flush
         self.restart_replies = far_tap is None if restart_replies is None else restart_replies
