@@ -197,13 +197,16 @@ class Player:
             fresh = (self.flush and self.restart_replies and not self._busy and not self._paused
                      and self._played_out())
             if not fresh:
-                self._segments.append(segment)
-                self._busy = True
+                self._enqueue(segment)
                 return
         if not self._drop_output(requeue=False, first=segment):
             with self._cond:
-                self._segments.append(segment)
-                self._busy = True
+                self._enqueue(segment)
+
+    def _enqueue(self, segment: _Segment) -> None:
+        """Under `_cond`: `segment` plays after what is queued."""
+        self._segments.append(segment)
+        self._busy = True
 
     def _played_out(self) -> bool:
         """Under `_cond`: everything handed out is due by now, a block's margin included (the
@@ -261,7 +264,7 @@ class Player:
         tag counts as unplayed (and, when `requeue`, goes back in front of the queue); the far-end tap
         hears that nothing was played from now until the new stream's first block. `first`
         (a reply's start) is queued while the stream is stopped, so the restart plays it
-        first. False when nothing was restarted (no flush, no stream)."""
+        first; False when it was not queued (no flush, no stream, the device gone first)."""
         if not self.flush:
             return False
         with self._stream_lock:
@@ -270,6 +273,7 @@ class Player:
                 return False
             self._restarting = True
             begun = self._clock()
+            queued = False
             try:
                 stream.abort()
                 now = self._clock()
@@ -277,8 +281,8 @@ class Player:
                     self._unplay(now, requeue)
                     self._fresh = 0
                     if first is not None:
-                        self._segments.append(first)
-                        self._busy = True
+                        self._enqueue(first)
+                        queued = True
                         self.stats.fresh_starts += 1
                     else:
                         self.stats.flushes += 1
@@ -297,7 +301,7 @@ class Player:
                 self.flush = False
                 log.info("the output device took %.0f ms to restart: its buffer plays out from now on",
                          took * 1000)
-            return True
+            return queued
 
     def _unplay(self, now: float, requeue: bool) -> None:
         """Under `_cond`: what was handed out but not yet due at the converter at `now`
